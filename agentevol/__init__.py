@@ -1,0 +1,1 @@
+"""AgentEvol: behavioral cloning, then iterations of explore -> learn (AgentGym)."""

@@ -1,0 +1,1 @@
+"""Clients of the env-server protocol. Knows only the wire models, never the envs."""

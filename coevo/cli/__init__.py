@@ -1,0 +1,32 @@
+"""The `coevo` command line. Each command group lives in its own module of this package."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="coevo",
+    help="Environment servers for LLM agents, and the AgentEvol / GenEnv trainers.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Environment servers for LLM agents, and the AgentEvol / GenEnv trainers."""
+
+
+#: Modules that add commands to `app` when imported (one line per command module).
+COMMAND_MODULES = [
+    "coevo.cli.envs_cmd",
+]
+
+
+def main() -> None:
+    for module in COMMAND_MODULES:
+        importlib.import_module(module)
+    app()

@@ -1,0 +1,140 @@
+"""Wire models: the JSON bodies of the env-server HTTP protocol.
+
+The server validates with these and the client parses with them; neither side needs the
+other's code. Field names are the protocol — changing one is a breaking change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROTOCOL_VERSION = "1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(_Model):
+    code: str = Field(description="Stable machine-readable code, e.g. 'session_not_found'")
+    message: str
+
+
+class ErrorBody(_Model):
+    """Every non-2xx response carries this body."""
+
+    error: ErrorDetail
+
+
+# ---------------------------------------------------------------------------- server metadata
+class HealthResponse(_Model):
+    status: str = "ok"
+    env: str
+    sessions: int = Field(description="Live sessions")
+    capacity: int = Field(description="Most live sessions this server accepts")
+
+
+class InfoResponse(_Model):
+    env: str
+    env_version: str
+    protocol_version: str = PROTOCOL_VERSION
+    server_version: str
+    action_format: str
+    max_steps: int
+    splits: dict[str, int]
+    default_split: str
+
+
+class TaskEntry(_Model):
+    task_id: str
+    split: str
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskListResponse(_Model):
+    split: str
+    total: int
+    offset: int
+    tasks: list[TaskEntry]
+
+
+# ---------------------------------------------------------------------------- sessions
+class CreateSessionRequest(_Model):
+    task_id: str | None = Field(None, description="Exact task; omit to pick one from seed/split")
+    split: str | None = Field(None, description="Split to pick from when task_id is omitted")
+    seed: int | None = Field(None, ge=0, lt=2**63, description="Same seed, same task and episode")
+
+
+class ResetRequest(CreateSessionRequest):
+    pass
+
+
+class SessionResponse(_Model):
+    """Answer to create and reset: the first observation of an episode."""
+
+    session_id: str
+    observation: str
+    info: dict[str, Any] = Field(default_factory=dict)
+
+
+class StepRequest(_Model):
+    action: str
+
+
+class StepResponse(_Model):
+    session_id: str
+    observation: str
+    reward: float
+    done: bool
+    truncated: bool = False
+    info: dict[str, Any] = Field(default_factory=dict)
+
+
+class SessionState(_Model):
+    session_id: str
+    env: str
+    task_id: str | None
+    split: str | None
+    seed: int | None
+    steps: int
+    done: bool
+    total_reward: float
+    created_at: float
+    last_used_at: float
+    last_observation: str | None = None
+
+
+class ClosedResponse(_Model):
+    session_id: str
+    closed: bool = True
+
+
+class ExpertActionResponse(_Model):
+    session_id: str
+    action: str | None
+
+
+# ---------------------------------------------------------------------------- batch
+class BatchStepItem(_Model):
+    session_id: str
+    action: str
+
+
+class BatchStepRequest(_Model):
+    items: list[BatchStepItem] = Field(max_length=4096)
+
+
+class BatchStepResult(_Model):
+    """One item of a batch: a step result, or an error — never both."""
+
+    session_id: str
+    ok: bool
+    result: StepResponse | None = None
+    error: ErrorDetail | None = None
+    status: int = Field(200, description="The HTTP status this item would have had alone")
+
+
+class BatchStepResponse(_Model):
+    results: list[BatchStepResult]

