@@ -1,0 +1,48 @@
+"""Engine construction and the declarative base every table module shares."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import DeclarativeBase, sessionmaker
+
+DEFAULT_SQLITE = "coevo.db"
+
+
+class Base(DeclarativeBase):
+    """All coevo tables; `Base.metadata.create_all(engine)` creates what is imported."""
+
+
+def default_db_url(explicit: str | None = None) -> str:
+    """--db-url wins, then $COEVO_DB_URL, then a SQLite file in the working directory."""
+    if explicit:
+        return explicit
+    return os.environ.get("COEVO_DB_URL") or f"sqlite:///{Path(DEFAULT_SQLITE).resolve()}"
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers (eval, export) run while a server writes; NORMAL sync is crash-safe in WAL.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
+    """An engine for `url` (see `default_db_url`); creates the imported tables unless told not to."""
+    url = default_db_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    if create:
+        Base.metadata.create_all(engine)
+    return engine
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker:
+    return sessionmaker(engine, expire_on_commit=False)
