@@ -38,6 +38,13 @@ class UnknownSplit(EnvError, KeyError):
         return str(self.args[0]) if self.args else "unknown split"
 
 
+class UnknownCommand(EnvError, KeyError):
+    code = "unknown_command"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown command"
+
+
 class EpisodeNotStarted(EnvError):
     code = "episode_not_started"
 
@@ -99,6 +106,14 @@ class Env(ABC):
     def load_shared(cls, **options: Any) -> Any:
         """Build the read-only data all sessions of this env share (called once per process)."""
         return None
+
+    @classmethod
+    def admin(cls, shared: Any, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Operator commands on the shared data (e.g. hot-load new generator weights).
+
+        Served behind a token at POST /admin/{command}; envs without commands keep this default.
+        """
+        raise UnknownCommand(f"{cls.name} has no admin command {command!r}")
 
     # ----------------------------------------------------------------- task catalogue
     @abstractmethod
