@@ -1,0 +1,81 @@
+"""The protocol's requests as data: one function per route, shared by the sync and async clients.
+
+Each returns a `Call` (method, path, body, response model, idempotence); the clients only know
+how to send a Call and parse its answer, so the two never drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from coevo import wire
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    model: type[BaseModel] | None
+    body: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    idempotent: bool = False
+
+
+def _session_body(task_id: str | None, split: str | None, seed: int | None) -> dict[str, Any]:
+    return {k: v for k, v in {"task_id": task_id, "split": split, "seed": seed}.items() if v is not None}
+
+
+def health() -> Call:
+    return Call("GET", "/health", wire.HealthResponse, idempotent=True)
+
+
+def info() -> Call:
+    return Call("GET", "/info", wire.InfoResponse, idempotent=True)
+
+
+def tasks(split: str | None, offset: int, limit: int) -> Call:
+    params: dict[str, Any] = {"offset": offset, "limit": limit}
+    if split is not None:
+        params["split"] = split
+    return Call("GET", "/tasks", wire.TaskListResponse, params=params, idempotent=True)
+
+
+def create(task_id: str | None, split: str | None, seed: int | None) -> Call:
+    # Creating twice is harmless only in the sense that nothing is lost; a duplicate lease simply
+    # expires. It still is not retried on lost answers, so capacity is not wasted silently.
+    return Call("POST", "/sessions", wire.SessionResponse, body=_session_body(task_id, split, seed))
+
+
+def reset(session_id: str, task_id: str | None, split: str | None, seed: int | None) -> Call:
+    return Call(
+        "POST", f"/sessions/{session_id}/reset", wire.SessionResponse, body=_session_body(task_id, split, seed)
+    )
+
+
+def step(session_id: str, action: str) -> Call:
+    return Call("POST", f"/sessions/{session_id}/step", wire.StepResponse, body={"action": action})
+
+
+def state(session_id: str) -> Call:
+    return Call("GET", f"/sessions/{session_id}", wire.SessionState, idempotent=True)
+
+
+def fork(session_id: str) -> Call:
+    return Call("POST", f"/sessions/{session_id}/fork", wire.SessionResponse)
+
+
+def expert(session_id: str) -> Call:
+    return Call("GET", f"/sessions/{session_id}/expert", wire.ExpertActionResponse, idempotent=True)
+
+
+def close(session_id: str) -> Call:
+    # DELETE is idempotent on the wire: a repeat answers 404, which close() treats as done.
+    return Call("DELETE", f"/sessions/{session_id}", wire.ClosedResponse, idempotent=True)
+
+
+def batch_step(items: list[tuple[str, str]]) -> Call:
+    body = {"items": [{"session_id": s, "action": a} for s, a in items]}
+    return Call("POST", "/batch/step", wire.BatchStepResponse, body=body)

@@ -1,0 +1,40 @@
+"""Retry policy shared by the sync and async clients.
+
+Only requests that certainly did not act are retried: connection failures before the request
+was sent, and 429/503 answers (the server refused before doing anything). A step whose answer
+was lost in flight is never resent, because a second step would act twice; reads are idempotent
+and are retried on any transport error.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import httpx
+
+#: Transport errors raised before any byte of the request reached the server.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+RETRY_STATUSES = frozenset({429, 503})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    retries: int = 5
+    backoff: float = 0.1  # first wait, seconds
+    max_backoff: float = 5.0
+
+    def wait(self, attempt: int, retry_after: str | None = None) -> float:
+        """Seconds to wait before attempt `attempt + 1`; honours Retry-After when given."""
+        if retry_after:
+            try:
+                return min(float(retry_after), self.max_backoff * 4)
+            except ValueError:
+                pass
+        base = min(self.max_backoff, self.backoff * (2**attempt))
+        return base * (0.5 + random.random() / 2)  # jitter keeps many clients from syncing
+
+    def retryable(self, exc: Exception, idempotent: bool) -> bool:
+        if isinstance(exc, NOT_SENT):
+            return True
+        return idempotent and isinstance(exc, httpx.TransportError)
