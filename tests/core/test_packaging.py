@@ -1,0 +1,69 @@
+"""The wheel is what users install: build it and import every subpackage from it, away from the
+source tree, so a folder missing from the package mapping fails here and not on a user's machine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = {"coevo": "coevo", "coevo.envs": "envs", "coevo.server": "server", "coevo.client": "client",
+           "coevo.agentevol": "agentevol", "coevo.genenv": "genenv"}
+
+
+def expected_modules() -> list[str]:
+    """Every importable package of the source tree, named as users import it."""
+    names = []
+    for package, folder in FOLDERS.items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            if "__pycache__" not in rel:
+                names.append(".".join([package, *rel]))
+    return names
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        cwd=out,
+    )
+    (whl,) = out.glob("coevo-*.whl")
+    return whl
+
+
+def test_wheel_imports_every_subpackage_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    # Dependencies come from this interpreter's site-packages (no network, no reinstall); a plain
+    # .pth path entry does not run the dev tree's editable finder, so `coevo` can only come from
+    # the wheel.
+    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
+    modules = expected_modules()
+    code = "import importlib, coevo\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules) + \
+        "print(coevo.__file__)"
+    done = subprocess.run([py, "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)
+    assert str(env_dir) in done.stdout, f"coevo imported from {done.stdout!r}, not the wheel"
+    cli = subprocess.run([env_dir / "bin" / "coevo", "--help"], capture_output=True, text=True, cwd=tmp_path)
+    assert cli.returncode == 0 and "serve" in cli.stdout
+
+
+def test_editable_install_maps_top_level_folders() -> None:
+    import coevo.client
+    import coevo.envs
+    import coevo.server
+
+    assert Path(coevo.envs.__file__).parent == ROOT / "envs"
+    assert Path(coevo.server.__file__).parent == ROOT / "server"
+    assert Path(coevo.client.__file__).parent == ROOT / "client"
