@@ -15,7 +15,9 @@ from typing import Any
 from coevo.envs.base import Env
 
 #: name -> "module:Class". One line per built-in env.
-BUILTIN: dict[str, str] = {}
+BUILTIN: dict[str, str] = {
+    "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,181 @@
+"""Building and loading SearchQA's corpus: passages, questions and a BM25 index on disk.
+
+A build directory holds the bm25s index (its arrays memory-mapped at load, so many server
+processes share the page cache and a 1M-passage index costs little resident memory), the
+passages as JSONL (read through bm25s' memory-mapped line offsets), `questions.jsonl` and
+`meta.json`. Built once, by `coevo searchqa build` or on first use; loading never rebuilds.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bm25s
+
+from coevo.envs.searchqa.questions import Question, generate_questions
+from coevo.envs.searchqa.world import generate_world, passages_of
+
+FORMAT_VERSION = 1
+SPLIT_SIZES = {"test": 125, "dev": 500, "train": 10_000}  # test has Bamboogle's size
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("COEVO_CACHE", Path.home() / ".cache" / "coevo")) / "searchqa"
+
+
+def generated_dir(passages: int, seed: int) -> Path:
+    return cache_root() / f"generated-{passages}-{seed}-v{FORMAT_VERSION}"
+
+
+def _tokenize(texts: list[str]) -> Any:
+    return bm25s.tokenize(texts, stopwords="en", show_progress=False)
+
+
+def _write_index(out: Path, docs: list[dict[str, str]]) -> None:
+    retriever = bm25s.BM25()
+    retriever.index(_tokenize([f"{d['title']} {d['text']}" for d in docs]), show_progress=False)
+    retriever.save(str(out), corpus=docs, show_progress=False)
+
+
+def _publish(tmp: Path, out: Path) -> None:
+    """Move a finished build into place atomically, so readers never see half an index."""
+    if out.exists():
+        shutil.rmtree(tmp)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(tmp, out)
+
+
+def build_generated(passages: int, seed: int = 0, out: Path | None = None) -> Path:
+    """Generate the encyclopedia and its questions, index them, and return the build directory."""
+    out = out or generated_dir(passages, seed)
+    if (out / "meta.json").exists():
+        return out
+    start = time.perf_counter()
+    world = generate_world(passages, seed)
+    docs = [{"id": f"p{i}", "title": t, "text": x} for i, (t, x) in enumerate(passages_of(world))]
+    total = min(sum(SPLIT_SIZES.values()), max(60, passages // 10))
+    questions = generate_questions(world, total, seed)
+    del world
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
+    _write_index(tmp, docs)
+    splits = _assign_splits(questions)
+    with open(tmp / "questions.jsonl", "w") as f:
+        for split, items in splits.items():
+            for q in items:
+                f.write(json.dumps({**q.to_json(), "split": split}) + "\n")
+    meta = {"format": FORMAT_VERSION, "source": "generated", "passages": len(docs), "seed": seed,
+            "splits": {k: len(v) for k, v in splits.items()}, "build_s": round(time.perf_counter() - start, 2)}
+    (tmp / "meta.json").write_text(json.dumps(meta, indent=2))
+    _publish(tmp, out)
+    return out
+
+
+def _assign_splits(questions: list[Question]) -> dict[str, list[Question]]:
+    """test first (Bamboogle's 125), then dev, the rest train; scaled down for small worlds."""
+    total = len(questions)
+    want = sum(SPLIT_SIZES.values())
+    test = max(10, SPLIT_SIZES["test"] * total // want) if total < want else SPLIT_SIZES["test"]
+    dev = max(10, SPLIT_SIZES["dev"] * total // want) if total < want else SPLIT_SIZES["dev"]
+    return {"test": questions[:test], "dev": questions[test : test + dev], "train": questions[test + dev :]}
+
+
+def _read_user_passages(path: Path) -> Iterable[dict[str, str]]:
+    """JSONL with {id, title, text}, or the {id, contents: '"Title"\\ntext'} wiki-dump shape."""
+    with open(path) as f:
+        for i, line in enumerate(f):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if "contents" in row:
+                title, _, text = row["contents"].partition("\n")
+                row = {"id": row.get("id", str(i)), "title": title.strip().strip('"'), "text": text}
+            yield {"id": str(row.get("id", i)), "title": row.get("title", ""), "text": row["text"]}
+
+
+def read_question_file(path: Path) -> list[Question]:
+    """Bamboogle-format questions: CSV, JSON list or JSONL with `Question` and `Answer` fields."""
+    if path.suffix == ".csv":
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    elif path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    else:
+        rows = json.loads(path.read_text())
+    out = []
+    for i, row in enumerate(rows):
+        question = row.get("Question") or row.get("question")
+        answer = row.get("Answer") if "Answer" in row else row.get("answer")
+        if not question or answer is None:
+            raise ValueError(f"{path}: row {i} lacks Question/Answer")
+        answers = answer if isinstance(answer, list) else [str(answer)]
+        out.append(Question(f"user{i}", question, answers))
+    return out
+
+
+def build_user(corpus: Path, questions: Path | None, out: Path | None = None) -> Path:
+    """Index a user's passage file (and question file) once; keyed by their size and mtime."""
+    key = hashlib.sha256()
+    for p in filter(None, [corpus, questions]):
+        st = p.stat()
+        key.update(f"{p.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode())
+    out = out or cache_root() / f"user-{key.hexdigest()[:16]}-v{FORMAT_VERSION}"
+    if (out / "meta.json").exists():
+        return out
+    docs = list(_read_user_passages(corpus))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
+    _write_index(tmp, docs)
+    qs = read_question_file(questions) if questions else []
+    with open(tmp / "questions.jsonl", "w") as f:
+        for q in qs:
+            f.write(json.dumps({**q.to_json(), "split": "test"}) + "\n")
+    meta = {"format": FORMAT_VERSION, "source": str(corpus), "passages": len(docs), "splits": {"test": len(qs)}}
+    (tmp / "meta.json").write_text(json.dumps(meta, indent=2))
+    _publish(tmp, out)
+    return out
+
+
+@dataclass
+class Hit:
+    title: str
+    text: str
+    score: float
+
+
+class SearchIndex:
+    """A loaded build: BM25 search over memory-mapped arrays and passages. Read-only, shareable."""
+
+    def __init__(self, build_dir: Path) -> None:
+        meta = json.loads((build_dir / "meta.json").read_text())
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{build_dir} has format {meta.get('format')}, expected {FORMAT_VERSION}; rebuild it")
+        self.meta = meta
+        self.retriever = bm25s.BM25.load(str(build_dir), load_corpus=True, mmap=True, show_progress=False)
+        self.vocab = self.retriever.vocab_dict
+        self.questions: dict[str, list[Question]] = {}
+        with open(build_dir / "questions.jsonl") as f:
+            for line in f:
+                row = json.loads(line)
+                split = row.pop("split")
+                self.questions.setdefault(split, []).append(Question(**row))
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        tokens = [t for t in bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+                  if t in self.vocab]
+        if not tokens:
+            return []
+        k = min(k, len(self.retriever.corpus))
+        docs, scores = self.retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
+        return [Hit(d["title"], d["text"], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]

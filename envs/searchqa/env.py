@@ -1,0 +1,167 @@
+"""SearchQA env: answer a compositional question, searching an offline corpus as often as needed.
+
+Actions, Search-R1 style: `<search>query</search>` returns the top-k passages as
+`<information>Doc 1(Title: ...) text ...</information>`; `<answer>text</answer>` ends the episode.
+The bracket forms `search[query]` / `answer[text]` work too. Free text around the tags (a
+`<think>` block, say) is allowed; the first search or answer tag is the action.
+
+Options: `passages` (generated corpus size, default 100,000), `seed`, `corpus` + `questions`
+(a user's JSONL passages and Bamboogle-format questions), `top_k` (3), `max_searches` (4).
+Reward: normalized exact match (1/0); `info` carries token F1 and the gold answers at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
+from coevo.envs.searchqa.answers import exact_match, f1
+from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
+from coevo.envs.searchqa.questions import TEMPLATES, Question, read_relation
+
+DEFAULT_PASSAGES = 100_000
+_TAG = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
+_BRACKET = re.compile(r"^\s*(search|answer)\[(.*)\]\s*$", re.DOTALL | re.IGNORECASE)
+
+INSTRUCTIONS = (
+    "Answer the question below. You may search an encyclopedia: write <search>your query</search> and "
+    "the best matching passages come back inside <information>...</information>. Search as often as you "
+    "need (at most {max_searches} times); reasoning inside <think>...</think> is welcome. When you know the "
+    "answer, write <answer>the answer</answer> with just the answer, no explanation.\nQuestion: {question}"
+)
+
+
+def parse_action(text: str) -> tuple[str, str] | None:
+    """("search"|"answer", argument) or None when the text holds neither."""
+    m = _TAG.search(text) or _BRACKET.match(text)
+    return (m.group(1).lower(), m.group(2).strip()) if m else None
+
+
+def render_hits(hits: Sequence[Any]) -> str:
+    docs = "\n".join(f"Doc {i}(Title: {h.title}) {h.text}" for i, h in enumerate(hits, 1))
+    return f"<information>{docs or 'No results.'}</information>"
+
+
+@dataclass(frozen=True)
+class Shared:
+    index: SearchIndex
+    by_id: dict[str, tuple[str, Question]]
+    top_k: int
+    max_searches: int
+
+
+class SearchQAEnv(Env):
+    name = "searchqa"
+    version = "1"
+    action_format = "<search>query</search> or <answer>text</answer> (also search[query] / answer[text])"
+    max_steps = 8
+    default_split = "train"
+    cpu_heavy = True
+
+    @classmethod
+    def load_shared(
+        cls,
+        passages: int | str = DEFAULT_PASSAGES,
+        seed: int | str = 0,
+        corpus: str | None = None,
+        questions: str | None = None,
+        build_dir: str | None = None,
+        top_k: int | str = 3,
+        max_searches: int | str = 4,
+        **_: Any,
+    ) -> Shared:
+        if build_dir:
+            path = Path(build_dir)
+        elif corpus:
+            path = build_user(Path(corpus), Path(questions) if questions else None)
+        else:
+            path = build_generated(int(passages), int(seed))
+        index = SearchIndex(path)
+        by_id = {q.qid: (split, q) for split, qs in index.questions.items() for q in qs}
+        return Shared(index, by_id, int(top_k), int(max_searches))
+
+    def __init__(self, shared: Shared | None = None, **options: Any) -> None:
+        super().__init__(shared, **options)
+        self.max_steps = self.shared.max_searches + 2  # room for the answer and one malformed turn
+        self.question: Question | None = None
+        self.searches = 0
+        self.seen: dict[str, str] = {}  # title -> text of every passage shown this episode
+
+    # --------------------------------------------------------------- catalogue
+    def splits(self) -> Mapping[str, int]:
+        return {split: len(qs) for split, qs in self.shared.index.questions.items()}
+
+    def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
+        qs = self.shared.index.questions.get(split, [])
+        stop = len(qs) if limit is None else offset + limit
+        return [q.qid for q in qs[offset:stop]]
+
+    def split_of(self, task_id: str) -> str:
+        try:
+            return self.shared.by_id[task_id][0]
+        except KeyError:
+            raise UnknownTask(f"unknown task id {task_id!r}") from None
+
+    def describe_task(self, task_id: str) -> dict[str, Any]:
+        q = self.shared.by_id[task_id][1]
+        return {"task_type": q.template or "user", "question": q.question}
+
+    # --------------------------------------------------------------- episode
+    def _reset(self, task_id: str, seed: int) -> ResetResult:
+        self.question = self.shared.by_id[task_id][1]
+        self.searches, self.seen = 0, {}
+        text = INSTRUCTIONS.format(max_searches=self.shared.max_searches, question=self.question.question)
+        return ResetResult(text, {"task": self.question.question, "task_type": self.question.template or "user"})
+
+    def _step(self, action: str) -> StepResult:
+        assert self.question is not None
+        parsed = parse_action(action)
+        if parsed is None:
+            return StepResult(
+                "Invalid action: write <search>query</search> to search or <answer>text</answer> to answer.",
+                0.0, False, info={"valid": False, "searches": self.searches},
+            )
+        kind, arg = parsed
+        if kind == "answer":
+            em = exact_match(arg, self.question.answers)
+            return StepResult(
+                f"Your answer: {arg}. {'Correct' if em else 'Incorrect'}.", em, True,
+                info={"valid": True, "em": em, "f1": f1(arg, self.question.answers),
+                      "answers": self.question.answers, "searches": self.searches},
+            )
+        if self.searches >= self.shared.max_searches:
+            return StepResult(f"Search limit reached ({self.shared.max_searches}). Give your answer now.",
+                              0.0, False, info={"valid": False, "searches": self.searches})
+        if not arg:
+            return StepResult("Empty search query.", 0.0, False, info={"valid": False, "searches": self.searches})
+        self.searches += 1
+        hits = self.shared.index.search(arg, self.shared.top_k)
+        self.seen.update((h.title, h.text) for h in hits)
+        return StepResult(render_hits(hits), 0.0, False, info={"valid": True, "searches": self.searches})
+
+    # --------------------------------------------------------------- expert
+    def expert_action(self) -> str | None:
+        """Search the anchor, read the bridge off its passage, search the bridge, read the answer.
+
+        The expert knows the question's composition (template and anchor) but not the answer: it
+        has to retrieve both passages and read them, so its score measures the corpus and index.
+        """
+        q = self.question
+        if q is None or self.done or q.template is None or q.anchor is None:
+            return None
+        template = TEMPLATES[q.template]
+        if self.searches == 0:
+            return f"<search>{q.anchor}</search>"
+        bridge = self._read(q.anchor, template.hop1)
+        if self.searches == 1:
+            return f"<search>{bridge}</search>" if bridge else "<answer>unknown</answer>"
+        answer = self._read(bridge, template.hop2) if bridge else None
+        return f"<answer>{answer or 'unknown'}</answer>"
+
+    def _read(self, title: str | None, pattern: str) -> str | None:
+        text = self.seen.get(title) if title else None
+        return read_relation(pattern, text) if text else None
