@@ -116,6 +116,13 @@ class ExpertActionResponse(_Model):
     action: str | None
 
 
+class AdminResponse(_Model):
+    """Answer to POST /admin/{command}: what the env's admin hook returned."""
+
+    command: str
+    result: dict[str, Any] = Field(default_factory=dict)
+
+
 # ---------------------------------------------------------------------------- batch
 class BatchStepItem(_Model):
     session_id: str

@@ -23,6 +23,7 @@ def _root() -> None:
 #: Modules that add commands to `app` when imported (one line per command module).
 COMMAND_MODULES = [
     "coevo.cli.envs_cmd",
+    "coevo.cli.serve_cmd",
     "coevo.cli.play_cmd",
 ]
 

@@ -1,0 +1,60 @@
+"""`coevo serve ENV`: run one env server (uvicorn, one worker, loopback by default)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import typer
+
+from coevo.cli import app
+
+
+def parse_options(pairs: list[str]) -> dict[str, object]:
+    """`key=value` pairs; values that parse as JSON (numbers, true, lists) become those types."""
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"--option wants key=value, got {pair!r}")
+        try:
+            value: object = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options[key.strip()] = value
+    return options
+
+
+@app.command("serve")
+def serve(
+    env: str = typer.Argument(..., help="Registered env name, or module:Class"),
+    host: str = typer.Option("127.0.0.1", help="Interface to bind (loopback unless told otherwise)"),
+    port: int = typer.Option(8000, help="TCP port"),
+    db_url: str = typer.Option(None, "--db-url", help="Trajectory store URL (default $COEVO_DB_URL or ./coevo.db)"),
+    option: list[str] = typer.Option([], "--option", "-o", help="Env option key=value (repeatable)"),
+    max_sessions: int = typer.Option(None, help="Most live sessions (429 beyond)"),
+    idle_ttl: float = typer.Option(None, help="Release sessions idle this many seconds (0: never)"),
+    max_age: float = typer.Option(None, help="Release sessions older than this many seconds (0: never)"),
+    admin_token: str = typer.Option(None, help="Bearer token for POST /admin/* (or $COEVO_ADMIN_TOKEN)"),
+    no_record: bool = typer.Option(False, "--no-record", help="Do not record trajectories (no recovery)"),
+    log_level: str = typer.Option("warning", help="uvicorn log level"),
+) -> None:
+    """Serve ENV over HTTP."""
+    import uvicorn
+
+    from coevo.config import ServerConfig
+    from coevo.server import create_app
+
+    if ":" in env and os.getcwd() not in sys.path:
+        # "tests.fixture_env:GuessEnv" names a module relative to where the user stands.
+        sys.path.insert(0, os.getcwd())
+    config = ServerConfig.from_env(
+        host=host, port=port, db_url=db_url, max_sessions=max_sessions, idle_ttl_s=idle_ttl,
+        max_age_s=max_age, admin_token=admin_token, record=False if no_record else None,
+    )
+    application = create_app(env, env_options=parse_options(option), config=config)
+    uvicorn.run(
+        application, host=config.host, port=config.port, workers=1, log_level=log_level,
+        access_log=False, timeout_graceful_shutdown=10,
+    )

@@ -1,0 +1,101 @@
+"""Server configuration: one dataclass, defaults that are safe to run, environment overrides.
+
+Precedence (highest first): explicit arguments (CLI flags) > `COEVO_*` environment variables >
+the defaults below. Leases are ON by default: a server that forgets idle sessions is how
+AgentGym-style servers run out of memory under RL.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+AgentGymStyle = Literal["auto", "id", "env_idx"]
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    #: Interface and port `coevo serve` binds (loopback unless told otherwise).
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: SQLAlchemy URL of the trajectory store; None means $COEVO_DB_URL or ./coevo.db.
+    db_url: str | None = None
+    #: Record episodes and steps (and so allow crash recovery). Off only for throwaway servers.
+    record: bool = True
+    #: Rebuild sessions recorded by an earlier process of this server on their next use.
+    recover: bool = True
+    #: Most live sessions; a create beyond it answers 429 with Retry-After.
+    max_sessions: int = 4096
+    #: A session unused for this many seconds is released (0 disables).
+    idle_ttl_s: float = 900.0
+    #: A session older than this is released however busy it is (0 disables).
+    max_age_s: float = 6 * 3600.0
+    #: How often the reaper looks for idle and old sessions.
+    reap_interval_s: float = 5.0
+    #: Retry-After (seconds) sent with 429.
+    retry_after_s: int = 2
+    #: Largest action, in UTF-8 bytes (413 above).
+    max_action_bytes: int = 64 * 1024
+    #: Largest request body, in bytes (413 above, checked before parsing).
+    max_body_bytes: int = 1024 * 1024
+    #: Largest batch a client may send in one POST /batch/step.
+    max_batch_items: int = 4096
+    #: Bearer token for POST /admin/{command}; None answers every admin call with 403.
+    admin_token: str | None = None
+    #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
+    env_threads: int = 0
+    #: Store writer: flush at least this often, and as soon as this many rows wait.
+    flush_interval_s: float = 0.05
+    flush_max_rows: int = 2000
+    #: Field AgentGym's clients use for the env id ("auto": by env name, WebShop/SQLGym use env_idx).
+    agentgym_style: AgentGymStyle = "auto"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> ServerConfig:
+        """Defaults, then `COEVO_<FIELD>` variables, then `overrides` whose value is not None."""
+        environ = dict(os.environ if environ is None else environ)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(f"COEVO_{f.name.upper()}")
+            if raw is not None and raw != "":
+                values[f.name] = _parse(f.name, f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        unknown = set(values) - {f.name for f in fields(cls)}
+        if unknown:
+            raise TypeError(f"unknown ServerConfig fields: {sorted(unknown)}")
+        return cls(**values).validated()
+
+    def with_(self, **changes: Any) -> ServerConfig:
+        return replace(self, **changes).validated()
+
+    def validated(self) -> ServerConfig:
+        if self.max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1")
+        if self.idle_ttl_s < 0 or self.max_age_s < 0:
+            raise ValueError("idle_ttl_s and max_age_s must be >= 0 (0 disables)")
+        if self.max_action_bytes < 1 or self.max_body_bytes < 1024:
+            raise ValueError("max_action_bytes must be >= 1 and max_body_bytes >= 1024")
+        if self.agentgym_style not in ("auto", "id", "env_idx"):
+            raise ValueError("agentgym_style must be auto, id or env_idx")
+        return self
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _parse(name: str, annotation: Any, raw: str) -> Any:
+    kind = str(annotation)
+    if "bool" in kind:
+        low = raw.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise ValueError(f"COEVO_{name.upper()}={raw!r} is not a boolean")
+    if "float" in kind:
+        return float(raw)
+    if "int" in kind:
+        return int(raw)
+    return raw

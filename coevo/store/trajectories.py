@@ -1,0 +1,74 @@
+"""Reading recorded episodes back: what a restarted server needs to replay a session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from coevo.store.tables import Episode, StepRecord
+
+
+@dataclass
+class OpenEpisode:
+    """The episode a session was in when its server went away, with its full action history."""
+
+    episode: Episode
+    actions: list[str]
+    #: Reward summed over the whole history (inherited steps included).
+    total_reward: float
+    last_observation: str
+    last_info: dict[str, Any]
+    last_active: datetime
+
+
+def open_episode(engine: Engine, session_id: str, env: str) -> OpenEpisode | None:
+    """The newest episode of `session_id` that nobody closed, or None.
+
+    Forks inherit their parent's first `start_step` steps, so the history is assembled by
+    walking `parent_id` links back to the root.
+    """
+    with Session(engine) as db:
+        episode = db.scalars(
+            select(Episode)
+            .where(Episode.session_id == session_id, Episode.env == env)
+            .order_by(Episode.created_at.desc())
+            .limit(1)
+        ).first()
+        if episode is None or episode.closed_at is not None:
+            return None
+        chain: list[tuple[Episode, int]] = []  # (episode, steps it contributes up to)
+        node: Episode | None = episode
+        upto = None
+        while node is not None:
+            chain.append((node, upto if upto is not None else 1 << 30))
+            upto = node.start_step
+            node = db.get(Episode, node.parent_id) if node.parent_id else None
+        actions: list[str] = []
+        total = 0.0
+        last_obs, last_info = episode.observation, dict(episode.info or {})
+        for node, limit in reversed(chain):
+            rows = db.scalars(
+                select(StepRecord)
+                .where(
+                    StepRecord.episode_id == node.id,
+                    StepRecord.index > node.start_step,
+                    StepRecord.index <= limit,
+                )
+                .order_by(StepRecord.index)
+            ).all()
+            for row in rows:
+                if row.index != len(actions) + 1:
+                    raise RuntimeError(
+                        f"episode {node.id} has a gap in its steps at index {len(actions) + 1}"
+                    )
+                actions.append(row.action)
+                total += row.reward
+                last_obs, last_info = row.observation, dict(row.info or {})
+        last_active = episode.updated_at
+        if last_active.tzinfo is None:  # SQLite keeps no zone; the writer stores UTC
+            last_active = last_active.replace(tzinfo=timezone.utc)
+        return OpenEpisode(episode, actions, total, last_obs, last_info, last_active)

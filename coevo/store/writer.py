@@ -1,0 +1,212 @@
+"""Buffered trajectory writer: the step path appends to a deque, a thread writes batches.
+
+A step costs the server one `deque.append` of a `StepRow` (atomic under the GIL, no lock); a background
+thread drains the deque every `interval_s` or as soon as `max_rows` wait, and writes each
+drain in one transaction: new episodes, then their steps, then episode updates (absolute
+values, so coalescing several updates of one episode into its last is exact).
+
+Durability window: a SIGKILL loses at most the last `interval_s` of steps. Sessions whose
+steps were written are rebuilt by replay after a restart (see `coevo.server.recovery`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from datetime import datetime, timezone
+from typing import Any, NamedTuple
+
+from sqlalchemy import Engine, insert, update
+from sqlalchemy.orm import Session
+
+from coevo.store.tables import Episode, StepRecord
+
+log = logging.getLogger(__name__)
+
+
+class StepRow(NamedTuple):
+    episode_id: str
+    index: int
+    action: str
+    observation: str
+    reward: float
+    done: bool
+    truncated: bool
+    info: dict[str, Any]
+    latency_ms: float
+    at: float
+    #: The episode's reward so far, this step included (the episode row is updated from it).
+    total_reward: float
+
+
+class _NewEpisode(NamedTuple):
+    row: dict[str, Any]
+
+
+class _EpisodeUpdate(NamedTuple):
+    episode_id: str
+    fields: dict[str, Any]
+
+
+def _ts(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+
+
+def _jsonable(value: Any) -> Any:
+    """`value` as plain JSON types (anything else becomes its string), so one odd info never
+    poisons a whole batch."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class TrajectoryWriter:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        interval_s: float = 0.05,
+        max_rows: int = 2000,
+    ) -> None:
+        self.engine = engine
+        self.interval_s = interval_s
+        self.max_rows = max_rows
+        self._ops: deque[StepRow | _NewEpisode | _EpisodeUpdate] = deque()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flush_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._strip_nul = engine.dialect.name == "postgresql"
+        self.rows_written = 0
+
+    # ------------------------------------------------------------------ producer side (any thread)
+    def episode_started(self, **row: Any) -> None:
+        self._ops.append(_NewEpisode(row))
+
+    def episode_updated(self, episode_id: str, **fields: Any) -> None:
+        self._ops.append(_EpisodeUpdate(episode_id, fields))
+
+    def step(self, row: StepRow) -> None:
+        ops = self._ops
+        ops.append(row)
+        if len(ops) >= self.max_rows:
+            self._wake.set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._ops)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="coevo-store-writer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread after writing everything still buffered."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+        self.flush()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            try:
+                self.flush()
+            except Exception:  # never let the writer thread die; the ops stay queued
+                log.exception("trajectory flush failed; retrying")
+                time.sleep(min(1.0, self.interval_s * 10))
+
+    # ------------------------------------------------------------------ consumer side
+    def flush(self) -> int:
+        """Write everything queued so far; returns the number of rows written. Thread-safe."""
+        with self._flush_lock:
+            count = len(self._ops)
+            if count == 0:
+                return 0
+            ops = [self._ops.popleft() for _ in range(count)]
+            try:
+                self._write(ops, sanitize=False)
+            except Exception:
+                log.warning("batch write failed; retrying with sanitized rows", exc_info=True)
+                try:
+                    self._write(ops, sanitize=True)
+                except Exception:
+                    # The database is unreachable or refuses the batch: keep the ops, oldest first.
+                    self._ops.extendleft(reversed(ops))
+                    raise
+            self.rows_written += count
+            return count
+
+    def _write(self, ops: list[Any], *, sanitize: bool) -> None:
+        episodes: dict[str, dict[str, Any]] = {}
+        steps: list[dict[str, Any]] = []
+        updates: dict[str, dict[str, Any]] = {}
+        for op in ops:
+            if type(op) is StepRow:
+                steps.append(self._step_dict(op, sanitize))
+                fields = {
+                    "steps": op.index,
+                    "total_reward": op.total_reward,
+                    "status": "done" if op.done else "truncated" if op.truncated else "running",
+                    "updated_at": _ts(op.at),
+                }
+                target = episodes.get(op.episode_id)
+                if target is not None:
+                    target.update(fields)
+                else:
+                    updates.setdefault(op.episode_id, {}).update(fields)
+            elif type(op) is _NewEpisode:
+                row = dict(op.row)
+                for key in ("created_at", "updated_at", "closed_at"):
+                    if isinstance(row.get(key), float):
+                        row[key] = _ts(row[key])
+                if sanitize:
+                    row["info"] = _jsonable(row.get("info") or {})
+                if self._strip_nul:
+                    row["observation"] = row.get("observation", "").replace("\x00", "\ufffd")
+                episodes[row["id"]] = row
+            else:
+                fields = {
+                    k: (_ts(v) if k.endswith("_at") and isinstance(v, float) else v)
+                    for k, v in op.fields.items()
+                }
+                target = episodes.get(op.episode_id)
+                if target is not None:
+                    target.update(fields)
+                else:
+                    updates.setdefault(op.episode_id, {}).update(fields)
+        with Session(self.engine) as session, session.begin():
+            if episodes:
+                session.execute(insert(Episode), list(episodes.values()))
+            if steps:
+                session.execute(insert(StepRecord), steps)
+            # ORM bulk UPDATE by primary key wants one key set per executemany.
+            by_keys: dict[frozenset[str], list[dict[str, Any]]] = {}
+            for episode_id, fields in updates.items():
+                by_keys.setdefault(frozenset(fields), []).append({"id": episode_id, **fields})
+            for rows in by_keys.values():
+                session.execute(update(Episode), rows)
+
+    def _step_dict(self, row: StepRow, sanitize: bool) -> dict[str, Any]:
+        observation = row.observation
+        if self._strip_nul and "\x00" in observation:
+            observation = observation.replace("\x00", "\ufffd")
+        return {
+            "episode_id": row.episode_id,
+            "index": row.index,
+            "action": row.action,
+            "observation": observation,
+            "reward": row.reward,
+            "done": row.done,
+            "truncated": row.truncated,
+            "info": _jsonable(row.info) if sanitize else row.info,
+            "latency_ms": row.latency_ms,
+            "created_at": _ts(row.at),
+        }

@@ -1,0 +1,72 @@
+"""The app factory: one FastAPI app serves one env, given by registry name or "module:Class"."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from coevo import __version__
+from coevo.config import ServerConfig
+from coevo.server.admin import build_admin_router
+from coevo.server.compat import build_compat_router
+from coevo.server.errors import BodyTooLarge, install_error_handlers
+from coevo.server.limits import BodyLimitMiddleware
+from coevo.server.routes import build_router
+from coevo.server.runtime import EnvRuntime
+from coevo.server.service import EnvService
+
+
+def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
+    if not config.record:
+        return None
+    import coevo.store.tables  # noqa: F401  (registers the tables before create_all)
+    from coevo.store.db import make_engine
+    from coevo.store.writer import TrajectoryWriter
+
+    return TrajectoryWriter(
+        make_engine(config.db_url), interval_s=config.flush_interval_s,
+        max_rows=config.flush_max_rows,
+    )
+
+
+def create_app(env: str, *, env_options: dict[str, Any] | None = None,
+               config: ServerConfig | None = None) -> FastAPI:
+    """A FastAPI app serving `env`. Shared env data is loaded now, so a bad env fails fast.
+
+    `config` defaults to `ServerConfig.from_env()` (COEVO_* variables over the defaults).
+    """
+    config = config or ServerConfig.from_env()
+    runtime = EnvRuntime(env, env_options, threads=config.env_threads)
+    service = EnvService(runtime, config, _make_writer(config))
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        service.start()
+        try:
+            yield
+        finally:
+            await service.stop()
+
+    app = FastAPI(
+        title=f"coevo env server: {runtime.name}",
+        version=__version__,
+        description=(
+            f"Leased sessions of the `{runtime.name}` environment "
+            f"(action format: {runtime.env_cls.action_format}). "
+            "Every error is JSON `{\"error\": {\"code\", \"message\"}}`."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_error_handlers(app, service.metrics)
+    app.add_middleware(
+        BodyLimitMiddleware, max_body_bytes=config.max_body_bytes,
+        on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
+    )
+    app.include_router(build_router(service))
+    app.include_router(build_admin_router(service))
+    app.include_router(build_compat_router(service))
+    return app

@@ -1,0 +1,270 @@
+"""AgentGym-compatible routes, so an existing AgentGym env client runs unchanged against us.
+
+AgentGym's env servers disagree on the id field: ALFWorld, TextCraft, BabyAI and SciWorld send
+`id` (in JSON bodies and as `?id=`), WebShop and SQLGym send `env_idx`. We accept both
+everywhere. The response shapes differ too, and a client parses the one its env server
+returned, so the server answers in one of two styles:
+
+* ``id`` style (ALFWorld and friends): ``/create`` -> ``{"id": ...}``; ``/step`` ->
+  ``{"observation", "reward", "done", "available_actions"}``; ``/reset`` -> ``{"id",
+  "observation", "available_actions"}``; ``/available_actions`` -> a list.
+* ``env_idx`` style (WebShop, SQLGym): ``/create`` -> the bare id; ``/step`` -> ``{"state",
+  "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
+  ``/available_actions`` -> ``{"has_search_bar", "clickables"}``.
+
+`ServerConfig.agentgym_style` picks one ("auto": env_idx for webshop/sqlgym, id otherwise).
+Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
+Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most errors with
+200 and an `{"error"}` body); its clients assert 200, so they fail loudly instead of silently.
+
+AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
+`idx` depending on the env). Index i is the i-th task of the catalogue with splits in the
+env's order, the way AgentGym's ALFWorld concatenates its train and test games.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import Response
+
+from coevo.envs.base import UnknownTask
+from coevo.server.errors import InvalidRequest
+from coevo.server.leases import Lease
+from coevo.server.routes import _errors
+from coevo.server.service import EnvService
+
+ENV_IDX_STYLE_ENVS = frozenset({"webshop", "sqlgym"})
+
+IdValue = int | str
+
+
+class _AgentGymBody(BaseModel):
+    # AgentGym clients send fields for their own env (world_type, commands, goal, ...).
+    model_config = ConfigDict(extra="allow")
+
+    id: IdValue | None = Field(None, description="Session id (ALFWorld-style clients)")
+    env_idx: IdValue | None = Field(None, description="Session id (WebShop-style clients)")
+
+    def sid(self) -> str:
+        return _pick_id(self.id, self.env_idx)
+
+
+class AgentGymCreateRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str | None = None
+    split: str | None = None
+    seed: int | None = Field(None, ge=0, lt=2**63)
+    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
+
+
+class AgentGymStepRequest(_AgentGymBody):
+    action: str
+
+
+class AgentGymResetRequest(_AgentGymBody):
+    game: int | None = Field(None, ge=0, description="Task index (ALFWorld)")
+    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft, BabyAI, SciWorld)")
+    session_id: int | None = Field(None, ge=0, description="Task index (WebShop)")
+    item_id: int | None = Field(None, ge=0, description="Task index (SQLGym)")
+    idx: int | None = Field(None, ge=0, description="Task index")
+    task_id: str | None = None
+    split: str | None = None
+    seed: int | None = Field(None, ge=0, lt=2**63)
+
+    def task_index(self) -> int | None:
+        for value in (self.game, self.data_idx, self.session_id, self.item_id, self.idx):
+            if value is not None:
+                return value
+        return None
+
+
+class AgentGymCloseRequest(_AgentGymBody):
+    pass
+
+
+class AgentGymCreated(BaseModel):
+    id: str
+    observation: str
+    available_actions: list[str] = []
+    done: bool = False
+    reward: float = 0.0
+
+
+class AgentGymStepIdStyle(BaseModel):
+    observation: str
+    reward: float
+    done: bool
+    available_actions: list[str] = []
+    info: dict[str, Any] = {}
+
+
+class AgentGymStepEnvIdxStyle(BaseModel):
+    state: str
+    reward: float
+    done: bool
+    info: dict[str, Any] = {}
+
+
+class AgentGymResetIdStyle(BaseModel):
+    id: str
+    observation: str
+    available_actions: list[str] = []
+    task_id: str
+    done: bool = False
+    reward: float = 0.0
+
+
+class AgentGymClickables(BaseModel):
+    has_search_bar: bool
+    clickables: list[str]
+
+
+class AgentGymDetail(BaseModel):
+    id: str
+    observation: str
+    available_actions: list[str]
+    done: bool
+    reward: float
+    deleted: bool = False
+    task_id: str | None
+    split: str | None
+    seed: int | None
+    steps: int
+
+
+class AgentGymClosed(BaseModel):
+    closed: bool
+
+
+def _pick_id(id_: IdValue | None, env_idx: IdValue | None) -> str:
+    value = id_ if id_ is not None else env_idx
+    if value is None:
+        raise InvalidRequest("missing session id: send `id` or `env_idx`")
+    return str(value)
+
+
+def _json(value: Any) -> Response:
+    from pydantic_core import to_json
+
+    return Response(to_json(value, fallback=str), media_type="application/json")
+
+
+def _actions(info: dict[str, Any]) -> list[str]:
+    actions = info.get("available_actions")
+    if isinstance(actions, dict):  # an env that already reports WebShop's shape
+        actions = actions.get("clickables", [])
+    return [str(a) for a in actions] if isinstance(actions, (list, tuple)) else []
+
+
+def build_compat_router(service: EnvService) -> APIRouter:
+    router = APIRouter(tags=["agentgym"])
+    style = service.config.agentgym_style
+    if style == "auto":
+        style = "env_idx" if service.env_name in ENV_IDX_STYLE_ENVS else "id"
+
+    def task_by_index(index: int) -> str:
+        catalog = service.runtime.catalog
+        base = 0
+        for split, count in catalog.splits().items():
+            if index < base + count:
+                return catalog.task_ids(split, index - base, 1)[0]
+            base += count
+        raise UnknownTask(f"task index {index} is out of range (the catalogue has {base} tasks)")
+
+    def detail(lease: Lease) -> AgentGymDetail:
+        env = lease.env
+        return AgentGymDetail(
+            id=lease.session_id, observation=lease.last_observation,
+            available_actions=_actions(lease.last_info), done=env.done, reward=lease.total_reward,
+            task_id=env.task_id, split=env.split, seed=env.seed, steps=env.steps,
+        )
+
+    @router.get("/", response_model=str, include_in_schema=True)
+    async def hello() -> Response:
+        """AgentGym's connectivity check."""
+        return _json(f"This is environment {service.env_name}.")
+
+    @router.post("/create", response_model=AgentGymCreated | str, responses=_errors(404, 422, 429))
+    async def create(body: Annotated[AgentGymCreateRequest | None, Body()] = None) -> Response:
+        """Lease a session (AgentGym /create). Its first episode starts at once, so
+        /observation works before /reset."""
+        body = body or AgentGymCreateRequest()
+        task_id = body.task_id
+        if task_id is None and body.data_idx is not None:
+            task_id = task_by_index(body.data_idx)
+        lease, resp = await service.create(task_id, body.split, body.seed)
+        if style == "env_idx":
+            return _json(lease.session_id)
+        return _json(AgentGymCreated(id=lease.session_id, observation=resp.observation,
+                                     available_actions=_actions(resp.info)).model_dump())
+
+    @router.post("/step", response_model=AgentGymStepIdStyle | AgentGymStepEnvIdxStyle,
+                 responses=_errors(404, 409, 413, 422))
+    async def step(body: AgentGymStepRequest) -> Response:
+        """One action (AgentGym /step)."""
+        r = await service.step(body.sid(), body.action)
+        if style == "env_idx":
+            return _json({"state": r.observation, "reward": r.reward, "done": r.done or r.truncated,
+                          "info": r.info})
+        return _json({"observation": r.observation, "reward": r.reward,
+                      "done": r.done or r.truncated, "available_actions": _actions(r.info),
+                      "info": r.info})
+
+    @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None],
+                 responses=_errors(404, 422))
+    async def reset(body: AgentGymResetRequest) -> Response:
+        """Start the task with the given index (AgentGym /reset)."""
+        task_id = body.task_id
+        index = body.task_index()
+        if task_id is None and index is not None:
+            task_id = task_by_index(index)
+        sid = body.sid()
+        r = await service.reset(sid, task_id, body.split, body.seed)
+        if style == "env_idx":
+            return _json([r.observation, None])
+        return _json(AgentGymResetIdStyle(
+            id=sid, observation=r.observation, available_actions=_actions(r.info),
+            task_id=str(r.info.get("task_id", task_id or "")),
+        ).model_dump())
+
+    @router.get("/observation", response_model=str, responses=_errors(404, 422))
+    async def observation(id: Annotated[str | None, Query()] = None,
+                          env_idx: Annotated[str | None, Query()] = None) -> Response:
+        """The latest observation (AgentGym /observation)."""
+        lease = await service.lease(_pick_id(id, env_idx))
+        return _json(lease.last_observation)
+
+    @router.get("/available_actions", response_model=list[str] | AgentGymClickables,
+                responses=_errors(404, 422))
+    async def available_actions(id: Annotated[str | None, Query()] = None,
+                                env_idx: Annotated[str | None, Query()] = None) -> Response:
+        """The actions valid now, when the env has a finite set (AgentGym /available_actions)."""
+        lease = await service.lease(_pick_id(id, env_idx))
+        actions = _actions(lease.last_info)
+        if style == "env_idx":
+            info = lease.last_info
+            has_search = info.get("has_search_bar")
+            if has_search is None:
+                has_search = any(a.startswith("search") for a in actions)
+            return _json({"has_search_bar": bool(has_search),
+                          "clickables": [a for a in actions if not a.startswith("search")]})
+        return _json(actions)
+
+    @router.get("/detail", response_model=AgentGymDetail, responses=_errors(404, 422))
+    async def get_detail(id: Annotated[str | None, Query()] = None,
+                         env_idx: Annotated[str | None, Query()] = None) -> Response:
+        """Everything known about the session (AgentGym /detail)."""
+        lease = await service.lease(_pick_id(id, env_idx))
+        return _json(detail(lease).model_dump())
+
+    @router.post("/close", response_model=AgentGymClosed, responses=_errors(404, 422))
+    async def close(body: AgentGymCloseRequest) -> Response:
+        """Release the session (AgentGym /close) — which AgentGym's ALFWorld server lacks."""
+        await service.close(body.sid())
+        return _json({"closed": True})
+
+    return router

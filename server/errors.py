@@ -1,0 +1,141 @@
+"""Every error leaves the server as JSON `{"error": {"code", "message"}}` with a fitting status.
+
+Handlers are installed for our own `ApiError`s, env errors (`EnvError`), FastAPI's validation
+errors (re-shaped from its default `{"detail": [...]}`), Starlette's HTTP errors (404 route,
+405 method) and anything unexpected — which is logged and answered with a bare 500, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from coevo.envs.base import (
+    EnvError,
+    EpisodeFinished,
+    EpisodeNotStarted,
+    UnknownCommand,
+    UnknownSplit,
+    UnknownTask,
+)
+from coevo.wire import ErrorBody, ErrorDetail
+
+if TYPE_CHECKING:
+    from coevo.server.metrics import ServerMetrics
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    status: int = 400
+    code: str = "bad_request"
+
+    def __init__(self, message: str, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.headers = headers
+
+
+class SessionNotFound(ApiError):
+    status, code = 404, "session_not_found"
+
+
+class CapacityExceeded(ApiError):
+    status, code = 429, "capacity_exceeded"
+
+
+class ActionTooLarge(ApiError):
+    status, code = 413, "action_too_large"
+
+
+class BodyTooLarge(ApiError):
+    status, code = 413, "body_too_large"
+
+
+class InvalidRequest(ApiError):
+    status, code = 422, "invalid_request"
+
+
+class Forbidden(ApiError):
+    status, code = 403, "forbidden"
+
+
+class SessionConflict(ApiError):
+    status, code = 409, "conflict"
+
+
+#: Env errors -> HTTP status. Unknown subclasses of EnvError are the client's fault (400).
+_ENV_STATUS: dict[type[EnvError], int] = {
+    UnknownTask: 404,
+    UnknownSplit: 404,
+    UnknownCommand: 404,
+    EpisodeNotStarted: 409,
+    EpisodeFinished: 409,
+}
+
+
+def classify(exc: BaseException) -> tuple[int, str, str, dict[str, str] | None]:
+    """(status, code, message, headers) for any exception; the single place errors are mapped."""
+    if isinstance(exc, ApiError):
+        return exc.status, exc.code, exc.message, exc.headers
+    if isinstance(exc, EnvError):
+        status = next((s for t, s in _ENV_STATUS.items() if isinstance(exc, t)), 400)
+        return status, exc.code, str(exc), None
+    log.error("unhandled error", exc_info=exc)
+    return 500, "internal_error", "internal server error", None
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = ErrorBody(error=ErrorDetail(code=code, message=message))
+    return Response(
+        ErrorBody.__pydantic_serializer__.to_json(body),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
+
+
+def _describe_validation(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "malformed request"
+
+
+def install_error_handlers(app: FastAPI, metrics: ServerMetrics) -> None:
+    def respond(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+        metrics.error(status, code)
+        return error_response(status, code, message, headers)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> Response:
+        return respond(exc.status, exc.code, exc.message, exc.headers)
+
+    @app.exception_handler(EnvError)
+    async def _env_error(_request: Request, exc: EnvError) -> Response:
+        return respond(*classify(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> Response:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return respond(422, "malformed_json", "request body is not valid JSON")
+        return respond(422, "invalid_request", _describe_validation(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
+        code = {404: "not_found", 405: "method_not_allowed", 413: BodyTooLarge.code}.get(
+            exc.status_code, "http_error"
+        )
+        return respond(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_request: Request, exc: Exception) -> Response:
+        return respond(*classify(exc))

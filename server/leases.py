@@ -1,0 +1,132 @@
+"""Sessions as leases: unguessable ids, one lock each, bounded count, idle TTL and max age.
+
+A `Lease` is what the server keeps per session; it stays small (the env's own state plus a
+few fields) because a server holds thousands. The `LeaseTable` owns admission (capacity,
+with reservations so concurrent creates cannot overshoot), lookup, release, and the memory
+of recently released ids so a late request says "expired" instead of "unknown".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from coevo.envs.base import Env
+from coevo.server.errors import CapacityExceeded, SessionNotFound
+
+#: token_urlsafe(24): 32 characters, 192 random bits.
+_ID_BYTES = 24
+_ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(_ID_BYTES)
+
+
+def plausible_session_id(session_id: str) -> bool:
+    """Cheap shape check so junk ids never reach the store."""
+    return bool(_ID_SHAPE.match(session_id))
+
+
+class Lease:
+    """One live session. All env calls on it happen while holding `lock`."""
+
+    __slots__ = (
+        "session_id", "env", "lock", "created_at", "last_used", "episode_id", "total_reward",
+        "last_observation", "last_info", "closed",
+    )
+
+    def __init__(self, session_id: str, env: Env, episode_id: str, observation: str,
+                 info: dict[str, Any], *, total_reward: float = 0.0,
+                 created_at: float | None = None) -> None:
+        now = time.time()
+        self.session_id = session_id
+        self.env = env
+        self.lock = asyncio.Lock()
+        self.created_at = now if created_at is None else created_at
+        self.last_used = now
+        self.episode_id = episode_id
+        self.total_reward = total_reward
+        self.last_observation = observation
+        self.last_info = info
+        self.closed = False
+
+
+class LeaseTable:
+    def __init__(self, capacity: int, *, idle_ttl_s: float, max_age_s: float,
+                 retry_after_s: int, remember: int = 100_000) -> None:
+        self.capacity = capacity
+        self.idle_ttl_s = idle_ttl_s
+        self.max_age_s = max_age_s
+        self.retry_after_s = retry_after_s
+        self._leases: dict[str, Lease] = {}
+        self._reserved = 0
+        self._released: OrderedDict[str, str] = OrderedDict()
+        self._remember = remember
+
+    def __len__(self) -> int:
+        return len(self._leases)
+
+    def __iter__(self) -> Iterator[Lease]:
+        return iter(list(self._leases.values()))
+
+    def __contains__(self, session_id: str) -> bool:
+        return session_id in self._leases
+
+    # ------------------------------------------------------------------ admission
+    def reserve(self) -> None:
+        """Claim a slot before the (possibly slow) env reset; `unreserve` when done either way."""
+        if len(self._leases) + self._reserved >= self.capacity:
+            raise CapacityExceeded(
+                f"server is at capacity ({self.capacity} sessions); close idle sessions or retry",
+                headers={"Retry-After": str(self.retry_after_s)},
+            )
+        self._reserved += 1
+
+    def unreserve(self) -> None:
+        self._reserved -= 1
+
+    def add(self, lease: Lease) -> None:
+        self._leases[lease.session_id] = lease
+        self._released.pop(lease.session_id, None)
+
+    # ------------------------------------------------------------------ lookup and release
+    def find(self, session_id: str) -> Lease | None:
+        return self._leases.get(session_id)
+
+    def released_reason(self, session_id: str) -> str | None:
+        return self._released.get(session_id)
+
+    def not_found(self, session_id: str) -> SessionNotFound:
+        reason = self._released.get(session_id)
+        if reason == "closed":
+            return SessionNotFound(f"session {session_id} was closed")
+        if reason is not None:
+            return SessionNotFound(f"session {session_id} expired ({reason.replace('_', ' ')})")
+        return SessionNotFound(f"unknown session {session_id}")
+
+    def pop(self, session_id: str, reason: str) -> Lease | None:
+        lease = self._leases.pop(session_id, None)
+        if lease is not None:
+            self.remember(session_id, reason)
+        return lease
+
+    def remember(self, session_id: str, reason: str) -> None:
+        self._released[session_id] = reason
+        if len(self._released) > self._remember:
+            self._released.popitem(last=False)
+
+    def expired(self, now: float) -> list[tuple[Lease, str]]:
+        """Leases past their idle TTL or max age (a lease busy in a step is never idle)."""
+        out = []
+        for lease in self._leases.values():
+            if self.max_age_s and now - lease.created_at > self.max_age_s:
+                out.append((lease, "expired_age"))
+            elif self.idle_ttl_s and now - lease.last_used > self.idle_ttl_s and not lease.lock.locked():
+                out.append((lease, "expired_idle"))
+        return out

@@ -1,0 +1,50 @@
+"""Crash recovery: rebuild a session from the store by replaying its recorded actions.
+
+Envs are deterministic given (task_id, seed, actions), so a server that was killed and
+restarted on the same database can serve a session it has never seen in memory: the next
+step returns exactly what it would have returned without the crash. Only steps the writer
+had flushed survive (at most `flush_interval_s` are lost to a SIGKILL).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from coevo.server.leases import Lease
+from coevo.store.trajectories import open_episode
+
+if TYPE_CHECKING:
+    from coevo.server.service import EnvService
+
+
+async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
+    writer = service.writer
+    assert writer is not None
+    runtime = service.runtime
+    # Anything this process buffered about the id (e.g. a close) must be visible to the query.
+    await runtime.offload(writer.flush)
+    found = await runtime.offload(open_episode, writer.engine, session_id, service.env_name)
+    if found is None:
+        return None
+    episode = found.episode
+    now = time.time()
+    last_active = found.last_active.timestamp()
+    ttl = service.config.idle_ttl_s
+    if ttl and now - last_active > ttl:
+        writer.episode_updated(episode.id, closed_at=now, close_reason="expired_idle", updated_at=now)
+        service.leases.remember(session_id, "expired_idle")
+        service.metrics.released("expired_idle")
+        return None
+    service.leases.reserve()
+    try:
+        env = runtime.new_env()
+        await runtime.offload(
+            env.restore, {"task_id": episode.task_id, "seed": episode.seed, "actions": found.actions}
+        )
+        lease = Lease(session_id, env, episode.id, found.last_observation, found.last_info,
+                      total_reward=found.total_reward)
+        service.leases.add(lease)
+    finally:
+        service.leases.unreserve()
+    return lease

@@ -1,0 +1,354 @@
+"""The env service: sessions, episodes and recording, independent of any HTTP route shape.
+
+Both the native routes and the AgentGym-compatible ones call this; it raises `ApiError`s and
+env errors, which `errors.py` turns into responses. Everything that touches a session's env
+holds that session's lock, so concurrent requests on one session are serialized in arrival
+order and never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from coevo import __version__
+from coevo.config import ServerConfig
+from coevo.envs.base import EnvError, ResetResult, StepResult
+from coevo.server.errors import (
+    ActionTooLarge,
+    InvalidRequest,
+    SessionNotFound,
+    classify,
+)
+from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
+from coevo.server.metrics import ServerMetrics
+from coevo.server.runtime import EnvRuntime
+from coevo.store.writer import StepRow, TrajectoryWriter
+from coevo.wire import (
+    BatchStepResult,
+    ErrorDetail,
+    HealthResponse,
+    InfoResponse,
+    SessionResponse,
+    SessionState,
+    StepResponse,
+    TaskEntry,
+    TaskListResponse,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _new_episode_id() -> str:
+    return secrets.token_hex(16)
+
+
+class EnvService:
+    def __init__(self, runtime: EnvRuntime, config: ServerConfig,
+                 writer: TrajectoryWriter | None) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.writer = writer
+        self.env_name = runtime.name
+        self.leases = LeaseTable(
+            config.max_sessions, idle_ttl_s=config.idle_ttl_s, max_age_s=config.max_age_s,
+            retry_after_s=config.retry_after_s,
+        )
+        self.metrics = ServerMetrics(
+            self.env_name, active=lambda: len(self.leases),
+            pending_rows=lambda: writer.pending if writer is not None else 0,
+        )
+        self._recovery_lock = asyncio.Lock()
+        self._reaper: asyncio.Task[None] | None = None
+        self._max_action_chars = config.max_action_bytes // 4  # below this, UTF-8 cannot exceed it
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        if self.writer is not None:
+            self.writer.start()
+        if self._reaper is None and (self.config.idle_ttl_s or self.config.max_age_s):
+            self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
+
+    async def stop(self) -> None:
+        """Stop reaping and write what is buffered. Live sessions stay open in the store, so a
+        restarted server can pick them up where they were."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+        if self.writer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.writer.stop)
+        self.runtime.shutdown()
+
+    async def _reap_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.reap_interval_s)
+            try:
+                await self.reap()
+            except Exception:
+                log.exception("reaper pass failed")
+
+    async def reap(self, now: float | None = None) -> int:
+        """Release every lease past its idle TTL or max age; returns how many."""
+        expired = self.leases.expired(time.time() if now is None else now)
+        for lease, reason in expired:
+            await self.close(lease.session_id, reason=reason)
+        return len(expired)
+
+    # ------------------------------------------------------------------ metadata
+    def health(self) -> HealthResponse:
+        return HealthResponse(env=self.env_name, sessions=len(self.leases),
+                              capacity=self.leases.capacity)
+
+    def info(self) -> InfoResponse:
+        cls = self.runtime.env_cls
+        return InfoResponse(
+            env=self.env_name, env_version=str(cls.version), server_version=__version__,
+            action_format=cls.action_format, max_steps=cls.max_steps,
+            splits=dict(self.runtime.catalog.splits()), default_split=cls.default_split,
+        )
+
+    async def tasks(self, split: str | None, offset: int, limit: int) -> TaskListResponse:
+        catalog = self.runtime.catalog
+        split = split or self.runtime.env_cls.default_split
+
+        def listing() -> TaskListResponse:
+            splits = catalog.splits()
+            if split not in splits:
+                from coevo.envs.base import UnknownSplit
+
+                raise UnknownSplit(f"unknown split {split!r}; known: {sorted(splits)}")
+            ids = catalog.task_ids(split, offset, limit)
+            return TaskListResponse(
+                split=split, total=splits[split], offset=offset,
+                tasks=[TaskEntry(task_id=t, split=split, meta=catalog.describe_task(t)) for t in ids],
+            )
+
+        return await self.runtime.call(listing)
+
+    # ------------------------------------------------------------------ sessions
+    async def create(self, task_id: str | None = None, split: str | None = None,
+                     seed: int | None = None) -> tuple[Lease, SessionResponse]:
+        self.leases.reserve()
+        try:
+            env = self.runtime.new_env()
+            t0 = time.perf_counter()
+            result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
+            self.metrics.reset_seconds.observe(time.perf_counter() - t0)
+            lease = Lease(new_session_id(), env, _new_episode_id(), result.observation, result.info)
+            self._record_episode(lease)
+            self.leases.add(lease)
+        finally:
+            self.leases.unreserve()
+        self.metrics.sessions_created.inc()
+        return lease, SessionResponse(session_id=lease.session_id,
+                                      observation=result.observation, info=result.info)
+
+    async def reset(self, session_id: str, task_id: str | None = None, split: str | None = None,
+                    seed: int | None = None) -> SessionResponse:
+        lease = await self.lease(session_id)
+        async with lease.lock:
+            self._check_open(lease)
+            t0 = time.perf_counter()
+            result: ResetResult = await self.runtime.call(lease.env.reset, task_id, seed, split)
+            self.metrics.reset_seconds.observe(time.perf_counter() - t0)
+            now = time.time()
+            if self.writer is not None:
+                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason="reset",
+                                            updated_at=now)
+            lease.episode_id = _new_episode_id()
+            lease.total_reward = 0.0
+            lease.last_observation, lease.last_info = result.observation, result.info
+            lease.last_used = now
+            self._record_episode(lease)
+        return SessionResponse(session_id=session_id, observation=result.observation,
+                               info=result.info)
+
+    def check_action(self, action: str) -> None:
+        if len(action) > self._max_action_chars:
+            size = len(action.encode("utf-8", "surrogatepass"))
+            if size > self.config.max_action_bytes:
+                raise ActionTooLarge(
+                    f"action is {size} bytes; the limit is {self.config.max_action_bytes}"
+                )
+        if "\x00" in action:
+            raise InvalidRequest("action contains a NUL character")
+
+    async def step(self, session_id: str, action: str) -> StepResponse:
+        self.check_action(action)
+        lease = await self.lease(session_id)
+        async with lease.lock:
+            return await self._step_locked(lease, action)
+
+    async def _step_locked(self, lease: Lease, action: str) -> StepResponse:
+        self._check_open(lease)
+        env = lease.env
+        t0 = time.perf_counter()
+        result: StepResult = await self.runtime.call(env.step, action)
+        elapsed = time.perf_counter() - t0
+        self.metrics.step_seconds.observe(elapsed)
+        self.metrics.steps_total.inc()
+        now = time.time()
+        reward = float(result.reward)
+        lease.total_reward += reward
+        lease.last_observation, lease.last_info = result.observation, result.info
+        lease.last_used = now
+        if self.writer is not None:
+            self.writer.step(StepRow(
+                lease.episode_id, env.steps, action, result.observation, reward,
+                bool(result.done), bool(result.truncated), result.info, elapsed * 1000.0, now,
+                lease.total_reward,
+            ))
+        return StepResponse.model_construct(
+            session_id=lease.session_id, observation=result.observation, reward=reward,
+            done=bool(result.done), truncated=bool(result.truncated), info=result.info,
+        )
+
+    async def step_many(self, items: list[tuple[str, str]]) -> list[BatchStepResult]:
+        """Step several sessions; each item gets its own result or error, in order.
+
+        Cheap envs run item after item (no task per item: that is the point of batching);
+        heavy envs run concurrently on the env threads, items of one session still in order.
+        """
+        if self.runtime.heavy:
+            return list(await asyncio.gather(*(self._batch_item(s, a) for s, a in items)))
+        return [await self._batch_item(s, a) for s, a in items]
+
+    async def _batch_item(self, session_id: str, action: str) -> BatchStepResult:
+        try:
+            result = await self.step(session_id, action)
+        except Exception as exc:  # one bad item never fails the batch
+            status, code, message, _ = classify(exc)
+            self.metrics.error(status, code)
+            return BatchStepResult.model_construct(
+                session_id=session_id, ok=False, result=None,
+                error=ErrorDetail.model_construct(code=code, message=message), status=status,
+            )
+        return BatchStepResult.model_construct(session_id=session_id, ok=True, result=result,
+                                               error=None, status=200)
+
+    async def fork(self, session_id: str) -> SessionResponse:
+        parent = await self.lease(session_id)
+        self.leases.reserve()
+        try:
+            async with parent.lock:
+                self._check_open(parent)
+                snapshot = parent.env.snapshot()
+                child_env = self.runtime.new_env()
+                await self.runtime.call(child_env.restore, snapshot)
+                child = Lease(
+                    new_session_id(), child_env, _new_episode_id(), parent.last_observation,
+                    dict(parent.last_info), total_reward=parent.total_reward,
+                )
+                self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
+                self.leases.add(child)
+                parent.last_used = child.last_used
+        finally:
+            self.leases.unreserve()
+        self.metrics.sessions_created.inc()
+        return SessionResponse(session_id=child.session_id, observation=child.last_observation,
+                               info=child.last_info)
+
+    async def expert(self, session_id: str) -> str | None:
+        lease = await self.lease(session_id)
+        async with lease.lock:
+            self._check_open(lease)
+            lease.last_used = time.time()
+            return await self.runtime.call(lease.env.expert_action)
+
+    async def state(self, session_id: str) -> SessionState:
+        lease = await self.lease(session_id)
+        env = lease.env
+        return SessionState(
+            session_id=session_id, env=self.env_name, task_id=env.task_id, split=env.split,
+            seed=env.seed, steps=env.steps, done=env.done, total_reward=lease.total_reward,
+            created_at=lease.created_at, last_used_at=lease.last_used,
+            last_observation=lease.last_observation,
+        )
+
+    async def close(self, session_id: str, reason: str = "closed") -> None:
+        lease = self.leases.pop(session_id, reason)
+        if lease is None:
+            if reason == "closed":
+                # A session of an earlier process that was never touched since: close it in the store.
+                lease = await self.lease(session_id)
+                self.leases.pop(session_id, reason)
+            else:
+                return
+        async with lease.lock:
+            lease.closed = True
+            now = time.time()
+            if self.writer is not None:
+                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=reason,
+                                            updated_at=now)
+            try:
+                await self.runtime.call(lease.env.close)
+            except Exception:
+                log.exception("env close failed for session %s", session_id)
+        self.metrics.released(reason)
+        if self.writer is not None and reason == "closed":
+            await asyncio.get_running_loop().run_in_executor(None, self.writer.flush)
+
+    # ------------------------------------------------------------------ lookup and recovery
+    async def lease(self, session_id: str) -> Lease:
+        lease = self.leases.find(session_id)
+        if lease is not None:
+            return lease
+        return await self._recover(session_id)
+
+    def _check_open(self, lease: Lease) -> None:
+        if lease.closed:
+            raise self.leases.not_found(lease.session_id)
+
+    async def _recover(self, session_id: str) -> Lease:
+        """Rebuild a session an earlier process of this server recorded, or raise 404."""
+        if (
+            self.writer is None
+            or not self.config.recover
+            or self.leases.released_reason(session_id) is not None
+            or not plausible_session_id(session_id)
+        ):
+            raise self.leases.not_found(session_id)
+        async with self._recovery_lock:
+            lease = self.leases.find(session_id)
+            if lease is not None:
+                return lease
+            if self.leases.released_reason(session_id) is not None:
+                raise self.leases.not_found(session_id)
+            from coevo.server.recovery import recover_lease
+
+            lease = await recover_lease(self, session_id)
+            if lease is None:
+                raise self.leases.not_found(session_id)
+            self.metrics.sessions_recovered.inc()
+            return lease
+
+    # ------------------------------------------------------------------ recording
+    def _record_episode(self, lease: Lease, *, parent_id: str | None = None,
+                        start_step: int = 0) -> None:
+        if self.writer is None:
+            return
+        env = lease.env
+        now = time.time()
+        self.writer.episode_started(
+            id=lease.episode_id, session_id=lease.session_id, env=self.env_name,
+            env_version=str(self.runtime.env_cls.version), task_id=env.task_id, seed=env.seed,
+            split=env.split, status="done" if env.done else "running", close_reason=None,
+            created_at=now, updated_at=now, closed_at=None, total_reward=lease.total_reward,
+            steps=env.steps, parent_id=parent_id, start_step=start_step,
+            observation=lease.last_observation, info=lease.last_info,
+        )
+
+    # ------------------------------------------------------------------ admin
+    async def admin(self, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        cls, shared = self.runtime.env_cls, self.runtime.shared
+        result = await self.runtime.offload(cls.admin, shared, command, payload)
+        if not isinstance(result, dict):
+            raise EnvError(f"admin command {command!r} returned {type(result).__name__}, not a dict")
+        return result
