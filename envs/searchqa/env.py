@@ -86,7 +86,7 @@ class SearchQAEnv(Env):
 
     def __init__(self, shared: Shared | None = None, **options: Any) -> None:
         super().__init__(shared, **options)
-        self.max_steps = self.shared.max_searches + 2  # room for the answer and one malformed turn
+        self.max_steps = 2 * self.shared.max_searches + 2  # room for malformed turns and the answer
         self.question: Question | None = None
         self.searches = 0
         self.seen: dict[str, str] = {}  # title -> text of every passage shown this episode

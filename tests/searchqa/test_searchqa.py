@@ -1,0 +1,165 @@
+"""SearchQA: the generated world, its questions, scoring, actions and the reading expert."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from coevo.envs.base import EpisodeFinished, UnknownTask
+from coevo.envs.searchqa.answers import exact_match, f1, normalize
+from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user, read_question_file
+from coevo.envs.searchqa.env import SearchQAEnv, parse_action
+from coevo.envs.searchqa.questions import TEMPLATES, generate_questions, read_relation
+from coevo.envs.searchqa.world import generate_world, passages_of
+
+PASSAGES = 4000
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_generated(PASSAGES, seed=3, out=tmp_path_factory.mktemp("sqa") / "build")
+
+
+@pytest.fixture(scope="module")
+def shared(build: Path):  # type: ignore[no-untyped-def]
+    return SearchQAEnv.load_shared(build_dir=str(build))
+
+
+def test_world_has_one_unique_passage_per_entity_and_is_deterministic() -> None:
+    world = generate_world(3000, seed=1)
+    passages = passages_of(world)
+    assert len(passages) == world.size() == 3000
+    titles = [t.lower() for t, _ in passages]
+    assert len(set(titles)) == len(titles)
+    assert passages == passages_of(generate_world(3000, seed=1))
+    assert passages != passages_of(generate_world(3000, seed=2))
+    with pytest.raises(ValueError):
+        generate_world(50)
+
+
+def test_every_question_is_answerable_only_through_both_passages() -> None:
+    world = generate_world(3000, seed=1)
+    text = dict(passages_of(world))
+    questions = generate_questions(world, 200, seed=1)
+    assert len({q.question for q in questions}) == 200
+    assert set(Counter(q.template for q in questions)) == set(TEMPLATES)
+    for q in questions:
+        t = TEMPLATES[q.template]
+        assert q.anchor in q.question and q.bridge not in q.question
+        assert q.answers[0] not in q.question
+        assert read_relation(t.hop1, text[q.anchor]) == q.bridge
+        assert read_relation(t.hop2, text[q.bridge]) == q.answers[0]
+
+
+@pytest.mark.parametrize(
+    ("prediction", "golds", "em"),
+    [("The Paris", ["paris"], 1.0), ("paris.", ["Paris"], 1.0), ("  PARIS ", ["Paris"], 1.0),
+     ("Paris, France", ["Paris"], 0.0), ("1843", ["1843"], 1.0), ("an apple", ["Apple"], 1.0)],
+)
+def test_exact_match_normalizes_like_squad(prediction: str, golds: list[str], em: float) -> None:
+    assert exact_match(prediction, golds) == em
+
+
+def test_f1_gives_partial_credit() -> None:
+    assert f1("Paris France", ["Paris"]) == pytest.approx(2 / 3)
+    assert f1("London", ["Paris"]) == 0.0
+    assert normalize("The  Quick, brown fox!") == "quick brown fox"
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("<search>who founded x</search>", ("search", "who founded x")),
+     ("<think>first find x</think>\n<search> x founder </search>", ("search", "x founder")),
+     ("<answer>Paris</answer>", ("answer", "Paris")),
+     ("<ANSWER>1843</ANSWER> trailing", ("answer", "1843")),
+     ("search[founder of x]", ("search", "founder of x")),
+     ("answer[Paris]", ("answer", "Paris")),
+     ("I think it is Paris", None), ("<search>unclosed", None)],
+)
+def test_parse_action(text: str, parsed: tuple[str, str] | None) -> None:
+    assert parse_action(text) == parsed
+
+
+def test_search_returns_information_block_with_the_anchor_first(shared) -> None:  # type: ignore[no-untyped-def]
+    env = SearchQAEnv(shared)
+    reset = env.reset(split="test", seed=0)
+    q = env.question
+    assert q is not None and q.question in reset.observation and reset.info["task"] == q.question
+    result = env.step(f"<search>{q.anchor}</search>")
+    assert result.observation.startswith("<information>Doc 1(Title: ") and result.observation.endswith("</information>")
+    assert f"Doc 1(Title: {q.anchor})" in result.observation
+    assert result.reward == 0.0 and not result.done and result.info["searches"] == 1
+
+
+def test_invalid_actions_and_search_limit_are_reported_not_fatal(shared) -> None:  # type: ignore[no-untyped-def]
+    env = SearchQAEnv(shared)
+    env.reset(split="dev", seed=1)
+    bad = env.step("the answer is obviously 42")
+    assert bad.info["valid"] is False and not bad.done and "Invalid action" in bad.observation
+    for _ in range(shared.max_searches):
+        assert env.step("<search>company</search>").info["valid"]
+    capped = env.step("<search>more</search>")
+    assert "Search limit reached" in capped.observation and capped.info["searches"] == shared.max_searches
+    final = env.step("<answer>nobody</answer>")
+    assert final.done and final.reward == 0.0 and final.info["answers"] == env.question.answers
+    with pytest.raises(EpisodeFinished):
+        env.step("<answer>again</answer>")
+
+
+def test_correct_answer_gets_reward_and_same_actions_replay_identically(shared) -> None:  # type: ignore[no-untyped-def]
+    env = SearchQAEnv(shared)
+    env.reset(task_id=shared.index.questions["train"][5].qid)
+    observations = []
+    while not env.done:
+        observations.append(env.step(env.expert_action()).observation)
+    assert env.actions[-1] == f"<answer>{env.question.answers[0]}</answer>"
+    twin = SearchQAEnv(shared)
+    twin.restore(env.snapshot())
+    assert twin.seen == env.seen and twin.done
+
+
+def test_expert_reads_its_way_to_the_answer_on_nearly_every_question(shared) -> None:  # type: ignore[no-untyped-def]
+    env = SearchQAEnv(shared)
+    total = correct = 0
+    for split in ("test", "dev", "train"):
+        for task_id in env.task_ids(split, 0, 40):
+            env.reset(task_id=task_id)
+            while not env.done:
+                result = env.step(env.expert_action())
+            total += 1
+            correct += result.reward
+            assert len(env.actions) == 3  # search anchor, search bridge, answer
+    assert total >= 60 and correct / total >= 0.95
+
+
+def test_splits_and_unknown_tasks(shared) -> None:  # type: ignore[no-untyped-def]
+    env = SearchQAEnv(shared)
+    splits = env.splits()
+    assert set(splits) == {"test", "dev", "train"} and all(n > 0 for n in splits.values())
+    ids = env.task_ids("dev", 2, 3)
+    assert len(ids) == 3 and env.split_of(ids[0]) == "dev"
+    with pytest.raises(UnknownTask):
+        env.reset(task_id="nope")
+
+
+def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
+    corpus = tmp_path / "wiki.jsonl"
+    rows = [{"id": "1", "contents": '"Citibank"\nCitibank was founded in 1812 in New York.'},
+            {"id": "2", "title": "James Madison", "text": "James Madison was president of the United States from 1809 to 1817."}]
+    corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    questions = tmp_path / "bamboogle.csv"
+    questions.write_text("Question,Answer\nWho was president of the United States in the year that Citibank was founded?,james madison\n")
+    build = build_user(corpus, questions, out=tmp_path / "build")
+    index = SearchIndex(build)
+    assert index.search("citibank founded", 1)[0].title == "Citibank"
+    env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build)))
+    env.reset(split="test", seed=0)
+    assert env.expert_action() is None  # no composition known for a user's question
+    assert env.step("<answer>James Madison</answer>").reward == 1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"Question": "q?"}]))
+    with pytest.raises(ValueError, match="lacks Question/Answer"):
+        read_question_file(bad)
