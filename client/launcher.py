@@ -51,6 +51,14 @@ def wait_healthy(url: str, timeout: float, alive: Any = None) -> None:
     raise LaunchError(f"{url} not healthy after {timeout:.0f}s (last error: {last!r})")
 
 
+class Servers(dict[str, str]):
+    """{env: base_url}, plus the process id of each local server (for memory measurements)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pids: dict[str, int] = {}
+
+
 @dataclass
 class ServerSpec:
     """How to start one env server."""
@@ -82,12 +90,12 @@ def launch_local(
     startup_timeout: float = 180.0,
     log_dir: str | None = None,
     env_vars: Mapping[str, str] | None = None,
-) -> Iterator[dict[str, str]]:
-    """Start one `coevo serve` subprocess per env on free ports; yields {env: url}."""
+) -> Iterator[Servers]:
+    """Start one `coevo serve` subprocess per env on free ports; yields {env: url} (with .pids)."""
     specs = _as_specs(envs)
     logs = log_dir or tempfile.mkdtemp(prefix="coevo-servers-")
     procs: list[tuple[subprocess.Popen[bytes], Any]] = []
-    urls: dict[str, str] = {}
+    urls = Servers()
     try:
         for spec in specs:
             port = free_port(host)
@@ -101,6 +109,7 @@ def launch_local(
             )
             procs.append((proc, log))
             urls[spec.env] = f"http://{host}:{port}"
+            urls.pids[spec.env] = proc.pid
         for (proc, log), (env, url) in zip(procs, urls.items()):
             try:
                 wait_healthy(url, startup_timeout, alive=lambda p=proc: p.poll() is None)
