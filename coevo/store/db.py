@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 DEFAULT_SQLITE = "coevo.db"
 
@@ -35,7 +36,12 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
     """An engine for `url` (see `default_db_url`); creates the imported tables unless told not to."""
     url = default_db_url(url)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+        # An in-memory database lives in one connection: share it across threads, or every
+        # pooled connection would see an empty database of its own.
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False}, poolclass=StaticPool if memory else None
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
         engine = create_engine(url, pool_pre_ping=True)
