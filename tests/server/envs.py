@@ -1,0 +1,68 @@
+"""Variants of the fixture env that exercise server paths: threads, crashes, admin commands.
+
+Served by path ("tests.server.envs:SlowGuessEnv"), never registered, so the contract tests'
+env list stays the real one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from coevo.envs.base import StepResult, UnknownCommand
+from tests.fixture_env import GuessEnv
+
+
+class SlowGuessEnv(GuessEnv):
+    """cpu_heavy, so steps run on the env threads; refuses to be entered twice at once."""
+
+    name = "slowguess"
+    cpu_heavy = True
+    max_steps = 1000
+
+    def _step(self, action: str) -> StepResult:
+        if getattr(self, "_busy", False):
+            raise RuntimeError("two steps interleaved on one session")
+        self._busy = True
+        try:
+            time.sleep(0.002)
+            return super()._step(action)
+        finally:
+            self._busy = False
+
+
+class ExplodingEnv(GuessEnv):
+    """Any action containing 'boom' raises an unexpected error inside the env."""
+
+    name = "exploding"
+
+    def _step(self, action: str) -> StepResult:
+        if "boom" in action:
+            raise RuntimeError("secret internal detail /etc/passwd")
+        return super()._step(action)
+
+
+class AdminGuessEnv(GuessEnv):
+    """Has one operator command that changes shared data all sessions see."""
+
+    name = "adminguess"
+
+    @classmethod
+    def load_shared(cls, **options: Any) -> Any:
+        return {"bonus": 0.0, "lock": threading.Lock()}
+
+    @classmethod
+    def admin(cls, shared: Any, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        if command != "set_bonus":
+            raise UnknownCommand(f"no admin command {command!r}")
+        with shared["lock"]:
+            shared["bonus"] = float(payload["bonus"])
+        return {"bonus": shared["bonus"]}
+
+    def _step(self, action: str) -> StepResult:
+        result = super()._step(action)
+        if result.done:
+            result.reward += self.shared["bonus"]
+        return result
