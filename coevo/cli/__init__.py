@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "coevo.cli.envs_cmd",
     "coevo.cli.serve_cmd",
     "coevo.cli.play_cmd",
+    "coevo.cli.searchqa_cmd",
 ]
 
 
