@@ -1,0 +1,109 @@
+"""The trajectory store on SQLite and PostgreSQL: what the server records, the writer's
+batching, and its behaviour when the database misbehaves."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from coevo.store.db import make_engine
+from coevo.store.tables import Episode, StepRecord
+from coevo.store.trajectories import open_episode
+from coevo.store.writer import StepRow, TrajectoryWriter
+from tests.server.conftest import serve
+
+
+def _row(episode: str, index: int, *, reward: float = 0.0, done: bool = False, info=None,
+         observation: str = "obs", total: float = 0.0) -> StepRow:
+    return StepRow(episode, index, f"a{index}", observation, reward, done, False, info or {}, 0.1,
+                   time.time(), total)
+
+
+def _episode(writer: TrajectoryWriter, eid: str, sid: str = "s" * 32, **extra) -> None:
+    now = time.time()
+    writer.episode_started(
+        id=eid, session_id=sid, env="guess", env_version="1", task_id="train-1", seed=0,
+        split="train", status="running", close_reason=None, created_at=now, updated_at=now,
+        closed_at=None, total_reward=0.0, steps=0, parent_id=extra.get("parent_id"),
+        start_step=extra.get("start_step", 0), observation="start", info={"task": "t"},
+    )
+
+
+def test_writer_batches_and_coalesces(db_url: str) -> None:
+    engine = make_engine(db_url)
+    writer = TrajectoryWriter(engine, interval_s=3600)  # flush only when told
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1))
+    writer.step(_row("e1", 2, reward=1.0, done=True, total=1.0, info={"odd": {1, 2}, "n": 3}))
+    assert writer.pending == 3
+    assert writer.flush() == 3 and writer.pending == 0
+    writer.episode_updated("e1", closed_at=time.time(), close_reason="closed")
+    writer.flush()
+    with Session(engine) as db:
+        ep = db.get(Episode, "e1")
+        assert (ep.steps, ep.status, ep.total_reward, ep.close_reason) == (2, "done", 1.0, "closed")
+        steps = db.scalars(select(StepRecord).order_by(StepRecord.index)).all()
+        assert [s.action for s in steps] == ["a1", "a2"]
+        # A value JSON cannot hold is kept as its text rather than losing the batch.
+        assert steps[1].info["n"] == 3 and isinstance(steps[1].info["odd"], str)
+    engine.dispose()
+
+
+def test_writer_keeps_rows_while_the_database_is_down(tmp_path) -> None:
+    dead = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", create=False)
+    writer = TrajectoryWriter(dead, interval_s=3600)
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1))
+    with pytest.raises(Exception):
+        writer.flush()
+    assert writer.pending == 2  # nothing dropped; the next flush retries in order
+    good = make_engine(f"sqlite:///{tmp_path / 'ok.db'}")
+    writer.engine = good
+    assert writer.flush() == 2
+    with Session(good) as db:
+        assert db.get(Episode, "e1") is not None and db.get(StepRecord, ("e1", 1)) is not None
+
+
+def test_nul_in_observations(db_url: str) -> None:
+    engine = make_engine(db_url)
+    writer = TrajectoryWriter(engine, interval_s=3600)
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1, observation="a\x00b"))
+    writer.flush()
+    with Session(engine) as db:
+        stored = db.get(StepRecord, ("e1", 1)).observation
+    assert stored in ("a\x00b", "a\ufffdb")  # PostgreSQL text cannot hold NUL
+    engine.dispose()
+
+
+def test_server_records_episodes_forks_and_resets(db_url: str) -> None:
+    with serve(db_url=db_url) as c:
+        sid = c.post("/sessions", json={"task_id": "train-5", "seed": 4}).json()["session_id"]
+        for a in ("guess 50", "guess 70"):
+            c.post(f"/sessions/{sid}/step", json={"action": a})
+        child = c.post(f"/sessions/{sid}/fork").json()["session_id"]
+        c.post(f"/sessions/{child}/step", json={"action": "guess 86"})
+        c.post(f"/sessions/{sid}/reset", json={"task_id": "test-0"})
+        c.post(f"/sessions/{sid}/step", json={"action": "guess 8"})
+        writer = c.app.state.service.writer
+        writer.flush()
+        engine = writer.engine
+        with Session(engine) as db:
+            eps = db.scalars(select(Episode).order_by(Episode.created_at)).all()
+            first, forked, second = eps
+            assert (first.session_id, first.close_reason, first.steps) == (sid, "reset", 2)
+            assert (forked.parent_id, forked.start_step, forked.steps) == (first.id, 2, 3)
+            assert forked.status == "done" and forked.total_reward == 1.0
+            assert (second.task_id, second.steps, second.status, second.closed_at) == ("test-0", 1, "done", None)
+            fork_steps = db.scalars(select(StepRecord.index).where(StepRecord.episode_id == forked.id)).all()
+            assert fork_steps == [3]  # inherited steps are not copied
+        history = open_episode(engine, child, "guess")
+        assert history is not None and history.actions == ["guess 50", "guess 70", "guess 86"]
+        assert history.total_reward == 1.0 and history.last_observation == "correct"
+        assert open_episode(engine, sid, "guess").actions == ["guess 8"]
+        assert open_episode(engine, sid, "other-env") is None
+        c.delete(f"/sessions/{child}")
+        assert open_episode(engine, child, "guess") is None
