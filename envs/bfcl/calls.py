@@ -1,0 +1,328 @@
+"""Turning an agent's reply (and BFCL's ground-truth call strings) into function calls.
+
+Nothing here evaluates text: Python-call syntax is read with `ast` and only literal values are
+accepted; JSON tool calls are read with `json`. A reply is decoded the way BFCL's prompting
+handlers decode it (strip backticks, wrap in `[...]`, parse a list of calls), with two
+conveniences on top: a fenced code block or a <TOOLCALL> tag is unwrapped first, and JSON tool
+calls are accepted in BFCL's `{"function", "parameters"}` shape as well as the OpenAI-style
+`{"name", "arguments"}` shapes.
+
+For Java and JavaScript entries BFCL parses the call with a Java/JavaScript grammar, which makes
+every argument its *source text* (string literals lose their quotes). We reproduce that from the
+Python AST: a string literal gives its value, anything else gives its source segment, so
+`f(flag=true, n=5, arr=[1, 2])` yields {"flag": "true", "n": "5", "arr": "[1, 2]"}.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import keyword
+import math
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo.envs.bfcl.data import Language
+
+#: A single reply may not carry more calls than this (a guard, far above any BFCL answer).
+MAX_CALLS_PER_REPLY = 64
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_TOOLCALL = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
+_CALL_LIKE = re.compile(r"[A-Za-z_][\w.]*\(")
+_KEYWORD_ARG_SUFFIX = "__bfcl_keyword_arg"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One function call. `error` says why it cannot be used (it is still a call attempt)."""
+
+    name: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
+    error: str | None = None
+
+    def as_bfcl(self) -> dict[str, dict[str, Any]]:
+        """BFCL's decoded form: {function name: {param: value}}."""
+        return {self.name: dict(self.kwargs)}
+
+    def render(self) -> str:
+        """The call as BFCL writes a decoded call back out (the `name` of a tool result)."""
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The calls found in a reply. `error` is set when the reply could not be read as calls."""
+
+    calls: list[Call]
+    format: str | None = None  # "python" | "json" | None
+    error: str | None = None
+
+    @property
+    def has_call(self) -> bool:
+        """BFCL's notion of "the model made a call": decoding worked and found at least one."""
+        return self.error is None and len(self.calls) > 0
+
+    @property
+    def call_errors(self) -> list[str]:
+        return [f"{c.name}: {c.error}" for c in self.calls if c.error]
+
+
+class NotLiteral(ValueError):
+    pass
+
+
+# --------------------------------------------------------------------------- literals
+def literal_value(node: ast.expr) -> Any:
+    """A Python literal (str, number, bool, None, list, tuple, dict), never evaluated code."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, float) and not math.isfinite(node.value):
+            raise NotLiteral(f"{ast.unparse(node)} is not a finite number")
+        if isinstance(node.value, (str, int, float, bool)) or node.value is None:
+            return node.value
+        raise NotLiteral(f"unsupported constant {ast.unparse(node)}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
+        if (
+            isinstance(operand, ast.Constant)
+            and isinstance(operand.value, (int, float))
+            and not isinstance(operand.value, bool)
+        ):
+            return -operand.value if isinstance(node.op, ast.USub) else operand.value
+    if isinstance(node, ast.List):
+        return [literal_value(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(literal_value(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise NotLiteral("`**` unpacking is not a literal")
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            key = literal_value(k)  # type: ignore[arg-type]
+            try:
+                hash(key)
+            except TypeError:
+                raise NotLiteral(f"unhashable dict key {ast.unparse(k)}") from None  # type: ignore[arg-type]
+            out[key] = literal_value(v)
+        return out
+    raise NotLiteral(f"{ast.unparse(node)} is not a literal value")
+
+
+def _source_value(node: ast.expr, source: str) -> Any:
+    """Java/JavaScript argument: a string literal's value, else the argument's source text."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    text = ast.get_source_segment(source, node)
+    return text if text is not None else ast.unparse(node)
+
+
+def _dotted_name(func: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def _escape_keyword_args(body: str) -> str:
+    """Rename arguments spelled like Python keywords (`from=`, `class=`; some Java and live
+    functions have them) so `ast` can read the call; `_kwarg_name` restores them."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return body
+    renames = [
+        tok
+        for tok, nxt in zip(tokens, tokens[1:])
+        if tok.type == tokenize.NAME
+        and keyword.iskeyword(tok.string)
+        and nxt.type == tokenize.OP
+        and nxt.string == "="
+    ]
+    if not renames:
+        return body
+    lines = body.splitlines(keepends=True)
+    for tok in reversed(renames):  # right to left keeps earlier offsets valid
+        row, col = tok.start[0] - 1, tok.start[1]
+        line = lines[row]
+        lines[row] = line[:col] + tok.string + _KEYWORD_ARG_SUFFIX + line[col + len(tok.string) :]
+    return "".join(lines)
+
+
+def _kwarg_name(name: str) -> str:
+    if name.endswith(_KEYWORD_ARG_SUFFIX):
+        original = name[: -len(_KEYWORD_ARG_SUFFIX)]
+        if keyword.iskeyword(original):
+            return original
+    return name
+
+
+def _call_from_node(
+    node: ast.Call, source: str, language: Language, allow_positional: bool
+) -> Call:
+    name = _dotted_name(node.func)
+    if name is None:
+        return Call(ast.unparse(node.func), error="the called object must be a function name")
+    kwargs: dict[str, Any] = {}
+    args: list[Any] = []
+    try:
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise NotLiteral("`**` unpacking is not supported; name every argument")
+            arg = _kwarg_name(kw.arg)
+            if arg in kwargs:
+                raise NotLiteral(f"argument {arg!r} is given twice")
+            if language is Language.PYTHON:
+                kwargs[arg] = literal_value(kw.value)
+            else:
+                kwargs[arg] = _source_value(kw.value, source)
+        if node.args:
+            if not allow_positional:
+                raise NotLiteral(
+                    "positional arguments are not supported; name every argument, "
+                    f"e.g. {name}(param=value)"
+                )
+            for a in node.args:
+                if isinstance(a, ast.Starred):
+                    raise NotLiteral("`*` unpacking is not supported")
+                args.append(literal_value(a))
+    except NotLiteral as e:
+        return Call(name, kwargs, tuple(args), error=str(e))
+    return Call(name, kwargs, tuple(args))
+
+
+# --------------------------------------------------------------------------- python syntax
+def _unwrap(text: str) -> str:
+    m = _TOOLCALL.search(text)
+    if m:
+        text = m.group(1)
+    m = _FENCE.search(text)
+    if m:
+        text = m.group(1)
+    return text.strip()
+
+
+def decode_python(text: str, language: Language = Language.PYTHON) -> Decoded:
+    """`[f(a=1), g(b='x')]` (brackets optional), as BFCL's prompting decoder reads it."""
+    body = text.strip("`\n ")
+    if not body.startswith("["):
+        body = "[" + body
+    if not body.endswith("]"):
+        body = body + "]"
+    body = _escape_keyword_args(body)
+    try:
+        tree = ast.parse(body, mode="eval")
+    except SyntaxError as e:
+        return Decoded([], "python", f"not a list of function calls: {e.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        return Decoded([], "python", "not a list of function calls")
+    top = tree.body
+    elements = top.elts if isinstance(top, (ast.List, ast.Tuple)) else [top]
+    if len(elements) > MAX_CALLS_PER_REPLY:
+        return Decoded([], "python", f"more than {MAX_CALLS_PER_REPLY} calls in one reply")
+    calls: list[Call] = []
+    for el in elements:
+        if not isinstance(el, ast.Call):
+            return Decoded([], "python", f"{ast.unparse(el)[:80]!r} is not a function call")
+        calls.append(_call_from_node(el, body, language, allow_positional=False))
+    return Decoded(calls, "python")
+
+
+# --------------------------------------------------------------------------- JSON tool calls
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _loads(text: str) -> Any:
+    """json.loads without NaN/Infinity (they cannot travel back out as JSON)."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _json_call(obj: Any) -> Call:
+    if not isinstance(obj, dict):
+        raise ValueError("each tool call must be a JSON object")
+    if "function" in obj and isinstance(obj["function"], dict):  # {"type": "function", "function": {...}}
+        obj = obj["function"]
+    if "function" in obj and isinstance(obj["function"], str):  # BFCL's own JSON format
+        name, arguments = obj["function"], obj.get("parameters", obj.get("arguments", {}))
+    elif "name" in obj and isinstance(obj["name"], str):
+        name, arguments = obj["name"], obj.get("arguments", obj.get("parameters", {}))
+    else:
+        raise ValueError('a tool call needs a "name" (or "function") and "arguments"')
+    if isinstance(arguments, str):
+        try:
+            arguments = _loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as e:
+            return Call(name, error=f"arguments are not valid JSON: {e.msg}")
+        except (ValueError, RecursionError) as e:
+            return Call(name, error=f"arguments are not valid JSON: {e}")
+    if not isinstance(arguments, dict):
+        return Call(name, error="arguments must be a JSON object")
+    return Call(name, dict(arguments))
+
+
+def decode_json(text: str) -> Decoded | None:
+    """JSON tool calls, or None when the text is not JSON at all."""
+    body = text.strip()
+    if not body or body[0] not in "[{":
+        return None
+    try:
+        data = _loads(body)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    if isinstance(data, dict) and isinstance(data.get("tool_calls"), list):
+        data = data["tool_calls"]
+    items = data if isinstance(data, list) else [data]
+    if len(items) > MAX_CALLS_PER_REPLY:
+        return Decoded([], "json", f"more than {MAX_CALLS_PER_REPLY} calls in one reply")
+    try:
+        calls = [_json_call(item) for item in items]
+    except ValueError as e:
+        return Decoded([], "json", str(e))
+    return Decoded(calls, "json")
+
+
+def decode_reply(text: str, language: Language = Language.PYTHON) -> Decoded:
+    """The calls in an agent reply: JSON tool calls if it is JSON, else Python-call syntax."""
+    if not isinstance(text, str):
+        return Decoded([], None, "the reply must be text")
+    body = _unwrap(text)
+    if not body:
+        return Decoded([], None)
+    as_json = decode_json(body)
+    if as_json is not None and (as_json.error is None or body.lstrip().startswith("{")):
+        return as_json
+    return decode_python(body, language)
+
+
+def looks_like_call_attempt(text: str) -> bool:
+    """Whether an unreadable reply was meant as calls (`name(`, a bracket, a code fence) rather
+    than plain prose; used only to explain, never to score."""
+    body = text.strip()
+    return bool(body) and (body[0] in "[{`<" or _CALL_LIKE.search(body) is not None)
+
+
+# --------------------------------------------------------------------------- ground truth
+def parse_ground_truth_call(text: str) -> Call:
+    """One call string of BFCL's multi-turn ground truth, e.g. "sort('final_report.pdf')".
+
+    These may pass arguments by position; values must be literals. Raises ValueError otherwise.
+    """
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"ground-truth call {text!r} does not parse: {e.msg}") from None
+    if not isinstance(node, ast.Call):
+        raise ValueError(f"ground-truth entry {text!r} is not a call")
+    call = _call_from_node(node, text, Language.PYTHON, allow_positional=True)
+    if call.error:
+        raise ValueError(f"ground-truth call {text!r}: {call.error}")
+    return call
