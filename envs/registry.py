@@ -18,6 +18,7 @@ from coevo.envs.base import Env
 BUILTIN: dict[str, str] = {
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "webshop": "coevo.envs.webshop.env:WebShopEnv",
 }
 
 

@@ -1,0 +1,262 @@
+"""The WebShop environment: WebShop's text-mode site over a shared catalog, index and goals.
+
+A session holds only its page state (goal, keywords, result numbers, page, product, chosen
+options, the current page text); products come from the shared SQL catalog on demand and
+search from the shared memory-mapped index, so thousands of sessions fit in one small process.
+
+Actions are WebShop's: `search[keywords]` (from any page, as in WebShop's text env) and
+`click[value]` on a clickable of the current page. Arguments are lower-cased; anything else
+leaves the page as it is with reward 0. Buying (`click[buy now]`) ends the episode with
+WebShop's reward.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.envs.webshop import pages
+from coevo.envs.webshop.build import DEFAULT_PRODUCTS, Manifest, ensure_built
+from coevo.envs.webshop.catalog import Catalog
+from coevo.envs.webshop.colors import normalize_color
+from coevo.envs.webshop.fuzzy import token_set_ratio
+from coevo.envs.webshop.goals import Goal, GoalSet
+from coevo.envs.webshop.reward import reward as webshop_reward
+from coevo.envs.webshop.search import TOP_K, Searcher
+
+#: WebShop's action parser: name, then the argument in the outermost brackets.
+_ACTION = re.compile(r"(.+)\[(.+)\]")
+PAGE_SIZE = 10
+#: Pages of results the expert looks through before it gives up (the top 50 hold 5).
+_EXPERT_PAGES = TOP_K // PAGE_SIZE
+
+
+@dataclass
+class WebShopData:
+    """Everything sessions share: read-only."""
+
+    folder: Path
+    manifest: Manifest
+    catalog: Catalog
+    searcher: Searcher
+    goals: GoalSet
+    show_attrs: bool
+
+
+def parse_action(action: str) -> tuple[str, str | None]:
+    """WebShop's `parse_action`: ("search", "red shoes") for "search[red shoes]"."""
+    match = _ACTION.match(action)
+    if match is None:
+        return action, None
+    return match.group(1), match.group(2)
+
+
+class WebShopEnv(Env):
+    name = "webshop"
+    version = "1"
+    action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
+    max_steps = 15
+    default_split = "train"
+    cpu_heavy = True
+
+    @classmethod
+    def load_shared(
+        cls,
+        data_dir: str | None = None,
+        products: int | str = DEFAULT_PRODUCTS,
+        seed: int | str = 0,
+        goals: str = "auto",
+        db_url: str | None = None,
+        show_attrs: bool | str = False,
+        **_: Any,
+    ) -> WebShopData:
+        """Open a built data directory (`data_dir`), or the default generated one, built on first use.
+
+        goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built).
+        """
+        folder = Path(data_dir).expanduser() if data_dir else ensure_built(int(products), int(seed))
+        manifest = Manifest.read(folder)
+        catalog = Catalog(manifest.catalog_url(folder, db_url))
+        kind = goals
+        if kind == "auto":
+            kind = "human" if manifest.human_goals else "synthetic"
+        if kind == "human" and not manifest.human_goals:
+            raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
+        goal_set = GoalSet(folder, kind, catalog, manifest.seed)
+        flag = show_attrs if isinstance(show_attrs, bool) else str(show_attrs).lower() in ("1", "true", "yes")
+        return WebShopData(folder, manifest, catalog, Searcher(folder / "index"), goal_set, flag)
+
+    def __init__(self, shared: Any = None, **options: Any) -> None:
+        super().__init__(shared, **options)
+        self.data: WebShopData = self.shared
+        self.goal: Goal | None = None
+        self._clear_page_state()
+        self.page: pages.Page | None = None
+
+    def _clear_page_state(self) -> None:
+        self.where = "index"  # index | results | item | sub | done
+        self.keywords: str | None = None
+        self.results: tuple[int, ...] = ()
+        self.page_no = 1
+        self.product_idx: int | None = None
+        self.options: dict[str, str] = {}
+        self.sub: str | None = None
+        self.links: dict[str, int] = {}  # asin (lower-cased) -> product number, on a results page
+
+    # ----------------------------------------------------------------- catalogue
+    def splits(self) -> Mapping[str, int]:
+        return {name: stop - start for name, (start, stop) in self.data.goals.ranges.items()}
+
+    def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
+        if split not in self.data.goals.ranges:
+            raise UnknownSplit(f"unknown split {split!r}; known: {sorted(self.data.goals.ranges)}")
+        start, stop = self.data.goals.ranges[split]
+        first = start + max(0, offset)
+        last = stop if limit is None else min(stop, first + max(0, limit))
+        return [str(i) for i in range(first, last)]
+
+    def _position(self, task_id: str) -> int:
+        if not task_id.isdigit() or int(task_id) >= self.data.goals.total:
+            raise UnknownTask(f"unknown task id {task_id!r}: WebShop goals are 0..{self.data.goals.total - 1}")
+        return int(task_id)
+
+    def split_of(self, task_id: str) -> str:
+        position = self._position(task_id)
+        for name, (start, stop) in self.data.goals.ranges.items():
+            if start <= position < stop:
+                return name
+        raise UnknownTask(f"unknown task id {task_id!r}")
+
+    def describe_task(self, task_id: str) -> dict[str, Any]:
+        goal = self.data.goals.at(self._position(task_id))
+        return {"instruction": goal.instruction_text, "goal_type": goal.kind, "category": goal.product.category}
+
+    # ----------------------------------------------------------------- episode
+    def _reset(self, task_id: str, seed: int) -> ResetResult:
+        self.goal = self.data.goals.at(self._position(task_id))
+        self._clear_page_state()
+        self.page = pages.search_page(self.goal.instruction_text)
+        return ResetResult(self.page.observation, self._info())
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        assert self.goal is not None and self.page is not None
+        return {"task": self.goal.instruction_text, "available_actions": self.page.available_actions(), **extra}
+
+    def _step(self, action: str) -> StepResult:
+        assert self.page is not None
+        name, arg = parse_action(action.strip())
+        arg = arg.lower() if arg is not None else None
+        if name == "search" and arg:
+            self._search(arg, 1)
+        elif name == "click" and arg is not None and arg in self.page.clickables and arg != "search":
+            reward = self._click(arg)
+            if reward is not None:
+                return StepResult(self.page.observation, reward[0], True, info=self._info(valid=True, **reward[1]))
+        else:
+            return StepResult(self.page.observation, 0.0, False, info=self._info(valid=False))
+        return StepResult(self.page.observation, 0.0, False, info=self._info(valid=True))
+
+    # ----------------------------------------------------------------- pages
+    def _instruction(self) -> str:
+        assert self.goal is not None
+        return self.goal.instruction_text
+
+    def _search(self, keywords: str, page_no: int) -> None:
+        if keywords != self.keywords:
+            self.results = tuple(self.data.searcher.search(keywords))
+        self.where, self.keywords, self.page_no = "results", keywords, page_no
+        self.product_idx, self.options, self.sub = None, {}, None
+        shown = self.results[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE]
+        listed = self.data.catalog.listing(shown)
+        self.links = {p.asin.lower(): idx for p, idx in zip(listed, shown)}
+        self.page = pages.results_page(self._instruction(), page_no, len(self.results), listed)
+
+    def _show_item(self) -> None:
+        assert self.product_idx is not None
+        product = self.data.catalog.product(self.product_idx)
+        self.where, self.sub, self.links = "item", None, {}
+        self.page = pages.item_page(self._instruction(), product.shown(), self.data.show_attrs)
+
+    def _click(self, arg: str) -> tuple[float, dict[str, Any]] | None:
+        """WebShop's click dispatch (SimServer.receive); returns (reward, details) on Buy Now."""
+        assert self.page is not None and self.goal is not None
+        if arg == pages.BUY_NOW.lower():
+            assert self.product_idx is not None
+            product = self.data.catalog.product(self.product_idx)
+            total, details = webshop_reward(product.purchasable(), self.goal.spec(), product.price, self.options)
+            self.where = "done"
+            self.page = pages.done_page(product.asin, self.options, total)
+            return total, {"reward_details": details, "purchased": product.asin}
+        if arg == pages.BACK_TO_SEARCH.lower():
+            self._clear_page_state()
+            self.page = pages.search_page(self._instruction())
+        elif arg == pages.NEXT_PAGE.lower() and self.where == "results":
+            assert self.keywords is not None
+            self._search(self.keywords, self.page_no + 1)
+        elif arg == pages.PREV_PAGE.lower() and self.where == "results":
+            assert self.keywords is not None
+            self._search(self.keywords, self.page_no - 1)
+        elif arg == pages.PREV_PAGE.lower() and self.where == "sub":
+            self._show_item()
+        elif arg == pages.PREV_PAGE.lower() and self.where == "item":
+            assert self.keywords is not None
+            self._search(self.keywords, self.page_no)
+        elif arg in {p.lower() for p in pages.SUB_PAGES}:
+            assert self.product_idx is not None
+            which = next(p for p in pages.SUB_PAGES if p.lower() == arg)
+            product = self.data.catalog.product(self.product_idx)
+            self.where, self.sub = "sub", which
+            self.page = pages.sub_page(self._instruction(), product.shown(), which)
+        else:
+            if arg in self.links and self.where == "results":
+                self.product_idx = self.links[arg]
+            elif self.page.clickables.get(arg) is not None:
+                self.options[self.page.clickables[arg]] = arg  # type: ignore[index]
+            self._show_item()
+        return None
+
+    # ----------------------------------------------------------------- expert
+    def expert_action(self) -> str | None:
+        """Search the goal product's title, open it, choose the goal options, buy."""
+        if self.goal is None or self.done or self.page is None:
+            return None
+        target = self.goal.product
+        if self.where == "index":
+            return f"search[{target.title.lower()}]"
+        if self.where == "results":
+            if target.asin.lower() in self.links:
+                return f"click[{target.asin.lower()}]"
+            if self.page_no < _EXPERT_PAGES and len(self.results) > self.page_no * PAGE_SIZE:
+                return f"click[{pages.NEXT_PAGE.lower()}]"
+            return None  # not in the top 50: this expert gives up
+        if self.where == "sub":
+            return f"click[{pages.PREV_PAGE.lower()}]"
+        if self.where == "item":
+            if self.product_idx != target.idx:
+                return f"click[{pages.PREV_PAGE.lower()}]"
+            for group, value in self._expert_options(target.options).items():
+                if self.options.get(group) != value and value in self.page.clickables:
+                    return f"click[{value}]"
+            return f"click[{pages.BUY_NOW.lower()}]"
+        return None
+
+    def _expert_options(self, offered: Mapping[str, Sequence[str]]) -> dict[str, str]:
+        """The option value to pick in each group: the goal's own for synthetic goals; for human
+        goals, the offered value that best matches each goal option (WebShop's fuzzy ratio)."""
+        assert self.goal is not None
+        wanted = self.goal.options
+        if isinstance(wanted, Mapping):
+            return dict(wanted)
+        chosen: dict[str, str] = {}
+        for text in wanted:
+            best = max(
+                ((token_set_ratio(normalize_color(v), normalize_color(text)), g, v) for g, vs in offered.items() for v in vs),
+                default=None,
+            )
+            if best is not None and best[0] > 85 and best[1] not in chosen:
+                chosen[best[1]] = best[2]
+        return chosen
