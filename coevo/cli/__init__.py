@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "coevo.cli.serve_cmd",
     "coevo.cli.play_cmd",
     "coevo.cli.searchqa_cmd",
+    "coevo.cli.webshop_cmd",
 ]
 
 
