@@ -16,6 +16,7 @@ from coevo.envs.base import Env
 
 #: name -> "module:Class". One line per built-in env.
 BUILTIN: dict[str, str] = {
+    "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",

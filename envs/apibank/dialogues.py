@@ -64,14 +64,18 @@ def load_dialogue_file(path: Path, level: int, task_id: str) -> Dialogue:
 
 
 def load_shipped(samples_dir: Path) -> dict[int, list[Dialogue]]:
-    """Level -> dialogues of `lv1-lv2-samples/`, sorted by file name (task ids l1-*/l2-*)."""
+    """Level -> dialogues of `lv1-lv2-samples/`, sorted by file name (task ids l1-*/l2-*).
+
+    Empty files are skipped (the release's level-1 folder has one: SearchEngine-level-1-1).
+    """
     found: dict[int, list[Dialogue]] = {}
     for level, sub in LEVEL_DIRS.items():
         folder = samples_dir / sub
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder} is missing (expected API-Bank's {sub} dialogues)")
-        found[level] = [
+        dialogues = [
             load_dialogue_file(path, level, f"l{level}-{path.stem}")
             for path in sorted(folder.glob("*.jsonl"))
         ]
+        found[level] = [d for d in dialogues if d.turns]
     return found

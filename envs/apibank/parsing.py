@@ -57,3 +57,21 @@ def format_api_call(name: str, arguments: Mapping[str, Any]) -> str:
 def is_api_request(action: str) -> bool:
     """Whether an agent action is an API request rather than a reply to the user."""
     return action.lstrip().startswith(PREFIX) or get_api_call(action) is not None
+
+
+def request_text(name: str, arguments: Mapping[str, Any]) -> str:
+    """An `API-Request:` line that `parse_api_call` reads back as exactly `arguments`.
+
+    List literals go unquoted (the argument pattern reads `key=[...]`); other values are quoted
+    with whichever quote they do not contain.
+    """
+    parts = []
+    for key, value in arguments.items():
+        text = str(value)
+        if text.startswith("[") and text.endswith("]"):
+            parts.append(f"{key}={text}")
+        elif "'" in text:
+            parts.append(f'{key}="{text}"')
+        else:
+            parts.append(f"{key}='{text}'")
+    return f"{PREFIX} [{name}({', '.join(parts)})]"

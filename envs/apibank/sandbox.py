@@ -242,3 +242,14 @@ class SandboxSession:
     def call(self, name: str, arguments: Mapping[str, Any],
              hints: Mapping[str, Any] | None = None) -> CallResult:
         return execute(self.catalogue, self.level, self.state, self.resources, name, arguments, hints)
+
+    def fork(self) -> SandboxSession:
+        """An independent copy of this session (copies only the tables it has written)."""
+        clone = SandboxSession.__new__(SandboxSession)
+        clone.resources, clone.level, clone.catalogue = self.resources, self.level, self.catalogue
+        tables = self.state.tables
+        owned = {name: tables.read(name) for name in tables.written}
+        clone.state = SessionState(SessionTables(self.resources.tables, owned),
+                                   seed=self.state.seed, calls=self.state.calls,
+                                   memory=dict(self.state.memory))
+        return clone

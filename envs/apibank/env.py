@@ -1,0 +1,245 @@
+"""The API-Bank env: play the AI side of a tool-use dialogue, scored as API-Bank scores it.
+
+An episode is one dialogue. The agent acts where API-Bank evaluates: at every API call of the
+ground truth (it must emit `API-Request: [Name(...)]`) and at every AI reply that directly
+follows a call (free text). Other turns are revealed as the dialogue advances. As in API-Bank's
+evaluation the history is the ground truth's (teacher forcing): after each step the recorded turn
+is shown, and the session's sandbox executes the ground-truth call so its databases follow the
+dialogue. The agent's own call runs on a throw-away fork of that sandbox and is correct when the
+API name matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
+ROUGE-L F against the recorded reply. `info` carries the running API accuracy, the mean ROUGE-L
+and, at the end, `success` (every call correct).
+
+Tasks: `l1-*` and `l2-*` are the benchmark's level-1/2 dialogues (splits level1, level2; only
+when an API-Bank folder is configured); `gen-train-*` and `gen-test-*` are generated dialogues of
+levels 1-3 over the loaded databases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from coevo.envs.apibank.checks import is_correct
+from coevo.envs.apibank.dialogues import Dialogue
+from coevo.envs.apibank.generator import LEVEL_CYCLE, generate
+from coevo.envs.apibank.parsing import format_api_call, is_api_request, parse_api_call, request_text
+from coevo.envs.apibank.render import ASK_API, ASK_REPLY, api_line, header
+from coevo.envs.apibank.resources import Resources, build_resources
+from coevo.envs.apibank.sandbox import SandboxSession, hints_from_record
+from coevo.envs.apibank.specs import catalogue
+from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
+
+GENERATED_SPLITS = ("train", "test")
+
+
+@lru_cache(maxsize=1)
+def _rouge() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"])
+
+
+def rouge_l(reference: str, prediction: str) -> float:
+    """ROUGE-L F between the recorded reply and the agent's (0 for an empty reply)."""
+    if not prediction.strip():
+        return 0.0
+    return float(_rouge().score(reference, prediction)["rougeL"].fmeasure)
+
+
+def _seed_of(task_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(task_id.encode()).digest()[:8], "big")
+
+
+@dataclass
+class Shared:
+    resources: Resources
+    sizes: dict[str, int]
+    shipped: dict[str, Dialogue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._generated = lru_cache(maxsize=4096)(self._generate)
+
+    def _generate(self, task_id: str) -> Dialogue:
+        _, split, number = task_id.split("-")
+        level = LEVEL_CYCLE[int(number) % len(LEVEL_CYCLE)]
+        return generate(self.resources, task_id, _seed_of(task_id), level)
+
+    def dialogue(self, task_id: str) -> Dialogue:
+        if task_id in self.shipped:
+            return self.shipped[task_id]
+        self.split_of(task_id)
+        return self._generated(task_id)
+
+    def split_of(self, task_id: str) -> str:
+        if task_id in self.shipped:
+            return "level1" if task_id.startswith("l1-") else "level2"
+        parts = task_id.split("-")
+        if (len(parts) == 3 and parts[0] == "gen" and parts[1] in GENERATED_SPLITS
+                and parts[2].isdigit() and int(parts[2]) < self.sizes[parts[1]]):
+            return parts[1]
+        raise UnknownTask(f"unknown task id {task_id!r}")
+
+
+def decision_points(dialogue: Dialogue) -> list[int]:
+    """Turns API-Bank evaluates: each API call, and each AI reply right after one.
+
+    A dialogue without calls (two of the benchmark's have none) is scored on its last AI reply.
+    """
+    points: list[int] = []
+    for i, turn in enumerate(dialogue.turns):
+        if turn.role == "API" or (turn.role == "AI" and i > 0 and dialogue.turns[i - 1].role == "API"):
+            points.append(i)
+    if not points:
+        points = [i for i, turn in enumerate(dialogue.turns) if turn.role == "AI"][-1:]
+    return points
+
+
+class ApiBankEnv(Env):
+    name = "apibank"
+    version = "1"
+    action_format = ("API-Request: [ApiName(key1='value1', key2='value2', ...)] when an API call "
+                     "is expected, otherwise the AI's reply to the user")
+    max_steps = 64
+    default_split = "train"
+    cpu_heavy = False
+
+    # ----------------------------------------------------------------- shared data
+    @classmethod
+    def load_shared(cls, data_dir: str | None = None, retriever: str = "bm25",
+                    train_size: int | str = 5000, test_size: int | str = 500,
+                    **_: Any) -> Shared:
+        resources = build_resources(data_dir, retriever=str(retriever))
+        sizes = {"train": int(train_size), "test": int(test_size)}
+        shipped = {d.task_id: d for level in sorted(resources.shipped)
+                   for d in resources.shipped[level]}
+        return Shared(resources, sizes, shipped)
+
+    # ----------------------------------------------------------------- catalogue
+    def splits(self) -> Mapping[str, int]:
+        counts = dict(self.shared.sizes)
+        for level, dialogues in sorted(self.shared.resources.shipped.items()):
+            counts[f"level{level}"] = len(dialogues)
+        return counts
+
+    def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
+        sizes = self.splits()
+        if split not in sizes:
+            return []
+        stop = sizes[split] if limit is None else min(sizes[split], offset + limit)
+        if split in GENERATED_SPLITS:
+            return [f"gen-{split}-{i:06d}" for i in range(offset, stop)]
+        level = int(split[-1])
+        return [d.task_id for d in self.shared.resources.shipped[level][offset:stop]]
+
+    def split_of(self, task_id: str) -> str:
+        return self.shared.split_of(task_id)
+
+    def describe_task(self, task_id: str) -> dict[str, Any]:
+        dialogue = self.shared.dialogue(task_id)
+        return {"level": dialogue.level, "apis": list(dialogue.api_names),
+                "source": dialogue.source}
+
+    # ----------------------------------------------------------------- episode
+    def _docs(self) -> list:
+        specs = catalogue(self.dialogue.level)
+        if self.dialogue.level == 1:
+            return [specs[name] for name in self.dialogue.api_names if name in specs]
+        return [specs["ToolSearcher"]]
+
+    def _reset(self, task_id: str, seed: int) -> ResetResult:
+        self.dialogue = self.shared.dialogue(task_id)
+        self.points = decision_points(self.dialogue)
+        self.point = 0
+        self.world = SandboxSession(self.shared.resources, self.dialogue.level, seed=seed)
+        self.api_calls = self.api_correct = self.replies = 0
+        self.rouge_total = 0.0
+        first_user = next((t.text for t in self.dialogue.turns if t.role == "User"), "")
+        info = {"task": first_user, "level": self.dialogue.level,
+                "expects": self._expects(), "decision_points": len(self.points)}
+        return ResetResult(self._observation(), info)
+
+    def _expects(self) -> str | None:
+        if self.point >= len(self.points):
+            return None
+        return "api" if self.dialogue.turns[self.points[self.point]].role == "API" else "reply"
+
+    def _history(self, upto: int) -> list[str]:
+        lines = []
+        for turn in self.dialogue.turns[:upto]:
+            if turn.role == "API":
+                lines.append(api_line(format_api_call(turn.api_name, turn.param_dict), turn.result))
+            else:
+                lines.append(f"{turn.role}: {turn.text}")
+        return lines
+
+    def _observation(self) -> str:
+        upto = self.points[self.point] if self.point < len(self.points) else len(self.dialogue.turns)
+        lines = [header(self.dialogue.level, self._docs()), "", *self._history(upto)]
+        expects = self._expects()
+        if expects is not None:
+            lines.append(ASK_API if expects == "api" else ASK_REPLY)
+        return "\n".join(lines)
+
+    def _judge_call(self, action: str, truth: Any) -> dict[str, Any]:
+        parsed = parse_api_call(action)
+        if parsed is None:
+            return {"correct": False, "error": "No API call found"}
+        if parsed.name != truth.api_name:
+            return {"correct": False,
+                    "error": f"API Name Mismatch: {parsed.name} vs {truth.api_name}"}
+        outcome = self.world.fork().call(parsed.name, parsed.arguments)
+        correct = outcome.valid and is_correct(self.dialogue.level, truth.api_name,
+                                               outcome.result, truth.result or {})
+        return {"correct": correct, "api_result": outcome.result,
+                **({} if outcome.valid else {"error": outcome.exception})}
+
+    def _step(self, action: str) -> StepResult:
+        index = self.points[self.point]
+        truth = self.dialogue.turns[index]
+        info: dict[str, Any] = {"kind": "api" if truth.role == "API" else "reply"}
+        if truth.role == "API":
+            verdict = self._judge_call(action, truth)
+            info.update(verdict)
+            reward = 1.0 if verdict["correct"] else 0.0
+            self.api_calls += 1
+            self.api_correct += int(verdict["correct"])
+            # The world follows the ground truth (teacher forcing), whatever the agent did.
+            self.world.call(truth.api_name, truth.param_dict,
+                            hints_from_record(truth.api_name, truth.result))
+        else:
+            text = action.strip()
+            if text.startswith("AI:"):
+                text = text[3:].strip()
+            reward = rouge_l(truth.text, text)
+            info["rouge_l"] = reward
+            info["is_api_request"] = is_api_request(action)
+            self.replies += 1
+            self.rouge_total += reward
+        self.point += 1
+        done = self.point >= len(self.points)
+        info.update(self._progress(done))
+        return StepResult(self._observation(), reward, done, info=info)
+
+    def _progress(self, done: bool) -> dict[str, Any]:
+        progress: dict[str, Any] = {
+            "api_calls": self.api_calls,
+            "api_correct": self.api_correct,
+            "api_accuracy": self.api_correct / self.api_calls if self.api_calls else None,
+            "mean_rouge_l": self.rouge_total / self.replies if self.replies else None,
+            "expects": self._expects(),
+        }
+        if done:
+            progress["success"] = self.api_correct == self.api_calls
+        return progress
+
+    def expert_action(self) -> str | None:
+        if self.task_id is None or self.done or self.point >= len(self.points):
+            return None
+        truth = self.dialogue.turns[self.points[self.point]]
+        if truth.role == "API":
+            return request_text(truth.api_name, truth.param_dict)
+        return truth.text
