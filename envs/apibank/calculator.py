@@ -10,6 +10,8 @@ number of steps with 'invalid formula'.
 
 from __future__ import annotations
 
+import operator
+
 OPERATORS = "+-*/"
 ALLOWED = set("0123456789+-*/()")
 MAX_STEPS = 10_000
@@ -46,20 +48,15 @@ def tokenize(formula: str) -> list[Token]:
     return tokens
 
 
+_OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+
+
 def _apply(left: Token, op: Token, right: Token) -> Token:
-    if not isinstance(left, float) or not isinstance(right, float):
-        # The original would fail inside Python arithmetic on a str operand.
-        raise FormulaError(f"unsupported operand type(s) for {op}: "
-                           f"'{type(left).__name__}' and '{type(right).__name__}'")
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left - right
-    if op == "*":
-        return left * right
-    if right == 0:
-        raise FormulaError("float division by zero")
-    return left / right
+    """Python's own arithmetic on the two tokens, so odd inputs fail with Python's own text."""
+    try:
+        return _OPERATIONS[op](left, right)  # type: ignore[index]
+    except (TypeError, ZeroDivisionError) as exc:
+        raise FormulaError(str(exc)) from None
 
 
 class _Budget:

@@ -62,16 +62,15 @@ def is_api_request(action: str) -> bool:
 def request_text(name: str, arguments: Mapping[str, Any]) -> str:
     """An `API-Request:` line that `parse_api_call` reads back as exactly `arguments`.
 
-    List literals go unquoted (the argument pattern reads `key=[...]`); other values are quoted
-    with whichever quote they do not contain.
+    List literals go unquoted (the argument pattern reads `key=[...]`); other values are quoted.
+    A value holding a quote cannot be written at all under API-Bank's pattern (it stops at the
+    first quote), so generated dialogues never use one.
     """
     parts = []
     for key, value in arguments.items():
         text = str(value)
         if text.startswith("[") and text.endswith("]"):
             parts.append(f"{key}={text}")
-        elif "'" in text:
-            parts.append(f'{key}="{text}"')
         else:
             parts.append(f"{key}='{text}'")
     return f"{PREFIX} [{name}({', '.join(parts)})]"

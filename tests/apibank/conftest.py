@@ -1,0 +1,25 @@
+"""API-Bank fixtures: the real data folder beside the checkout (skipped when absent) and the
+generated-data resources every machine has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coevo.envs.apibank.resources import Resources, build_resources
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "api-bank"
+
+
+@pytest.fixture(scope="session")
+def generated() -> Resources:
+    return build_resources(None)
+
+
+@pytest.fixture(scope="session")
+def real() -> Resources:
+    if not (DATA_DIR / "init_database").is_dir():
+        pytest.skip(f"API-Bank data not found at {DATA_DIR}")
+    return build_resources(DATA_DIR)

@@ -1,0 +1,153 @@
+"""Episodes: observations, rewards as API-Bank scores, expert, determinism, HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from coevo.config import ServerConfig
+from coevo.envs.apibank.env import ApiBankEnv, decision_points, rouge_l
+from coevo.envs.registry import make
+from coevo.server import create_app
+from tests.apibank.conftest import DATA_DIR
+
+OPTIONS = {"train_size": 60, "test_size": 20}
+
+
+@pytest.fixture(scope="module")
+def env() -> ApiBankEnv:
+    return make("apibank", **OPTIONS)  # type: ignore[return-value]
+
+
+def _play(env: ApiBankEnv, task_id: str, policy=None) -> tuple[list[float], dict]:
+    env.reset(task_id=task_id)
+    rewards = []
+    while True:
+        action = policy(env) if policy else env.expert_action()
+        result = env.step(action)
+        rewards.append(result.reward)
+        if result.done:
+            return rewards, result.info
+
+
+def test_splits_without_data(env: ApiBankEnv) -> None:
+    assert dict(env.splits()) == {"train": 60, "test": 20}
+    assert env.split_of("gen-test-000003") == "test"
+    levels = {env.describe_task(t)["level"] for t in env.task_ids("train", 0, 10)}
+    assert levels == {1, 2, 3}
+
+
+def test_expert_scores_full_accuracy_on_generated(env: ApiBankEnv) -> None:
+    for task_id in env.task_ids("train", 0, 30):
+        rewards, info = _play(env, task_id)
+        assert info["success"] and info["api_accuracy"] == 1.0, task_id
+        assert all(r == 1.0 for r in rewards)
+
+
+def test_observation_docs_by_level(env: ApiBankEnv) -> None:
+    by_level = {}
+    for task_id in env.task_ids("train", 0, 10):
+        by_level.setdefault(env.describe_task(task_id)["level"], task_id)
+    obs = env.reset(task_id=by_level[1]).observation
+    apis = env.describe_task(by_level[1])["apis"]
+    assert all(f'"name": "{name}"' in obs for name in apis)
+    assert '"name": "ToolSearcher"' not in obs and obs.endswith("Generate API Request:")
+    for level in (2, 3):
+        obs = env.reset(task_id=by_level[level]).observation
+        docs = obs.split("API descriptions:\n", 1)[1].split("\n\n", 1)[0]
+        assert docs.count('"name": ') == 1 and '"name": "ToolSearcher"' in docs
+
+
+def test_wrong_actions_score_zero_and_history_follows_ground_truth(env: ApiBankEnv) -> None:
+    task_id = env.task_ids("train", 0, 1)[0]
+    env.reset(task_id=task_id)
+    expert = env.expert_action()
+    result = env.step("I think I can answer without tools.")
+    assert result.reward == 0.0 and result.info["error"] == "No API call found"
+    # The recorded call and its result are now in the history, whatever the agent did.
+    assert expert.removeprefix("API-Request: ").split("(")[0] in result.observation
+    assert "->" in result.observation
+    env.reset(task_id=task_id)
+    name = expert.split("[", 1)[1].split("(", 1)[0]
+    wrong = expert.replace(f"[{name}(", "[GetToday(" if name != "GetToday" else "[Wiki(")
+    result = env.step(wrong)
+    assert result.reward == 0.0 and result.info["error"].startswith("API Name Mismatch")
+
+
+def test_replies_are_scored_by_rouge_l(env: ApiBankEnv) -> None:
+    assert rouge_l("The agenda has been added.", "The agenda has been added.") == 1.0
+    assert rouge_l("The agenda has been added.", "") == 0.0
+    assert 0 < rouge_l("The agenda has been added.", "agenda added") < 1
+    task_id = env.task_ids("train", 0, 1)[0]
+
+    def poor_replies(e: ApiBankEnv) -> str:
+        return e.expert_action() if e._expects() == "api" else "ok"
+
+    rewards, info = _play(env, task_id, poor_replies)
+    assert info["success"] and info["mean_rouge_l"] < 0.5
+
+
+def test_failed_call_is_judged_on_a_fork() -> None:
+    # A wrong call must not change the world: the next expert call still succeeds.
+    env = make("apibank", train_size=200, test_size=20)
+    task_id = next(t for t in env.task_ids("train") if "DeleteAccount" in env.describe_task(t)["apis"])
+
+    def saboteur(e: ApiBankEnv) -> str:
+        truth = e.dialogue.turns[e.points[e.point]]
+        if truth.role == "API" and truth.api_name != "DeleteAccount" and "token" in truth.param_dict:
+            return f"API-Request: [DeleteAccount(token='{truth.param_dict['token']}')]"
+        return e.expert_action()
+
+    _, info = _play(env, task_id, saboteur)
+    # Only the sabotaged calls fail; every later expert call still finds the account.
+    assert info["api_correct"] >= 1
+    truth = [env.dialogue.turns[i] for i in env.points if env.dialogue.turns[i].role == "API"]
+    sabotaged = sum(1 for t in truth if t.api_name != "DeleteAccount" and "token" in t.param_dict)
+    assert info["api_correct"] == info["api_calls"] - sabotaged
+
+
+def test_determinism_and_snapshot_restore(env: ApiBankEnv) -> None:
+    other = make("apibank", **OPTIONS)
+    for task_id in env.task_ids("test", 0, 5):
+        a, b = env.reset(task_id=task_id), other.reset(task_id=task_id)
+        assert a.observation == b.observation
+        env.step(env.expert_action())
+        snap = env.snapshot()
+        restored = make("apibank", **OPTIONS)
+        last = restored.restore(snap)
+        assert restored.expert_action() == env.expert_action()
+        assert last.observation == env._observation()
+    assert env.reset(seed=7).info["task_id"] == other.reset(seed=7).info["task_id"]
+
+
+def test_expert_over_http_full_accuracy() -> None:
+    app = create_app("apibank", env_options=OPTIONS, config=ServerConfig(record=False))
+    with TestClient(app) as client:
+        tasks = client.get("/tasks", params={"split": "test", "limit": 8}).json()["tasks"]
+        correct = calls = 0
+        for task in tasks:
+            session = client.post("/sessions", json={"task_id": task["task_id"]}).json()
+            sid = session["session_id"]
+            while True:
+                action = client.get(f"/sessions/{sid}/expert").json()["action"]
+                step = client.post(f"/sessions/{sid}/step", json={"action": action}).json()
+                if step["done"]:
+                    calls += step["info"]["api_calls"]
+                    correct += step["info"]["api_correct"]
+                    break
+            client.delete(f"/sessions/{sid}")
+        assert calls > 0 and correct == calls
+
+
+def test_shipped_dialogues_with_data() -> None:
+    if not (DATA_DIR / "init_database").is_dir():
+        pytest.skip("API-Bank data not present")
+    env = make("apibank", data_dir=str(DATA_DIR), **OPTIONS)
+    assert env.splits()["level1"] == 213 and env.splits()["level2"] == 50
+    obs = env.reset(task_id="l1-AddAgenda-level-1-1").observation
+    assert "User: Hi, can you help me add a new schedule" in obs
+    _, info = _play(env, "l1-AddAgenda-level-1-1")
+    assert info["success"] and info["api_calls"] == 2
+    # Calls with no ground-truth API turn still get one step (the last AI reply).
+    dialogue = env.shared.dialogue("l2-QueryReminder-level-3-3")
+    assert decision_points(dialogue) == [len(dialogue.turns) - 1]
