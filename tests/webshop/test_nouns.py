@@ -1,0 +1,60 @@
+"""The offline noun extractor against WebShop's spaCy-based reference title scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from coevo.envs.webshop.nouns import nouns, tokens
+from coevo.envs.webshop.reward import GoalSpec, Purchasable, type_reward
+
+# (goal title, bought title, WebShop's title_score with spaCy, from its tests/engine/test_goal.py)
+WEBSHOP_CASES = [
+    (
+        "Saireed UL Listed 2 Prong Power Cord for JBL Bar 3.1 Bar 2.1 Channel 4K Ultra HD Soundbar Home Theater System Subwoofer",
+        "BRST AC Power Cord Outlet Socket Cable Plug Lead for Panasonic SC-HT830V DVD/VCR Combo Home Theater System",
+        0.3,
+    ),
+    (
+        "Saireed UL Listed 2 Prong Power Cord for JBL Bar 3.1 Bar 2.1 Channel 4K Ultra HD Soundbar",
+        "BRST AC Power Cord Outlet Socket Cable Plug Lead for Panasonic SC-HT830V DVD/VCR Combo Home Theater System",
+        0.15,
+    ),
+    (
+        "Rusticware 921ORB Kitchen and Bath Cabinet Knob",
+        "Minkissy 2pcs Stainless Steel Eyebrow Tweezers Blackhead Acne Remover Portable Makeup Tweezers (Silver)",
+        0.0,
+    ),
+]
+
+
+def _title_score(goal: str, bought: str) -> float:
+    blank = dict(query="", product_category="", attributes=())
+    return type_reward(
+        Purchasable(title=bought, bullet_points=(), description="", **blank),  # type: ignore[arg-type]
+        GoalSpec(title=goal, options={}, price_upper=0, **blank),  # type: ignore[arg-type]
+    )["title_score"]
+
+
+@pytest.mark.parametrize("goal,bought,spacy_score", WEBSHOP_CASES)
+def test_title_scores_agree_with_webshops_spacy_reference(goal: str, bought: str, spacy_score: float) -> None:
+    assert _title_score(goal, bought) == pytest.approx(spacy_score, abs=0.05)
+
+
+def test_known_difference_is_in_the_same_reward_branch() -> None:
+    # spaCy scores this 0.333 (it tags some of "Casual", "Off", "White" as non-nouns); we count
+    # 4 of 9 nouns. Both are above 0.2, so r_type is the same.
+    goal = "Mens D.O.N. Issue 2 Gca Basketball Sneakers Shoes Casual - Off White"
+    bought = "PEAK High Top Mens Basketball Shoes Lou Williams Streetball Master Breathable Non Slip Outdoor Sneakers"
+    assert _title_score(goal, bought) == pytest.approx(4 / 9)
+
+
+def test_nouns_keep_order_and_duplicates_and_skip_numbers_and_function_words() -> None:
+    assert nouns("JBL Bar 3.1 Bar 2.1 for the Home") == ["jbl", "bar", "bar", "home"]
+    assert nouns("Listed Breathable Outdoor Stainless") == []  # participle and adjective-only words
+    assert nouns("Kavora 921ORB Soundbar") == ["kavora", "921orb", "soundbar"]  # unknown words: proper nouns
+
+
+def test_tokens_split_like_spacy_on_titles() -> None:
+    assert tokens("Men's SC-HT830V DVD/VCR (Silver) D.O.N. 3.1") == [
+        "men", "sc", "ht830v", "dvd", "vcr", "silver", "d.o.n.", "3.1",
+    ]
