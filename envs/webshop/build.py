@@ -45,7 +45,7 @@ from coevo.envs.webshop.records import (
     normalize_product,
     usable_asin,
 )
-from coevo.envs.webshop.search import IndexBuilder
+from coevo.envs.webshop.search import Analyzer, IndexBuilder
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -103,18 +103,38 @@ class HumanInstruction:
     options: list[str]
 
 
-def _generated(n: int, seed: int) -> Iterator[tuple[Product, list[dict[str, Any]]]]:
+#: One product ready to store: its row (less the number), its analysed search document, how
+#: many synthetic goals it makes, and its items_human_ins.json entries.
+Prepared = tuple[dict[str, Any], list[str], int, list[dict[str, Any]]]
+
+
+def _prepare(product: Product, seed: int, analyze: Analyzer, human: list[dict[str, Any]]) -> Prepared:
+    row = {
+        "asin": product.asin, "title": product.title, "description": product.description,
+        "bullet_points": product.bullet_points, "price_tag": product.price_tag,
+        "price": product_price(product, seed), "options": product.options,
+        "attributes": product.attributes, "category": product.category, "query": product.query,
+        "product_category": product.product_category, "instruction": product.instruction,
+        "instruction_attributes": product.instruction_attributes,
+    }
+    usable = product.instruction is not None and bool(product.instruction_attributes)
+    return row, analyze(product.document()), combinations(product.options) if usable else 0, human
+
+
+def _generated(n: int, seed: int) -> Iterator[Prepared]:
+    analyze = Analyzer()
     for record, ins in generate(n, seed):
-        yield normalize_product(record, ins), []
+        yield _prepare(normalize_product(record, ins), seed, analyze, [])
 
 
-def _webshop_files(folder: Path, limit: int | None) -> Iterator[tuple[Product, list[dict[str, Any]]]]:
+def _webshop_files(folder: Path, limit: int | None, seed: int) -> Iterator[Prepared]:
     shuffle_path = find_file(folder, "items_shuffle")
     assert shuffle_path is not None
     ins_path = find_file(folder, "items_ins_v2", required=False)
     human_path = folder / "items_human_ins.json"
     ins = dict(iter_object(ins_path)) if ins_path else {}
     human = dict(iter_object(human_path)) if human_path.is_file() else {}
+    analyze = Analyzer()
     seen: set[str] = set()
     for position, raw in enumerate(iter_array(shuffle_path)):
         if limit is not None and position >= limit:  # WebShop's products[:num_products]
@@ -123,7 +143,7 @@ def _webshop_files(folder: Path, limit: int | None) -> Iterator[tuple[Product, l
         if not usable_asin(asin) or asin in seen:
             continue
         seen.add(asin)
-        yield normalize_product(raw, ins.get(asin)), list(human.get(asin) or [])
+        yield _prepare(normalize_product(raw, ins.get(asin)), seed, analyze, list(human.get(asin) or []))
 
 
 # ------------------------------------------------------------------ build
@@ -161,7 +181,7 @@ def build(
     try:
         if data is not None:
             source = str(Path(data).resolve())
-            items = _webshop_files(Path(data), products)
+            items = _webshop_files(Path(data), products, seed)
         else:
             source = "generated"
             items = _generated(products or DEFAULT_PRODUCTS, seed)
@@ -178,21 +198,13 @@ def build(
         batch: list[dict[str, Any]] = []
         count = 0
         with engine.begin() as conn:
-            for product, human_ins in items:
+            for row, tokens, goals, human_ins in items:
                 idx = count
                 count += 1
-                batch.append({
-                    "idx": idx, "asin": product.asin, "title": product.title,
-                    "description": product.description, "bullet_points": product.bullet_points,
-                    "price_tag": product.price_tag, "price": product_price(product, seed),
-                    "options": product.options, "attributes": product.attributes,
-                    "category": product.category, "query": product.query,
-                    "product_category": product.product_category, "instruction": product.instruction,
-                    "instruction_attributes": product.instruction_attributes,
-                })
-                index.add(product.document())
-                usable = product.instruction is not None and bool(product.instruction_attributes)
-                goal_counts.append(combinations(product.options) if usable else 0)
+                row["idx"] = idx
+                batch.append(row)
+                index.add_tokens(tokens)
+                goal_counts.append(goals)
                 for entry in human_ins:
                     if entry.get("instruction_attributes"):  # WebShop skips goals without attributes
                         humans.append(HumanInstruction(

@@ -138,20 +138,28 @@ def _block_rng(block: int, seed: int) -> random.Random:
     return random.Random(seed * 4_294_967_296 + block)
 
 
-def generate(n: int, seed: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """Products 0..n-1 of catalog `seed`: (items_shuffle record, items_ins_v2 record) pairs."""
+def check_size(n: int) -> None:
     if not MIN_PRODUCTS <= n <= MAX_PRODUCTS:
         raise ValueError(f"a generated catalog has {MIN_PRODUCTS}..{MAX_PRODUCTS} products, not {n}")
-    rng = _block_rng(0, seed)
-    for index in range(n):
-        if index % BLOCK == 0 and index:
+
+
+def generate(n: int, seed: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Products 0..n-1 of catalog `seed`: (items_shuffle record, items_ins_v2 record) pairs."""
+    check_size(n)
+    return generate_range(0, n, seed)
+
+
+def generate_range(start: int, stop: int, seed: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Products start..stop-1 of catalog `seed` (any range: blocks make them independent)."""
+    rng = _block_rng(start // BLOCK, seed)
+    for index in range(start - start % BLOCK, start):
+        _product(rng, index, seed)
+    for index in range(start, stop):
+        if index % BLOCK == 0 and index != start:
             rng = _block_rng(index // BLOCK, seed)
         yield _product(rng, index, seed)
 
 
 def generate_product(index: int, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Product `index` of catalog `seed` alone (replays its block up to it)."""
-    rng = _block_rng(index // BLOCK, seed)
-    for i in range(index - index % BLOCK, index):
-        _product(rng, i, seed)
-    return _product(rng, index, seed)
+    """Product `index` of catalog `seed` alone."""
+    return next(generate_range(index, index + 1, seed))

@@ -76,8 +76,12 @@ class IndexBuilder:
         self.n_docs = 0
 
     def add(self, text: str) -> None:
+        self.add_tokens(self.analyze(text))
+
+    def add_tokens(self, tokens: list[str]) -> None:
+        """Add a document already passed through `Analyzer` (e.g. in a worker process)."""
         vocab = self.vocab
-        ids = [vocab.setdefault(t, len(vocab)) for t in self.analyze(text)]
+        ids = [vocab.setdefault(t, len(vocab)) for t in tokens]
         self._tokens.extend(ids)
         self._lengths.append(len(ids))
         if len(self._lengths) >= _CHUNK_DOCS:
