@@ -107,7 +107,7 @@ def literal_value(node: ast.expr) -> Any:
             try:
                 hash(key)
             except TypeError:
-                raise NotLiteral(f"unhashable dict key {ast.unparse(k)}") from None  # type: ignore[arg-type]
+                raise NotLiteral(f"unhashable dict key {key!r}") from None
             out[key] = literal_value(v)
         return out
     raise NotLiteral(f"{ast.unparse(node)} is not a literal value")
@@ -249,7 +249,7 @@ def _loads(text: str) -> Any:
 def _json_call(obj: Any) -> Call:
     if not isinstance(obj, dict):
         raise ValueError("each tool call must be a JSON object")
-    if "function" in obj and isinstance(obj["function"], dict):  # {"type": "function", "function": {...}}
+    if "function" in obj and isinstance(obj["function"], dict):  # {"type": "function", ...}
         obj = obj["function"]
     if "function" in obj and isinstance(obj["function"], str):  # BFCL's own JSON format
         name, arguments = obj["function"], obj.get("parameters", obj.get("arguments", {}))

@@ -185,7 +185,8 @@ def check_call(
     for param in doc["parameters"]["required"]:
         if param not in call.kwargs:
             return CheckResult.fail(
-                "simple_function_checker:missing_required", f"Missing required parameter: {param!r}."
+                "simple_function_checker:missing_required",
+                f"Missing required parameter: {param!r}.",
             )
     for param, value in call.kwargs.items():
         if param not in properties or param not in possible:

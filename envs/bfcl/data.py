@@ -85,8 +85,8 @@ def package_dir() -> Path:
     spec = importlib.util.find_spec("bfcl_eval")
     if spec is None or not spec.submodule_search_locations:
         raise BfclDataMissing(
-            "the BFCL env needs the bfcl-eval package: "
-            f"pip install --no-deps bfcl-eval=={BFCL_EVAL_VERSION} (scripts/bootstrap.sh does this), "
+            "the BFCL env needs the bfcl-eval package: pip install --no-deps "
+            f"bfcl-eval=={BFCL_EVAL_VERSION} mpmath (scripts/bootstrap.sh does this), "
             "or pass data_dir=<a copy of its data folder>"
         )
     return Path(next(iter(spec.submodule_search_locations)))

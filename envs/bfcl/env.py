@@ -38,6 +38,17 @@ from coevo.envs.bfcl.data import (
 #: The most turns any BFCL multi-turn entry has.
 MAX_TURNS = 8
 
+_RELEVANCE_TEXT = {  # (a call is wanted, a call was made) -> observation
+    (True, True): "Correct: a function call was made.",
+    (True, False): "Incorrect: no function call was made.",
+    (False, False): "Correct: no function was called.",
+    (False, True): "Incorrect: a function was called but none applies.",
+}
+_NOT_FULFILLED = " Not every request was fulfilled."
+_UNREADABLE_NOTE = (
+    "(No function call could be read from your last reply: {error}. The turn ended.)\n\n"
+)
+
 
 class _TruthCache:
     """Ground-truth trajectories by task id, computed on demand and shared by all sessions."""
@@ -89,8 +100,8 @@ class BfclEnv(Env):
     name = "bfcl"
     version = "1"
     action_format = (
-        "function calls in Python syntax, e.g. [func_a(x=1, y='b'), func_b(z=[1, 2])], or JSON tool "
-        'calls [{"name": "func_a", "arguments": {"x": 1}}]; a reply with no call ends a turn'
+        "function calls in Python syntax, e.g. [func_a(x=1, y='b'), func_b(z=[1, 2])], or JSON "
+        'tool calls [{"name": "func_a", "arguments": {"x": 1}}]; a reply with no call ends a turn'
     )
     #: A turn allows 20 call steps (the 21st force-quits) plus the reply that ends it.
     max_steps = MAX_TURNS * 22
@@ -199,7 +210,8 @@ class BfclEnv(Env):
 
     @staticmethod
     def _missed_names(entry: Entry) -> list[str]:
-        return [n for turn in sorted(entry.missed_function, key=int) for n in entry.missed_function[turn]]
+        held_out = entry.missed_function
+        return [name for turn in sorted(held_out, key=int) for name in held_out[turn]]
 
     def _step(self, action: str) -> StepResult:
         assert self.entry is not None
@@ -212,22 +224,21 @@ class BfclEnv(Env):
         entry = self.entry
         assert entry is not None
         decoded = decode_reply(action, entry.language)
-        info: dict[str, Any] = {"calls": [c.as_bfcl() for c in decoded.calls], "format": decoded.format}
+        info: dict[str, Any] = {
+            "calls": [c.as_bfcl() for c in decoded.calls],
+            "format": decoded.format,
+        }
         if is_relevance_category(entry.category):
             made_call = decoded.has_call
             wanted = "irrelevance" not in entry.category
             valid = made_call == wanted
             info.update(valid=valid, made_call=made_call)
-            if valid:
-                text = "Correct: " + ("a function call was made." if wanted else "no function was called.")
-            else:
-                text = "Incorrect: " + (
-                    "no function call was made." if wanted else "a function was called but none applies."
-                )
+            text = _RELEVANCE_TEXT[(wanted, made_call)]
             return StepResult(text, float(valid), True, info=info)
         if decoded.error is not None:
             info.update(valid=False, error=[decoded.error], error_type="ast_decoder:decoder_failed")
-            return StepResult(f"Incorrect: could not read function calls: {decoded.error}", 0.0, True, info=info)
+            text = f"Incorrect: could not read function calls: {decoded.error}"
+            return StepResult(text, 0.0, True, info=info)
         result = check_answer(
             entry.functions,
             decoded.calls,
@@ -258,7 +269,7 @@ class BfclEnv(Env):
         info.update(turn_step=state.turn_steps, calls=names, results=results)
         if state.turn_steps > prompts.max_steps_per_turn():
             state.failures.append({"turn": state.turn, "error_type": "multi_turn:force_terminated"})
-            info.update(force_quit=True, valid=False, failures=state.failures)
+            info.update(force_quit=True, valid=False, failures=list(state.failures))
             text = (
                 f"Too many steps: more than {prompts.max_steps_per_turn()} call steps in one turn. "
                 "The conversation is over."
@@ -277,12 +288,10 @@ class BfclEnv(Env):
         state.turn_steps = 0
         if state.turn >= len(entry.question):
             valid = not state.failures
-            info.update(valid=valid, failures=state.failures)
-            text = "The conversation is over." + ("" if valid else " Not every request was fulfilled.")
+            info.update(valid=valid, failures=list(state.failures))
+            text = "The conversation is over." + ("" if valid else _NOT_FULFILLED)
             return StepResult(text, float(valid), True, info=info)
-        note = ""
-        if parse_error is not None:
-            note = f"(No function call could be read from your last reply: {parse_error}. The turn ended.)\n\n"
+        note = "" if parse_error is None else _UNREADABLE_NOTE.format(error=parse_error)
         added = entry.missed_function.get(str(state.turn))
         if added:
             docs = self._held_out_docs(entry, added)

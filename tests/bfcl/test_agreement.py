@@ -18,7 +18,11 @@ import pytest
 
 from coevo.envs.bfcl.calls import Call, decode_reply
 from coevo.envs.bfcl.checker import check_answer
-from coevo.envs.bfcl.data import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES, is_relevance_category
+from coevo.envs.bfcl.data import (
+    MULTI_TURN_CATEGORIES,
+    SINGLE_TURN_CATEGORIES,
+    is_relevance_category,
+)
 from coevo.envs.bfcl.env import BfclEnv
 from coevo.envs.bfcl.expert import TURN_DONE_REPLY, render_calls
 from tests.bfcl.perturb import CORRUPTIONS, PERTURBATIONS, Answer, combo, expert_answer

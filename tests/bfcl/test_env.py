@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,7 +107,8 @@ def test_java_functions_are_shown_as_strings_of_source(env: BfclEnv) -> None:
         ("[calculate_triangle_area(base=10.0, height=5)]", 0.0),  # float for an integer
         ("[calculate_triangle_area(base=10)]", 0.0),
         ("[calculate_triangle_area(base=10, height=5, color='red')]", 0.0),
-        ("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=1, height=2)]", 0.0),
+        ("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=1, height=2)]",
+         0.0),
         ("[calculate_triangle_area(10, 5)]", 0.0),
         ("[calculate_triangle_area(base=5 * 2, height=5)]", 0.0),
         ("The area is 25.", 0.0),
@@ -214,7 +216,8 @@ def test_failed_turn_fails_the_episode_but_the_conversation_goes_on(env: BfclEnv
     while not step.done:
         step = env.step(env.expert_action() or "")
     assert step.reward == 0.0
-    assert step.info["failures"][0] == {"turn": 0, "error_type": "multi_turn:empty_turn_model_response"}
+    assert step.info["failures"][0] == {
+        "turn": 0, "error_type": "multi_turn:empty_turn_model_response"}
 
 
 def test_malformed_calls_get_clear_observations(env: BfclEnv) -> None:
@@ -264,7 +267,7 @@ def test_more_than_twenty_steps_in_a_turn_force_quits(env: BfclEnv) -> None:
     assert step.done and step.reward == 0.0 and step.info["force_quit"]
 
 
-def test_snapshot_restore_replays_the_same_world(env: BfclEnv, shared) -> None:  # type: ignore[no-untyped-def]
+def test_snapshot_restore_replays_the_same_world(env: BfclEnv, shared: Any) -> None:
     env.reset(task_id="multi_turn_base_3")
     env.step(env.expert_action() or "")
     snap = env.snapshot()
