@@ -163,3 +163,23 @@ def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
     bad.write_text(json.dumps([{"Question": "q?"}]))
     with pytest.raises(ValueError, match="lacks Question/Answer"):
         read_question_file(bad)
+
+
+def test_posting_list_search_scores_like_bm25s_retrieve(build: Path) -> None:
+    import bm25s
+    import numpy as np
+
+    index = SearchIndex(build)
+    queries = [q.question for q in index.questions["dev"][:10]] + [q.bridge for q in index.questions["dev"][:10]]
+    queries += ["born university company", "the of and"]  # common terms (dense path), stop words only
+    for query in queries:
+        tokens = [t for t in bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+                  if t in index.vocab]
+        mine = index.search(query, 5)
+        if not tokens:
+            assert mine == []
+            continue
+        _, scores = index.retriever.retrieve([tokens], k=5, show_progress=False, n_threads=1)
+        expected = [s for s in scores[0] if s > 0]
+        assert np.allclose([h.score for h in mine], expected, rtol=1e-4), query
+        assert [h.score for h in mine] == sorted((h.score for h in mine), reverse=True)
