@@ -25,6 +25,7 @@ from coevo.envs.webshop.catalog import Catalog
 from coevo.envs.webshop.colors import normalize_color
 from coevo.envs.webshop.fuzzy import token_set_ratio
 from coevo.envs.webshop.goals import Goal, GoalSet
+from coevo.envs.webshop.nouns import nouns
 from coevo.envs.webshop.reward import reward as webshop_reward
 from coevo.envs.webshop.search import TOP_K, Searcher
 
@@ -88,6 +89,7 @@ class WebShopEnv(Env):
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
         goal_set = GoalSet(folder, kind, catalog, manifest.seed)
         flag = show_attrs if isinstance(show_attrs, bool) else str(show_attrs).lower() in ("1", "true", "yes")
+        nouns("warm up")  # load the noun lexicon now, not during the first purchase
         return WebShopData(folder, manifest, catalog, Searcher(folder / "index"), goal_set, flag)
 
     def __init__(self, shared: Any = None, **options: Any) -> None:

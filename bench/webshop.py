@@ -1,0 +1,185 @@
+"""WebShop benchmark: build time, server start, memory with 1,000 live sessions, search latency,
+HTTP steps per second and the expert's success rate, per generated catalog size.
+
+For each size (default 1k, 100k and WebShop's full 1,181,436 products) it builds the data
+directory (catalog, BM25 index, goals) unless one is already there (then `build_s` is the time
+recorded when it was built, and `reused` is true), starts `coevo serve webshop` on it and times
+GET /health, opens 1,000 sessions that each run a search, reads the server's VmRSS, times
+search steps over HTTP (each a different goal's instruction: a cold query), measures steps per
+second with concurrent clients replaying expert trajectories, and plays the expert over HTTP.
+
+    python bench/webshop.py --json [--products 1000 100000 1181436] [--sessions 1000]
+Targets at 1.18M: rss_mb < 2048, start_s < 60, search_p99_ms < 50; expert_success >= 0.99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from coevo.client import EnvClient
+from coevo.client.launcher import ServerSpec, launch_local
+from coevo.envs.registry import make
+from coevo.envs.webshop.build import MANIFEST, Manifest, build, default_data_dir
+from coevo.envs.webshop.generator import MAX_PRODUCTS
+
+DEFAULT_SIZES = (1000, 100_000, MAX_PRODUCTS)
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _expert_trajectory(env, task_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The expert's actions for a task, computed in this process on the same data."""
+    env.reset(task_id=task_id)
+    actions = []
+    while not env.done:
+        action = env.expert_action()
+        if action is None:
+            break
+        actions.append(action)
+        env.step(action)
+    return actions
+
+
+def _replay(client: EnvClient, task_id: str, actions: list[str]) -> int:
+    with client.create(task_id=task_id) as session:
+        for action in actions:
+            result = session.step(action)
+            if result.done or result.truncated:
+                break
+    return len(actions)
+
+
+def _expert_over_http(client: EnvClient, task_id: str) -> float:
+    with client.create(task_id=task_id) as session:
+        while True:
+            action = session.expert_action()
+            if action is None:
+                return 0.0
+            result = session.step(action)
+            if result.done or result.truncated:
+                return result.reward
+
+
+def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
+    folder = Path(args.data_root) / f"{products}-{args.seed}" if args.data_root else default_data_dir(products, args.seed)
+    reused = (folder / MANIFEST).is_file() and not args.rebuild
+    if reused:
+        build_s = Manifest.read(folder).build_seconds
+    else:
+        _log(f"[webshop] building {products} products in {folder}")
+        started = time.perf_counter()
+        build(folder, products=products, seed=args.seed)
+        build_s = time.perf_counter() - started
+    manifest = Manifest.read(folder)
+    local = make("webshop", data_dir=str(folder))
+    tasks = [str(i) for i in range(min(manifest.synthetic_goals, args.expert_goals))]
+
+    _log(f"[webshop] {products}: starting the server")
+    started = time.perf_counter()
+    spec = ServerSpec("webshop", {"data_dir": str(folder)}, extra_args=["--no-record", "--idle-ttl", "0"])
+    with launch_local([spec]) as servers:
+        start_s = time.perf_counter() - started
+        url, pid = servers["webshop"], servers.pids["webshop"]
+        idle_mb = _rss_mb(pid)
+        client = EnvClient(url, timeout=120)
+
+        # search latency: each a fresh session and a different goal's instruction (cold queries)
+        latencies = []
+        for i in range(args.searches):
+            task_id = str((i * 7919) % manifest.synthetic_goals)
+            with client.create(task_id=task_id) as session:
+                query = session.info["task"].split(", and price")[0].split(" with ")[0]
+                t0 = time.perf_counter()
+                session.step(f"search[{query}]")
+                latencies.append((time.perf_counter() - t0) * 1000)
+
+        # memory with many live sessions, each holding a results page
+        _log(f"[webshop] {products}: opening {args.sessions} sessions")
+        sessions = []
+        for i in range(args.sessions):
+            session = client.create(task_id=str(i % manifest.synthetic_goals))
+            session.step(f"search[{session.info['task'].split(' with ')[0]}]")
+            sessions.append(session)
+        rss_mb = _rss_mb(pid)
+        for session in sessions:
+            session.close()
+
+        # throughput: concurrent clients replaying expert trajectories (after one warm-up episode)
+        trajectories = {t: _expert_trajectory(local, t) for t in tasks[: args.throughput_goals]}
+        _replay(client, tasks[0], trajectories[tasks[0]])
+        with ThreadPoolExecutor(args.clients) as pool:
+            t0 = time.perf_counter()
+            steps = sum(pool.map(lambda t: _replay(client, t, trajectories[t]), trajectories))
+            steps_per_s = steps / (time.perf_counter() - t0)
+
+        _log(f"[webshop] {products}: expert on {len(tasks)} goals")
+        with ThreadPoolExecutor(args.clients) as pool:
+            rewards = list(pool.map(lambda t: _expert_over_http(client, t), tasks))
+        client.close()
+    return {
+        "products": manifest.products,
+        "build_s": round(build_s, 2),
+        "reused": reused,
+        "start_s": round(start_s, 2),
+        "rss_mb": round(rss_mb, 1),
+        "idle_rss_mb": round(idle_mb, 1),
+        "sessions": args.sessions,
+        "search_p50_ms": round(statistics.median(latencies), 2),
+        "search_p99_ms": round(_percentile(latencies, 0.99), 2),
+        "steps_per_s": round(steps_per_s, 1),
+        "expert_goals": len(tasks),
+        "expert_success": sum(r == 1.0 for r in rewards) / len(rewards),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--products", type=int, nargs="+", default=list(DEFAULT_SIZES))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-root", help="where data directories go (default: the coevo cache)")
+    parser.add_argument("--rebuild", action="store_true", help="build even when a data directory exists")
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--searches", type=int, default=300)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--throughput-goals", type=int, default=200)
+    parser.add_argument("--expert-goals", type=int, default=300)
+    args = parser.parse_args()
+
+    sizes = [bench_size(n, args) for n in args.products]
+    total = sum(s["expert_goals"] for s in sizes)  # type: ignore[misc]
+    result = {
+        "sizes": sizes,
+        "expert_success": sum(s["expert_success"] * s["expert_goals"] for s in sizes) / total,  # type: ignore[operator]
+        "targets_at_largest": {"rss_mb": 2048, "start_s": 60, "search_p99_ms": 50, "expert_success": 0.99},
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for s in sizes:
+            print(s)
+        print("expert_success", result["expert_success"])
+
+
+if __name__ == "__main__":
+    main()
