@@ -160,3 +160,22 @@ def test_launcher_reports_a_server_that_cannot_start(monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(ROOT)
     with pytest.raises(LaunchError, match="no_such_module"), launch_local(["no_such_module:Env"], startup_timeout=60):
         pass
+
+
+def test_launch_picks_subprocesses_when_no_docker_engine_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coevo.client import launcher
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(launcher, "docker_available", lambda: False)
+    with launcher.launch([GUESS], docker=None) as urls, EnvClient(urls[GUESS]) as client:
+        assert client.health().env == "guess"
+        assert urls.pids[GUESS] > 0
+
+
+@pytest.mark.skipif(not __import__("coevo.client.launcher", fromlist=["x"]).docker_available(),
+                    reason="no Docker engine reachable (none runs on CI machines)")
+def test_launch_docker_serves_from_the_image() -> None:  # pragma: no cover - needs an engine
+    from coevo.client.launcher import launch_docker
+
+    with launch_docker(["searchqa"], startup_timeout=600) as urls, EnvClient(urls["searchqa"]) as client:
+        assert client.health().status == "ok"
