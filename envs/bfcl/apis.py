@@ -30,6 +30,10 @@ from coevo.envs.bfcl.calls import Call, parse_ground_truth_call
 BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 MAX_POWER_BITS = 1_000_000
 MAX_PRECISION = 10_000
+#: Classes whose methods set process-wide state (MathAPI.logarithm sets mpmath's precision
+#: before computing): their calls run one at a time, so concurrent sessions stay deterministic.
+_GLOBAL_STATE_CLASSES = frozenset({"MathAPI"})
+_global_state_lock = threading.Lock()
 
 _class_lock = threading.Lock()
 _classes: dict[str, type] = {}
@@ -121,6 +125,13 @@ def _fill_mutable_defaults(method: Any, args: tuple, kwargs: dict[str, Any]) -> 
             kwargs[name] = copy.deepcopy(default)
 
 
+def _run(method: Any, args: tuple, kwargs: dict[str, Any]) -> str:
+    try:
+        return format_result(method(*args, **kwargs))
+    except Exception as e:  # the API's own failures are results the agent must see
+        return f"Error during execution: {e}"
+
+
 class ApiWorld:
     """One episode's API instances and the method-name table that reaches them."""
 
@@ -159,10 +170,10 @@ class ApiWorld:
             return f"Error during execution: {refused}"
         args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
         _fill_mutable_defaults(method, args, kwargs)
-        try:
-            return format_result(method(*args, **kwargs))
-        except Exception as e:  # the API's own failures are results the agent must see
-            return f"Error during execution: {e}"
+        if self._owner[call.name] in _GLOBAL_STATE_CLASSES:
+            with _global_state_lock:
+                return _run(method, args, kwargs)
+        return _run(method, args, kwargs)
 
     def public_state(self) -> dict[str, dict[str, Any]]:
         """A deep copy of every instance's public attributes (what BFCL's state check compares)."""

@@ -106,7 +106,9 @@ class BfclEnv(Env):
     #: A turn allows 20 call steps (the 21st force-quits) plus the reply that ends it.
     max_steps = MAX_TURNS * 22
     default_split = "simple_python"
-    cpu_heavy = False
+    #: Multi-turn steps run API code (about a millisecond, tens on a long-context world's first
+    #: check), so the server runs steps off its event loop.
+    cpu_heavy = True
 
     @classmethod
     def load_shared(
