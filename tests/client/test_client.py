@@ -18,7 +18,7 @@ from coevo.client import (
     SessionNotFound,
 )
 from coevo.client import calls
-from coevo.client.launcher import LaunchError, ServerSpec, free_port, launch_local
+from coevo.client.launcher import LaunchError, ServerSpec, docker_available, free_port, launch_local
 
 ROOT = Path(__file__).resolve().parents[2]
 GUESS = "tests.fixture_env:GuessEnv"
@@ -172,7 +172,7 @@ def test_launch_picks_subprocesses_when_no_docker_engine_answers(monkeypatch: py
         assert urls.pids[GUESS] > 0
 
 
-@pytest.mark.skipif(not __import__("coevo.client.launcher", fromlist=["x"]).docker_available(),
+@pytest.mark.skipif(not docker_available(),
                     reason="no Docker engine reachable (none runs on CI machines)")
 def test_launch_docker_serves_from_the_image() -> None:  # pragma: no cover - needs an engine
     from coevo.client.launcher import launch_docker
