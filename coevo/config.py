@@ -46,7 +46,7 @@ class ServerConfig:
     #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
     env_threads: int = 0
     #: Store writer: flush at least this often, and as soon as this many rows wait.
-    flush_interval_s: float = 0.05
+    flush_interval_s: float = 0.1
     flush_max_rows: int = 2000
     #: Field AgentGym's clients use for the env id ("auto": by env name, WebShop/SQLGym use env_idx).
     agentgym_style: AgentGymStyle = "auto"

@@ -37,11 +37,13 @@ class BodyLimitMiddleware:
                 try:
                     declared = int(value)
                 except ValueError:
-                    declared = -1
+                    declared = limit + 1
                 if declared > limit:
                     await self._reject(scope, receive, send)
                     return
-                break
+                # The HTTP server delivers exactly the declared length: nothing left to count.
+                await self.app(scope, receive, send)
+                return
 
         seen = 0
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel
+from fastapi import APIRouter, Body, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from coevo.server.service import EnvService
@@ -37,6 +38,27 @@ def json_response(model: BaseModel, status_code: int = 200) -> Response:
     return Response(payload, status_code=status_code, media_type="application/json")
 
 
+async def parse_step(request: Request) -> StepRequest:
+    """The step body, parsed and validated in one pass by pydantic-core.
+
+    FastAPI's generic body handling (content-type sniffing, json.loads, then validation) is a
+    measurable share of a step's cost; errors still surface as the usual 422.
+    """
+    try:
+        return StepRequest.model_validate_json(await request.body())
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+
+
+#: /docs still shows the step body, which the route reads itself (see `parse_step`).
+_STEP_BODY_DOC = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": StepRequest.model_json_schema()}},
+    }
+}
+
+
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody} for s in statuses}
 
@@ -46,6 +68,26 @@ _SESSION_ERRORS = _errors(404, 409, 422, 500)
 
 def build_router(service: EnvService) -> APIRouter:
     router = APIRouter()
+
+    # The hot routes first: Starlette matches routes in order.
+    @router.post("/sessions/{session_id}/step", response_model=StepResponse,
+                 responses=_errors(404, 409, 413, 422, 500), tags=["sessions"],
+                 openapi_extra=_STEP_BODY_DOC)
+    async def step_session(session_id: str, request: Request) -> Response:
+        """Apply one action. 409 after the episode ended (reset to play again)."""
+        body = await parse_step(request)
+        return json_response(await service.step(session_id, body.action))
+
+    @router.post("/batch/step", response_model=BatchStepResponse, responses=_errors(413, 422),
+                 tags=["sessions"])
+    async def batch_step(body: BatchStepRequest) -> Response:
+        """Step many sessions in one request: one result or error per item, in order."""
+        if len(body.items) > service.config.max_batch_items:
+            from coevo.server.errors import InvalidRequest
+
+            raise InvalidRequest(f"at most {service.config.max_batch_items} items per batch")
+        results = await service.step_many([(i.session_id, i.action) for i in body.items])
+        return json_response(BatchStepResponse.model_construct(results=results))
 
     @router.get("/health", response_model=HealthResponse, tags=["server"])
     async def health() -> Response:
@@ -85,12 +127,6 @@ def build_router(service: EnvService) -> APIRouter:
         body = body or ResetRequest()
         return json_response(await service.reset(session_id, body.task_id, body.split, body.seed))
 
-    @router.post("/sessions/{session_id}/step", response_model=StepResponse,
-                 responses=_errors(404, 409, 413, 422, 500), tags=["sessions"])
-    async def step_session(session_id: str, body: StepRequest) -> Response:
-        """Apply one action. 409 after the episode ended (reset to play again)."""
-        return json_response(await service.step(session_id, body.action))
-
     @router.get("/sessions/{session_id}", response_model=SessionState, responses=_errors(404),
                 tags=["sessions"])
     async def get_session(session_id: str) -> Response:
@@ -116,17 +152,6 @@ def build_router(service: EnvService) -> APIRouter:
         """The env's privileged expert's next action from the current state (null if none)."""
         action = await service.expert(session_id)
         return json_response(ExpertActionResponse(session_id=session_id, action=action))
-
-    @router.post("/batch/step", response_model=BatchStepResponse, responses=_errors(413, 422),
-                 tags=["sessions"])
-    async def batch_step(body: BatchStepRequest) -> Response:
-        """Step many sessions in one request: one result or error per item, in order."""
-        if len(body.items) > service.config.max_batch_items:
-            from coevo.server.errors import InvalidRequest
-
-            raise InvalidRequest(f"at most {service.config.max_batch_items} items per batch")
-        results = await service.step_many([(i.session_id, i.action) for i in body.items])
-        return json_response(BatchStepResponse.model_construct(results=results))
 
     @router.get("/metrics", tags=["server"], response_class=Response,
                 responses={200: {"content": {"text/plain": {}}}})

@@ -19,12 +19,14 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, insert, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine, bindparam
 
 from coevo.store.tables import Episode, StepRecord
 
 log = logging.getLogger(__name__)
+
+_EPISODES = Episode.__table__
+_STEPS = StepRecord.__table__
 
 
 class StepRow(NamedTuple):
@@ -182,17 +184,25 @@ class TrajectoryWriter:
                     target.update(fields)
                 else:
                     updates.setdefault(op.episode_id, {}).update(fields)
-        with Session(self.engine) as session, session.begin():
+        # Core statements on the tables: the ORM's bulk machinery costs more than the rows.
+        with self.engine.begin() as conn:
             if episodes:
-                session.execute(insert(Episode), list(episodes.values()))
+                conn.execute(_EPISODES.insert(), list(episodes.values()))
             if steps:
-                session.execute(insert(StepRecord), steps)
-            # ORM bulk UPDATE by primary key wants one key set per executemany.
-            by_keys: dict[frozenset[str], list[dict[str, Any]]] = {}
+                conn.execute(_STEPS.insert(), steps)
+            # One executemany per key set; `id` is bound as `episode_id` (a bindparam may not
+            # share a column's name in an UPDATE's SET clause).
+            by_keys: dict[tuple[str, ...], list[dict[str, Any]]] = {}
             for episode_id, fields in updates.items():
-                by_keys.setdefault(frozenset(fields), []).append({"id": episode_id, **fields})
-            for rows in by_keys.values():
-                session.execute(update(Episode), rows)
+                keys = tuple(sorted(fields))
+                by_keys.setdefault(keys, []).append({"episode_id": episode_id, **fields})
+            for keys, rows in by_keys.items():
+                stmt = (
+                    _EPISODES.update()
+                    .where(_EPISODES.c.id == bindparam("episode_id"))
+                    .values({k: bindparam(k) for k in keys})
+                )
+                conn.execute(stmt, rows)
 
     def _step_dict(self, row: StepRow, sanitize: bool) -> dict[str, Any]:
         observation = row.observation

@@ -66,3 +66,10 @@ class AdminGuessEnv(GuessEnv):
         if result.done:
             result.reward += self.shared["bonus"]
         return result
+
+
+class LongGuessEnv(GuessEnv):
+    """The fixture env with episodes that never truncate: bench/server.py steps it forever."""
+
+    name = "longguess"
+    max_steps = 10**9
