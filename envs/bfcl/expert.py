@@ -1,7 +1,8 @@
 """The expert: answers written from BFCL's possible answers and ground truth.
 
-Single-turn: for each expected call, every parameter takes its first allowed value (parameters
-whose only allowed value is "optional" are left out). Python entries are written as Python
+Single-turn: for each expected call, every documented parameter takes the first value listed
+for it (left out when that is the optional marker "" and the parameter is not required; inside
+dict answers likewise per key). Python entries are written as Python
 literals; Java and JavaScript entries as strings of source text that BFCL's readers turn back
 into the expected value (`new int[]{1, 2}`, `new ArrayList<>(Arrays.asList("a"))`,
 `new HashMap<String, Object>() {{ put("k", 1); }}`, `[1, 2]`, `{a: 1}`, `5n`, ...).
