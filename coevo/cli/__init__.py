@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "coevo.cli.play_cmd",
     "coevo.cli.searchqa_cmd",
     "coevo.cli.webshop_cmd",
+    "coevo.cli.travelplanner_cmd",
 ]
 
 

@@ -13,11 +13,13 @@ pandas' default set of strings that count as missing, so the sandbox has exactly
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Table
+
+from coevo.envs.travelplanner.database import Sandbox
 
 from coevo.envs.travelplanner.schema import (
     AccommodationRow,
@@ -112,3 +114,33 @@ def official_tables(folder: Path) -> Mapping[Table, Iterable[Mapping[str, Any]]]
         RestaurantRow.__table__: _complete_rows(paths["restaurants"], "restaurants"),
         AttractionRow.__table__: _complete_rows(paths["attractions"], "attractions"),
     }
+
+
+def write_official_folder(db: Sandbox, folder: Path) -> None:
+    """Write a sandbox in the official folder layout, so the original scripts can read it too."""
+    from coevo.envs.travelplanner.records import Accommodation, Attraction, Flight, Restaurant
+
+    def dump(rel: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            writer.writerows(rows)
+
+    cities = db.cities
+    dump(FILES["accommodations"], Accommodation.COLUMNS, (row for c in cities for row in db.accommodations(c)))
+    dump(FILES["restaurants"], Restaurant.COLUMNS, (row for c in cities for row in db.restaurants(c)))
+    dump(FILES["attractions"], Attraction.COLUMNS, (row for c in cities for row in db.attractions(c)))
+    dump(
+        FILES["flights"], Flight.COLUMNS,
+        (row for a in cities for b in cities if a != b for row in db.route_flights(a, b)),
+    )
+    drives = (db.drive(a, b) for a in cities for b in cities if a != b)
+    dump(
+        FILES["distances"], ("origin", "destination", "cost", "duration", "distance"),
+        ((d.origin, d.destination, "", d.duration or "", d.distance or "") for d in drives if d is not None),
+    )
+    path = folder / FILES["cities"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(f"{city}\t{db.city_state[city]}" for city in cities), encoding="utf-8")
