@@ -1,0 +1,69 @@
+"""The real engine: TextWorld's PDDL environment with ALFWorld's name demangler.
+
+Needs the `alfworld` extra (alfworld 0.4.2, textworld 1.7, fast-downward). This is the stack
+ALFWorld itself plays games on (`PddlEnv` wrapped in `AlfredDemangler`), driven one game at a
+time. Unlike servers that build a fresh TextWorld environment on every reset and never close
+the old one, a session keeps one environment (one private copy of the planner library) and
+loads each new game into it; `close` unloads the library.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def available() -> bool:
+    """Whether the real engine can run here."""
+    try:
+        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+        import fast_downward  # noqa: F401
+        import textworld.envs  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class TextWorldStep:
+    feedback: str
+    admissible: list[str]
+    won: bool
+
+
+class TextWorldGame:
+    """One TextWorld PDDL environment, loaded with one game at a time."""
+
+    def __init__(self) -> None:
+        import textworld
+        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+        from textworld.envs import PddlEnv
+
+        infos = textworld.EnvInfos(admissible_commands=True, won=True)
+        self._pddl = PddlEnv(infos)
+        self._env = AlfredDemangler(self._pddl, shuffle=False)
+        self._loaded: Any = None
+
+    def load(self, game: str | Path | dict) -> None:
+        """A path to a game.tw-pddl file, or its parsed JSON."""
+        data = json.loads(Path(game).read_text()) if isinstance(game, (str, Path)) else game
+        self._env.load(data)
+        self._loaded = data
+
+    def reset(self) -> TextWorldStep:
+        state = self._env.reset()
+        return TextWorldStep(state.feedback, list(state.admissible_commands), bool(state["won"]))
+
+    def step(self, command: str) -> TextWorldStep:
+        state, _, _ = self._env.step(command)
+        return TextWorldStep(state.feedback, list(state.admissible_commands), bool(state["won"]))
+
+    def close(self) -> None:
+        import fast_downward
+
+        lib = getattr(self._pddl, "downward_lib", None)
+        if lib is not None:
+            fast_downward.close_lib(lib)
+            self._pddl.downward_lib = None
