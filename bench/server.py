@@ -76,12 +76,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(cmd: list[str], port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _start(cmd: list[str], port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as sink:  # a file, not a pipe nobody reads: a chatty server never blocks
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{cmd[:3]} exited: {proc.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"{cmd[:3]} exited: {log.read_text(errors='replace')[-2000:]}")
         try:
             with socket.create_connection((HOST, port), timeout=0.2):
                 return proc
@@ -259,10 +260,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             ceiling_port = _free_port()
             procs.append(_start([sys.executable, str(Path(__file__).resolve()), "--serve-ceiling",
-                                 str(ceiling_port)], ceiling_port, env))
+                                 str(ceiling_port)], ceiling_port, env, Path(tmp) / "ceiling.log"))
             port = _free_port()
             procs.append(_start([*serve, "serve", BENCH_ENV, "--port", str(port),
-                                 "--db-url", f"sqlite:///{Path(tmp) / 'bench.db'}"], port, env))
+                                 "--db-url", f"sqlite:///{Path(tmp) / 'bench.db'}"], port, env,
+                                Path(tmp) / "server.log"))
             phases = asyncio.run(measure(ceiling_port, procs[0].pid, port, procs[1].pid, args))
         finally:
             for proc in procs:

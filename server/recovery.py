@@ -38,7 +38,7 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
         return None
     service.leases.reserve()
     try:
-        env = runtime.new_env()
+        env = await runtime.offload(runtime.new_env)
         await runtime.offload(
             env.restore, {"task_id": episode.task_id, "seed": episode.seed, "actions": found.actions}
         )

@@ -137,7 +137,7 @@ class EnvService:
                      seed: int | None = None) -> tuple[Lease, SessionResponse]:
         self.leases.reserve()
         try:
-            env = self.runtime.new_env()
+            env = await self.runtime.call(self.runtime.new_env)
             t0 = time.perf_counter()
             result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
@@ -240,7 +240,7 @@ class EnvService:
             async with parent.lock:
                 self._check_open(parent)
                 snapshot = parent.env.snapshot()
-                child_env = self.runtime.new_env()
+                child_env = await self.runtime.call(self.runtime.new_env)
                 await self.runtime.call(child_env.restore, snapshot)
                 child = Lease(
                     new_session_id(), child_env, _new_episode_id(), parent.last_observation,

@@ -29,8 +29,8 @@ def parse_options(pairs: list[str]) -> dict[str, object]:
 @app.command("serve")
 def serve(
     env: str = typer.Argument(..., help="Registered env name, or module:Class"),
-    host: str = typer.Option("127.0.0.1", help="Interface to bind (loopback unless told otherwise)"),
-    port: int = typer.Option(8000, help="TCP port"),
+    host: str = typer.Option(None, help="Interface to bind [default: $COEVO_HOST or 127.0.0.1]"),
+    port: int = typer.Option(None, help="TCP port [default: $COEVO_PORT or 8000]"),
     db_url: str = typer.Option(None, "--db-url", help="Trajectory store URL (default $COEVO_DB_URL or ./coevo.db)"),
     option: list[str] = typer.Option([], "--option", "-o", help="Env option key=value (repeatable)"),
     max_sessions: int = typer.Option(None, help="Most live sessions (429 beyond)"),
@@ -38,7 +38,7 @@ def serve(
     max_age: float = typer.Option(None, help="Release sessions older than this many seconds (0: never)"),
     admin_token: str = typer.Option(None, help="Bearer token for POST /admin/* (or $COEVO_ADMIN_TOKEN)"),
     no_record: bool = typer.Option(False, "--no-record", help="Do not record trajectories (no recovery)"),
-    log_level: str = typer.Option("warning", help="uvicorn log level"),
+    log_level: str = typer.Option("info", help="uvicorn log level (access log stays off)"),
 ) -> None:
     """Serve ENV over HTTP."""
     import uvicorn

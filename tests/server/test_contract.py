@@ -153,27 +153,31 @@ def test_same_seed_same_episode(client: TestClient) -> None:
         client.delete(f"/sessions/{s['session_id']}")
 
 
-def test_fork_continues_identically(client: TestClient) -> None:
-    parent = _create(client, seed=3)
-    pid = parent["session_id"]
-    action = _expert(client, pid)
-    assert action is not None
-    first = _step(client, pid, action)
-    if first["done"] or first["truncated"]:
-        pytest.skip("episode ended after one expert step; nothing left to fork")
+def _fork_and_compare(client: TestClient, pid: str, last_observation: str) -> str:
     r = client.post(f"/sessions/{pid}/fork")
     assert r.status_code == 201, r.text
     child = r.json()
     cid = child["session_id"]
-    assert cid != pid and child["observation"] == first["observation"]
+    assert cid != pid and child["observation"] == last_observation
     ps, cs = client.get(f"/sessions/{pid}").json(), client.get(f"/sessions/{cid}").json()
     for key in ("task_id", "split", "seed", "steps", "done", "total_reward", "last_observation"):
         assert ps[key] == cs[key], key
-    assert _expert(client, pid) == _expert(client, cid)
-    nxt = _expert(client, pid)
-    assert _strip_session(_step(client, pid, nxt)) == _strip_session(_step(client, cid, nxt))
-    for s in (pid, cid):
-        client.delete(f"/sessions/{s}")
+    action = _expert(client, pid)
+    assert action is not None and _expert(client, cid) == action
+    assert _strip_session(_step(client, pid, action)) == _strip_session(_step(client, cid, action))
+    client.delete(f"/sessions/{cid}")
+    return action
+
+
+def test_fork_continues_identically(client: TestClient) -> None:
+    """Fork at the start and again mid-episode: both copies answer the next step alike."""
+    parent = _create(client, seed=3)
+    pid = parent["session_id"]
+    _fork_and_compare(client, pid, parent["observation"])
+    state = client.get(f"/sessions/{pid}").json()
+    if not state["done"]:
+        _fork_and_compare(client, pid, state["last_observation"])
+    client.delete(f"/sessions/{pid}")
 
 
 def test_reset_starts_the_named_task(client: TestClient) -> None:

@@ -39,20 +39,21 @@ def _coevo_command() -> list[str]:
 
 
 @contextmanager
-def coevo_serve(db_url: str, port: int) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def coevo_serve(db_url: str, port: int, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`coevo serve tests.fixture_env:GuessEnv` from the repo root (the documented path form)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
-    proc = subprocess.Popen(
-        [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port),
-         "--db-url", db_url],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
+    with log.open("ab") as sink:
+        proc = subprocess.Popen(
+            [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port),
+             "--db-url", db_url],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 60
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"coevo serve exited: {proc.stdout.read().decode()[-2000:]}")
+                raise RuntimeError(f"coevo serve exited: {log.read_text(errors='replace')[-2000:]}")
             try:
                 if httpx.get(f"{base}/health", timeout=1).status_code == 200:
                     break
@@ -66,8 +67,6 @@ def coevo_serve(db_url: str, port: int) -> Iterator[tuple[subprocess.Popen[bytes
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 def _reference_step(task_id: str, seed: int, history: list[str], action: str) -> dict[str, Any]:
@@ -102,9 +101,10 @@ def _step(c: httpx.Client, sid: str, action: str) -> dict[str, Any]:
     return body
 
 
-def test_sigkill_and_restart_recovers_sessions(db_url: str) -> None:
+def test_sigkill_and_restart_recovers_sessions(db_url: str, tmp_path: Path) -> None:
     port = _free_port()
-    with coevo_serve(db_url, port) as (proc, base), httpx.Client(base_url=base, timeout=10) as c:
+    log = tmp_path / "serve.log"
+    with coevo_serve(db_url, port, log) as (proc, base), httpx.Client(base_url=base, timeout=10) as c:
         a = c.post("/sessions", json={"task_id": "train-5", "seed": 3}).json()["session_id"]  # target 86
         _step(c, a, "guess 50")
         _step(c, a, "guess 70")
@@ -120,7 +120,7 @@ def test_sigkill_and_restart_recovers_sessions(db_url: str) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
 
-    with coevo_serve(db_url, port) as (_, base), httpx.Client(base_url=base, timeout=10) as c:
+    with coevo_serve(db_url, port, log) as (_, base), httpx.Client(base_url=base, timeout=10) as c:
         assert c.get("/health").json()["sessions"] == 0  # nothing rebuilt eagerly
         state = c.get(f"/sessions/{a}").json()
         assert (state["task_id"], state["seed"], state["steps"]) == ("train-5", 3, 2)
