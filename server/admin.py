@@ -11,8 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header
 
-from coevo.server.errors import Forbidden
-from coevo.server.routes import _errors
+from coevo.server.errors import Forbidden, error_responses
 from coevo.server.service import EnvService
 from coevo.wire import AdminResponse
 
@@ -22,7 +21,7 @@ def build_admin_router(service: EnvService) -> APIRouter:
     token = service.config.admin_token
 
     @router.post("/admin/{command}", response_model=AdminResponse,
-                 responses=_errors(403, 404, 413, 422, 500), tags=["admin"])
+                 responses=error_responses(403, 404, 413, 422, 500), tags=["admin"])
     async def admin(
         command: str,
         payload: Annotated[dict[str, Any] | None, Body()] = None,

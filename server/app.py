@@ -22,9 +22,8 @@ from coevo.server.service import EnvService
 def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     if not config.record:
         return None
-    import coevo.store.tables  # noqa: F401  (registers the tables before create_all)
     from coevo.store.db import make_engine
-    from coevo.store.writer import TrajectoryWriter
+    from coevo.store.writer import TrajectoryWriter  # imports the tables create_all makes
 
     return TrajectoryWriter(
         make_engine(config.db_url), interval_s=config.flush_interval_s,

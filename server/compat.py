@@ -31,9 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from coevo.envs.base import UnknownTask
-from coevo.server.errors import InvalidRequest
+from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.leases import Lease
-from coevo.server.routes import _errors
 from coevo.server.service import EnvService
 
 ENV_IDX_STYLE_ENVS = frozenset({"webshop", "sqlgym"})
@@ -188,7 +187,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         """AgentGym's connectivity check."""
         return _json(f"This is environment {service.env_name}.")
 
-    @router.post("/create", response_model=AgentGymCreated | str, responses=_errors(404, 422, 429))
+    @router.post("/create", response_model=AgentGymCreated | str, responses=error_responses(404, 422, 429))
     async def create(body: Annotated[AgentGymCreateRequest | None, Body()] = None) -> Response:
         """Lease a session (AgentGym /create). Its first episode starts at once, so
         /observation works before /reset."""
@@ -203,7 +202,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
                                      available_actions=_actions(resp.info)).model_dump())
 
     @router.post("/step", response_model=AgentGymStepIdStyle | AgentGymStepEnvIdxStyle,
-                 responses=_errors(404, 409, 413, 422))
+                 responses=error_responses(404, 409, 413, 422))
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
         r = await service.step(body.sid(), body.action)
@@ -215,7 +214,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
                       "info": r.info})
 
     @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None],
-                 responses=_errors(404, 422))
+                 responses=error_responses(404, 422))
     async def reset(body: AgentGymResetRequest) -> Response:
         """Start the task with the given index (AgentGym /reset)."""
         task_id = body.task_id
@@ -231,7 +230,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
             task_id=str(r.info.get("task_id", task_id or "")),
         ).model_dump())
 
-    @router.get("/observation", response_model=str, responses=_errors(404, 422))
+    @router.get("/observation", response_model=str, responses=error_responses(404, 422))
     async def observation(id: Annotated[str | None, Query()] = None,
                           env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The latest observation (AgentGym /observation)."""
@@ -239,7 +238,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         return _json(lease.last_observation)
 
     @router.get("/available_actions", response_model=list[str] | AgentGymClickables,
-                responses=_errors(404, 422))
+                responses=error_responses(404, 422))
     async def available_actions(id: Annotated[str | None, Query()] = None,
                                 env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The actions valid now, when the env has a finite set (AgentGym /available_actions)."""
@@ -254,14 +253,14 @@ def build_compat_router(service: EnvService) -> APIRouter:
                           "clickables": [a for a in actions if not a.startswith("search")]})
         return _json(actions)
 
-    @router.get("/detail", response_model=AgentGymDetail, responses=_errors(404, 422))
+    @router.get("/detail", response_model=AgentGymDetail, responses=error_responses(404, 422))
     async def get_detail(id: Annotated[str | None, Query()] = None,
                          env_idx: Annotated[str | None, Query()] = None) -> Response:
         """Everything known about the session (AgentGym /detail)."""
         lease = await service.lease(_pick_id(id, env_idx))
         return _json(detail(lease).model_dump())
 
-    @router.post("/close", response_model=AgentGymClosed, responses=_errors(404, 422))
+    @router.post("/close", response_model=AgentGymClosed, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:
         """Release the session (AgentGym /close) — which AgentGym's ALFWorld server lacks."""
         await service.close(body.sid())

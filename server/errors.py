@@ -9,7 +9,7 @@ traceback.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -66,10 +66,6 @@ class Forbidden(ApiError):
     status, code = 403, "forbidden"
 
 
-class SessionConflict(ApiError):
-    status, code = 409, "conflict"
-
-
 #: Env errors -> HTTP status. Unknown subclasses of EnvError are the client's fault (400).
 _ENV_STATUS: dict[type[EnvError], int] = {
     UnknownTask: 404,
@@ -99,6 +95,11 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
         media_type="application/json",
         headers=headers,
     )
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries: these statuses answer with an ErrorBody."""
+    return {s: {"model": ErrorBody} for s in statuses}
 
 
 def _describe_validation(exc: RequestValidationError) -> str:

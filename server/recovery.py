@@ -8,6 +8,7 @@ had flushed survive (at most `flush_interval_s` are lost to a SIGKILL).
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from coevo.store.trajectories import open_episode
 
 if TYPE_CHECKING:
     from coevo.server.service import EnvService
+
+log = logging.getLogger(__name__)
 
 
 async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
@@ -28,6 +31,12 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     if found is None:
         return None
     episode = found.episode
+    version = str(runtime.env_cls.version)
+    if episode.env_version != version:
+        # Replaying under changed rules would not reproduce the recorded episode.
+        log.warning("not recovering session %s: recorded with %s version %s, serving %s",
+                    session_id, service.env_name, episode.env_version, version)
+        return None
     now = time.time()
     last_active = found.last_active.timestamp()
     ttl = service.config.idle_ttl_s

@@ -7,20 +7,24 @@ every route in /docs.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 from starlette.responses import Response
 
+from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.service import EnvService
 from coevo.wire import (
+    BatchStepItem,
     BatchStepRequest,
+    BatchStepResult,
     BatchStepResponse,
     ClosedResponse,
     CreateSessionRequest,
-    ErrorBody,
+    ErrorDetail,
     ExpertActionResponse,
     HealthResponse,
     InfoResponse,
@@ -38,6 +42,12 @@ def json_response(model: BaseModel, status_code: int = 200) -> Response:
     return Response(payload, status_code=status_code, media_type="application/json")
 
 
+#: The wire model's own cap on items per batch (ServerConfig.max_batch_items may lower it).
+BATCH_LIMIT: int = next(
+    m.max_length for m in BatchStepRequest.model_fields["items"].metadata if hasattr(m, "max_length")
+)
+
+
 async def parse_step(request: Request) -> StepRequest:
     """The step body, parsed and validated in one pass by pydantic-core.
 
@@ -50,7 +60,50 @@ async def parse_step(request: Request) -> StepRequest:
         raise RequestValidationError(exc.errors(include_url=False)) from None
 
 
-#: /docs still shows the step body, which the route reads itself (see `parse_step`).
+async def parse_batch(request: Request) -> list[tuple[str, str] | BatchStepResult]:
+    """Batch items, each validated on its own: a malformed item becomes that item's 422 and
+    never fails its neighbours. Only a body that is not `{"items": [...]}` fails whole."""
+    raw = await request.body()
+    try:
+        body = BatchStepRequest.model_validate_json(raw)
+        return [(item.session_id, item.action) for item in body.items]
+    except ValidationError:
+        pass  # find out which items are bad
+    try:
+        data = from_json(raw)
+    except ValueError:
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body",),
+                                       "msg": "JSON decode error"}]) from None
+    if not isinstance(data, dict) or set(data) != {"items"} or not isinstance(data["items"], list):
+        raise InvalidRequest('the body must be {"items": [{"session_id", "action"}, ...]}')
+    if len(data["items"]) > BATCH_LIMIT:
+        raise InvalidRequest(f"at most {BATCH_LIMIT} items per batch")
+    out: list[tuple[str, str] | BatchStepResult] = []
+    for entry in data["items"]:
+        try:
+            item = BatchStepItem.model_validate(entry)
+            out.append((item.session_id, item.action))
+        except ValidationError as exc:
+            sid = entry.get("session_id") if isinstance(entry, dict) else None
+            out.append(BatchStepResult.model_construct(
+                session_id=sid if isinstance(sid, str) else "", ok=False, result=None, status=422,
+                error=ErrorDetail(code="invalid_request", message=exc.errors()[0]["msg"]),
+            ))
+    return out
+
+
+#: /docs still shows the bodies the hot routes read themselves (`parse_step`, `parse_batch`).
+_BATCH_BODY_DOC = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {
+            "title": "BatchStepRequest", "type": "object", "required": ["items"],
+            "additionalProperties": False,
+            "properties": {"items": {"type": "array", "maxItems": BATCH_LIMIT,
+                                     "items": BatchStepItem.model_json_schema()}},
+        }}},
+    }
+}
 _STEP_BODY_DOC = {
     "requestBody": {
         "required": True,
@@ -59,11 +112,7 @@ _STEP_BODY_DOC = {
 }
 
 
-def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    return {s: {"model": ErrorBody} for s in statuses}
-
-
-_SESSION_ERRORS = _errors(404, 409, 422, 500)
+_SESSION_ERRORS = error_responses(404, 409, 422, 500)
 
 
 def build_router(service: EnvService) -> APIRouter:
@@ -71,22 +120,24 @@ def build_router(service: EnvService) -> APIRouter:
 
     # The hot routes first: Starlette matches routes in order.
     @router.post("/sessions/{session_id}/step", response_model=StepResponse,
-                 responses=_errors(404, 409, 413, 422, 500), tags=["sessions"],
+                 responses=error_responses(404, 409, 413, 422, 500), tags=["sessions"],
                  openapi_extra=_STEP_BODY_DOC)
     async def step_session(session_id: str, request: Request) -> Response:
         """Apply one action. 409 after the episode ended (reset to play again)."""
         body = await parse_step(request)
         return json_response(await service.step(session_id, body.action))
 
-    @router.post("/batch/step", response_model=BatchStepResponse, responses=_errors(413, 422),
-                 tags=["sessions"])
-    async def batch_step(body: BatchStepRequest) -> Response:
-        """Step many sessions in one request: one result or error per item, in order."""
-        if len(body.items) > service.config.max_batch_items:
-            from coevo.server.errors import InvalidRequest
+    @router.post("/batch/step", response_model=BatchStepResponse, responses=error_responses(413, 422),
+                 tags=["sessions"], openapi_extra=_BATCH_BODY_DOC)
+    async def batch_step(request: Request) -> Response:
+        """Step many sessions in one request: one result or error per item, in order.
 
+        A bad item (unknown session, finished episode, oversized or malformed action) gets its
+        own error object with the status it would have had alone; the others still run."""
+        items = await parse_batch(request)
+        if len(items) > service.config.max_batch_items:
             raise InvalidRequest(f"at most {service.config.max_batch_items} items per batch")
-        results = await service.step_many([(i.session_id, i.action) for i in body.items])
+        results = await service.step_many(items)
         return json_response(BatchStepResponse.model_construct(results=results))
 
     @router.get("/health", response_model=HealthResponse, tags=["server"])
@@ -99,7 +150,7 @@ def build_router(service: EnvService) -> APIRouter:
         """Env name and version, action format, max steps, splits."""
         return json_response(service.info())
 
-    @router.get("/tasks", response_model=TaskListResponse, responses=_errors(404, 422), tags=["server"])
+    @router.get("/tasks", response_model=TaskListResponse, responses=error_responses(404, 422), tags=["server"])
     async def tasks(
         split: Annotated[str | None, Query(description="Split; the env's default if omitted")] = None,
         offset: Annotated[int, Query(ge=0)] = 0,
@@ -110,7 +161,7 @@ def build_router(service: EnvService) -> APIRouter:
 
     @router.post(
         "/sessions", response_model=SessionResponse, status_code=201,
-        responses=_errors(404, 422, 429, 500), tags=["sessions"],
+        responses=error_responses(404, 422, 429, 500), tags=["sessions"],
     )
     async def create_session(body: Annotated[CreateSessionRequest | None, Body()] = None) -> Response:
         """Lease a session and start its first episode. With only a seed, the task is picked
@@ -127,13 +178,13 @@ def build_router(service: EnvService) -> APIRouter:
         body = body or ResetRequest()
         return json_response(await service.reset(session_id, body.task_id, body.split, body.seed))
 
-    @router.get("/sessions/{session_id}", response_model=SessionState, responses=_errors(404),
+    @router.get("/sessions/{session_id}", response_model=SessionState, responses=error_responses(404),
                 tags=["sessions"])
     async def get_session(session_id: str) -> Response:
         """Where a session stands: task, steps, reward so far, last observation."""
         return json_response(await service.state(session_id))
 
-    @router.delete("/sessions/{session_id}", response_model=ClosedResponse, responses=_errors(404),
+    @router.delete("/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404),
                    tags=["sessions"])
     async def close_session(session_id: str) -> Response:
         """Release the session now (its episode stays in the store)."""
@@ -141,7 +192,7 @@ def build_router(service: EnvService) -> APIRouter:
         return json_response(ClosedResponse(session_id=session_id))
 
     @router.post("/sessions/{session_id}/fork", response_model=SessionResponse, status_code=201,
-                 responses=_errors(404, 409, 429, 500), tags=["sessions"])
+                 responses=error_responses(404, 409, 429, 500), tags=["sessions"])
     async def fork_session(session_id: str) -> Response:
         """A new session in the identical state (same task, seed and history)."""
         return json_response(await service.fork(session_id), 201)

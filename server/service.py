@@ -18,11 +18,10 @@ from typing import Any
 
 from coevo import __version__
 from coevo.config import ServerConfig
-from coevo.envs.base import EnvError, ResetResult, StepResult
+from coevo.envs.base import EnvError, ResetResult, StepResult, UnknownSplit
 from coevo.server.errors import (
     ActionTooLarge,
     InvalidRequest,
-    SessionNotFound,
     classify,
 )
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
@@ -121,8 +120,6 @@ class EnvService:
         def listing() -> TaskListResponse:
             splits = catalog.splits()
             if split not in splits:
-                from coevo.envs.base import UnknownSplit
-
                 raise UnknownSplit(f"unknown split {split!r}; known: {sorted(splits)}")
             ids = catalog.task_ids(split, offset, limit)
             return TaskListResponse(
@@ -210,17 +207,22 @@ class EnvService:
             done=bool(result.done), truncated=bool(result.truncated), info=result.info,
         )
 
-    async def step_many(self, items: list[tuple[str, str]]) -> list[BatchStepResult]:
+    async def step_many(self, items: list[tuple[str, str] | BatchStepResult]) -> list[BatchStepResult]:
         """Step several sessions; each item gets its own result or error, in order.
 
+        Items that are already a result (a malformed item the parser refused) pass through.
         Cheap envs run item after item (no task per item: that is the point of batching);
         heavy envs run concurrently on the env threads, items of one session still in order.
         """
         if self.runtime.heavy:
-            return list(await asyncio.gather(*(self._batch_item(s, a) for s, a in items)))
-        return [await self._batch_item(s, a) for s, a in items]
+            return list(await asyncio.gather(*(self._batch_item(item) for item in items)))
+        return [await self._batch_item(item) for item in items]
 
-    async def _batch_item(self, session_id: str, action: str) -> BatchStepResult:
+    async def _batch_item(self, item: tuple[str, str] | BatchStepResult) -> BatchStepResult:
+        if isinstance(item, BatchStepResult):
+            self.metrics.error(item.status, item.error.code if item.error else "invalid_request")
+            return item
+        session_id, action = item
         try:
             result = await self.step(session_id, action)
         except Exception as exc:  # one bad item never fails the batch

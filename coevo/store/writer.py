@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, bindparam
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from coevo.store.tables import Episode, StepRecord
 
@@ -81,6 +82,7 @@ class TrajectoryWriter:
         self._thread: threading.Thread | None = None
         self._strip_nul = engine.dialect.name == "postgresql"
         self.rows_written = 0
+        self.rows_refused = 0
 
     # ------------------------------------------------------------------ producer side (any thread)
     def episode_started(self, **row: Any) -> None:
@@ -139,12 +141,31 @@ class TrajectoryWriter:
                 log.warning("batch write failed; retrying with sanitized rows", exc_info=True)
                 try:
                     self._write(ops, sanitize=True)
-                except Exception:
-                    # The database is unreachable or refuses the batch: keep the ops, oldest first.
+                except (OperationalError, InterfaceError):
+                    # The database is unreachable or busy: keep the ops, oldest first, and retry.
                     self._ops.extendleft(reversed(ops))
                     raise
+                except Exception:
+                    # The database refuses some row outright (constraint, data error): write the
+                    # rest one by one so a single bad row cannot block every later write.
+                    count -= self._write_each(ops)
             self.rows_written += count
             return count
+
+    def _write_each(self, ops: list[Any]) -> int:
+        """Write ops one per transaction; returns how many were refused (and dropped, logged)."""
+        refused = 0
+        for i, op in enumerate(ops):
+            try:
+                self._write([op], sanitize=True)
+            except (OperationalError, InterfaceError):
+                self._ops.extendleft(reversed(ops[i:]))  # connection trouble: retry the rest later
+                raise
+            except Exception:
+                refused += 1
+                self.rows_refused += 1
+                log.error("trajectory store refused a row; dropped: %r", op, exc_info=True)
+        return refused
 
     def _write(self, ops: list[Any], *, sanitize: bool) -> None:
         episodes: dict[str, dict[str, Any]] = {}

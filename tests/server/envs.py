@@ -73,3 +73,9 @@ class LongGuessEnv(GuessEnv):
 
     name = "longguess"
     max_steps = 10**9
+
+
+class GuessV2(GuessEnv):
+    """The fixture env after a rule change: same name, new version."""
+
+    version = "2"

@@ -57,7 +57,9 @@ def test_malformed_json_and_wrong_types(sqlite_url: str) -> None:
         _error(c.post("/sessions", json={"task_id": 5}), 422)
         _error(c.get("/tasks", params={"limit": 0}), 422)
         _error(c.get("/tasks", params={"offset": "x"}), 422)
-        _error(c.post("/batch/step", json={"items": [{"session_id": sid}]}), 422)
+        _error(c.post("/batch/step", json=[{"session_id": sid, "action": "guess 5"}]), 422)
+        _error(c.post("/batch/step", json={"items": "no"}), 422)
+        _error(c.post("/batch/step", content=b'{"items": [', headers=headers), 422, "malformed_json")
         _error(c.post(f"/sessions/{sid}/step", json={"action": "guess\x005"}), 422)
         # None of that touched the session.
         state = c.get(f"/sessions/{sid}").json()
@@ -200,15 +202,19 @@ def test_batch_items_fail_alone(sqlite_url: str) -> None:
             {"session_id": b, "action": "guess 75"},
             {"session_id": b, "action": "guess 75"},  # after done
             {"session_id": a, "action": "x" * (64 * 1024 + 1)},
+            {"session_id": a},  # malformed: no action
+            {"session_id": a, "action": 38},  # malformed: not text
+            "garbage",
             {"session_id": a, "action": "guess 38"},
         ]
         r = c.post("/batch/step", json={"items": items})
         assert r.status_code == 200
         results = r.json()["results"]
-        assert [x["status"] for x in results] == [200, 404, 200, 409, 413, 200]
-        assert [x["ok"] for x in results] == [True, False, True, False, False, True]
+        assert [x["status"] for x in results] == [200, 404, 200, 409, 413, 422, 422, 422, 200]
+        assert [x["ok"] for x in results] == [True, False, True, False, False, False, False, False, True]
+        assert results[5]["session_id"] == a and results[5]["error"]["code"] == "invalid_request"
         assert results[0]["result"]["observation"] == "lower"
-        assert results[2]["result"]["done"] and results[5]["result"]["done"]
+        assert results[2]["result"]["done"] and results[8]["result"]["done"]
         assert results[1]["error"]["code"] == "session_not_found"
         assert results[3]["error"]["code"] == "episode_finished"
         assert results[4]["error"]["code"] == "action_too_large"

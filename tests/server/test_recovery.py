@@ -151,3 +151,31 @@ def test_sigkill_and_restart_recovers_sessions(db_url: str, tmp_path: Path) -> N
             assert indexes == [1, 2, 3, 4]
     finally:
         engine.dispose()
+
+
+def test_restart_in_process_edge_cases(sqlite_url: str) -> None:
+    """A graceful restart keeps sessions too; stale, foreign-version and unknown ids are 404."""
+    from tests.server.conftest import serve
+
+    with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url) as c:
+        live = c.post("/sessions", json={"task_id": "train-2"}).json()["session_id"]
+        c.post(f"/sessions/{live}/step", json={"action": "guess 50"})
+        stale = c.post("/sessions", json={"seed": 5}).json()["session_id"]
+    with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url, idle_ttl_s=3600) as c:
+        r = c.post(f"/sessions/{live}/step", json={"action": "guess 80"})
+        assert r.status_code == 200 and r.json()["observation"] == "lower"  # target 75
+        assert c.get("/sessions/" + "Z" * 32).status_code == 404
+    # Pretend a long pause: the stale session's last activity is older than the idle TTL.
+    with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url, idle_ttl_s=0.001) as c:
+        time.sleep(0.01)
+        r = c.get(f"/sessions/{stale}")
+        assert r.status_code == 404 and "expired" in r.json()["error"]["message"]
+    with serve("tests.server.envs:GuessV2", db_url=sqlite_url) as c:
+        assert c.get(f"/sessions/{live}").status_code == 404  # other rules: replay would lie
+    engine = make_engine(sqlite_url)
+    try:
+        with Session(engine) as db:
+            stale_ep = db.scalars(select(Episode).where(Episode.session_id == stale)).one()
+            assert stale_ep.close_reason == "expired_idle"
+    finally:
+        engine.dispose()

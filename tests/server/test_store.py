@@ -107,3 +107,19 @@ def test_server_records_episodes_forks_and_resets(db_url: str) -> None:
         assert open_episode(engine, sid, "other-env") is None
         c.delete(f"/sessions/{child}")
         assert open_episode(engine, child, "guess") is None
+
+
+def test_a_refused_row_does_not_block_the_others(db_url: str) -> None:
+    engine = make_engine(db_url)
+    writer = TrajectoryWriter(engine, interval_s=3600)
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1))
+    writer.flush()
+    writer.step(_row("e1", 1))  # duplicate primary key: the database refuses it
+    writer.step(_row("e1", 2))
+    writer.step(_row("e1", 3, reward=1.0, done=True, total=1.0))
+    assert writer.flush() == 2 and writer.rows_refused == 1 and writer.pending == 0
+    with Session(engine) as db:
+        assert db.scalars(select(StepRecord.index).order_by(StepRecord.index)).all() == [1, 2, 3]
+        assert db.get(Episode, "e1").status == "done"
+    engine.dispose()
