@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 HELP_TEXT = (
-    "\nAvailable commands:\n"
+    "Available commands:\n"
     "  look:                             look around your current location\n"
     "  inventory:                        check your current inventory\n"
     "  go to (receptacle):               move to a receptacle\n"

@@ -83,7 +83,7 @@ class _Planner:
         self.goto(r, why)
         self.open_if_closed(r)
         self.do(g.dialect.put(g.obj_names[o], g.rec_names[r]),
-                f"I put the {g.obj_names[o]} in/on the {g.rec_names[r]}.")
+                f"I put the {g.obj_names[o]} in the {g.rec_names[r]}.")
 
     # ------------------------------------------------------------ steps
     def free_hands(self, keep: int) -> None:
@@ -121,7 +121,7 @@ class _Planner:
             raise NoPlan(f"no reachable {self.obj_word} left")
         _, o, r = best
         oname, rname = g.obj_names[o], g.rec_names[r]
-        self.goto(r, f"I need a {self.obj_word}. The {oname} is in/on the {rname}, so I go there.")
+        self.goto(r, f"I need a {self.obj_word}. The {oname} is in the {rname}, so I go there.")
         self.open_if_closed(r)
         self.do(f"take {oname} from {rname}", f"I see the {oname} here. I take it.")
         return o
@@ -164,7 +164,7 @@ class _Planner:
             rname = g.rec_names[target]
             self.goto(target, f"Now I put the {g.obj_names[o]} in the {rname}. I go to the {rname}.")
             self.open_if_closed(target)
-            self.do(g.dialect.put(g.obj_names[o], rname), f"I put the {g.obj_names[o]} in/on the {rname}.")
+            self.do(g.dialect.put(g.obj_names[o], rname), f"I put the {g.obj_names[o]} in the {rname}.")
             done = self.satisfying(target)
 
     def look_at(self) -> None:
@@ -177,12 +177,12 @@ class _Planner:
             raise NoPlan(f"no {g.goal.toggle_type} to look under")
         r, lamp = min(spots, key=lambda p: (not self.state.toggled >> p[1] & 1, g.rec_loc[p[0]] != self.state.loc))
         lname = g.obj_names[lamp]
-        self.goto(r, f"Now I need the {g.goal.toggle_type.lower()}. The {lname} is in/on the "
+        self.goto(r, f"Now I need the {g.goal.toggle_type.lower()}. The {lname} is on the "
                      f"{g.rec_names[r]}, so I go there.")
         if not engine.won(g, self.state):
             self.do("use " + lname, f"I turn on the {lname} and look at the {g.obj_names[o]} under it.")
 
-    def run(self) -> list[Turn]:
+    def run(self, with_opening: bool) -> list[Turn]:
         if engine.won(self.game, self.state):
             return []
         if self.game.goal.task_type == "look_at_obj_in_light":
@@ -191,7 +191,7 @@ class _Planner:
             self.place()
         if not engine.won(self.game, self.state):
             raise NoPlan("the plan ends without winning")
-        if self.turns:
+        if self.turns and with_opening:
             first = self.turns[0]
             self.turns[0] = Turn(f"{opening(self.game)} {first.thought}", first.action)
         return self.turns
@@ -210,14 +210,17 @@ def opening(game: Game) -> str:
     return f"To solve the task, I need to find and take {what}{middle}, then put it in {goal.recep_type.lower()}."
 
 
-def plan(game: Game, state: State) -> list[Turn]:
-    """The expert's remaining turns from `state` (not modified); raises NoPlan if it has none."""
-    return _Planner(game, state).run()
+def plan(game: Game, state: State, with_opening: bool = True) -> list[Turn]:
+    """The expert's remaining turns from `state` (not modified); raises NoPlan if it has none.
+
+    `with_opening` prefixes the first thought with the whole plan, as at an episode's start.
+    """
+    return _Planner(game, state).run(with_opening)
 
 
-def next_turn(game: Game, state: State) -> Turn | None:
+def next_turn(game: Game, state: State, with_opening: bool = False) -> Turn | None:
     try:
-        turns = plan(game, state)
+        turns = plan(game, state, with_opening)
     except NoPlan:
         return None
     return turns[0] if turns else None

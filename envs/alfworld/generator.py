@@ -318,6 +318,7 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
         goal=goal,
         task=goal.describe(t.goal_templates, phrasing) + ".",
         name=f"coevo_{p.floorplan.name.lower()}",
+        floorplan=p.floorplan.number,
     )
 
 

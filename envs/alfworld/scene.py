@@ -47,6 +47,8 @@ class Scene:
     goal: Goal
     task: str
     name: str = "coevo"
+    #: The ALFRED floor plan the layout comes from, when known.
+    floorplan: int | None = None
     #: (inner object, outer object) pairs: a fork in a mug. Static in ALFWorld's domain.
     in_receptacle_object: list[tuple[str, str]] = field(default_factory=list)
     #: Objects the agent holds at the start (never in ALFWorld's own files).

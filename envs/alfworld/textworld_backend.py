@@ -10,17 +10,33 @@ loads each new game into it; `close` unloads the library.
 from __future__ import annotations
 
 import json
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 
+@contextmanager
+def _keep_alfworld_data():
+    """Importing alfworld sets $ALFWORLD_DATA to its cache folder; undo that."""
+    before = os.environ.get("ALFWORLD_DATA")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ALFWORLD_DATA", None)
+        else:
+            os.environ["ALFWORLD_DATA"] = before
+
+
 def available() -> bool:
     """Whether the real engine can run here."""
     try:
-        import alfworld.agents.environment.alfred_tw_env  # noqa: F401
-        import fast_downward  # noqa: F401
-        import textworld.envs  # noqa: F401
+        with _keep_alfworld_data():
+            import alfworld.agents.environment.alfred_tw_env  # noqa: F401
+            import fast_downward  # noqa: F401
+            import textworld.envs  # noqa: F401
     except ImportError:
         return False
     return True
@@ -37,9 +53,10 @@ class TextWorldGame:
     """One TextWorld PDDL environment, loaded with one game at a time."""
 
     def __init__(self) -> None:
-        import textworld
-        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
-        from textworld.envs import PddlEnv
+        with _keep_alfworld_data():
+            import textworld
+            from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+            from textworld.envs import PddlEnv
 
         infos = textworld.EnvInfos(admissible_commands=True, won=True)
         self._pddl = PddlEnv(infos)
