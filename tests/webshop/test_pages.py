@@ -77,3 +77,11 @@ def test_done_page() -> None:
     )
     assert page.available_actions() == {"has_search_bar": False, "clickables": []}
     assert pages.options_json({"size": '8 "wide" é/<b>'}) == '{"size": "8 \\"wide\\" \\u00e9/\\u003cb\\u003e"}'
+
+
+def test_hidden_attributes_page() -> None:
+    page = pages.item_page("i want x", ShownProduct(**{**SHOE.__dict__, "options": {}}), show_attrs=True)
+    assert page.observation.endswith("[SEP] Reviews [SEP] Attributes [SEP] Buy Now")
+    assert pages.sub_page("i want x", SHOE, "Attributes").observation == (
+        "Instruction: [SEP] i want x [SEP] Back to Search [SEP] < Prev [SEP] rubber sole [SEP] fashion [SEP] shoes [SEP] a › b"
+    )
