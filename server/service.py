@@ -96,8 +96,8 @@ class EnvService:
     async def reap(self, now: float | None = None) -> int:
         """Release every lease past its idle TTL or max age; returns how many."""
         expired = self.leases.expired(time.time() if now is None else now)
-        for lease, reason in expired:
-            await self.close(lease.session_id, reason=reason)
+        # Concurrently: one lease finishing a long step must not hold up the others' release.
+        await asyncio.gather(*(self.close(lease.session_id, reason=reason) for lease, reason in expired))
         return len(expired)
 
     # ------------------------------------------------------------------ metadata
