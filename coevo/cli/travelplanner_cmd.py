@@ -39,7 +39,10 @@ def eval_plans(
             size = split_size if split_size is not None else OFFICIAL_SPLIT_SIZES.get(split)
             if size is None:
                 raise typer.BadParameter(f"unknown split {split!r}; give --split-size")
-            query_list = [generate_task(db, seed, split, i).query for i in range(size)]
+            from tqdm import tqdm
+
+            indexes = tqdm(range(size), desc=f"generating {split} queries", unit=" queries", disable=None, leave=False)
+            query_list = [generate_task(db, seed, split, i).query for i in indexes]
             split_name = split
         scored = score_plan_file(file, query_list, db, split_name)
     except (PlanFileError, QueryFormatError) as exc:
