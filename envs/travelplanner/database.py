@@ -19,7 +19,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,6 +40,8 @@ from coevo.envs.travelplanner.schema import (
 )
 
 R = TypeVar("R")
+#: Makes a sandbox's metadata and row streams per table (called only when it must be built).
+Builder = Callable[[], tuple[dict[str, str], Mapping[Table, Iterable[Mapping[str, Any]]]]]
 
 _BATCH = 20_000
 
@@ -98,7 +100,7 @@ def fill(engine: Engine, meta: Mapping[str, str], tables: Mapping[Table, Iterabl
     _insert_all(engine, MetaRow.__table__, [{"key": k, "value": v} for k, v in meta.items()])
 
 
-def _generated_tables(seed: int) -> tuple[dict[str, str], dict[Table, Iterable[Mapping[str, Any]]]]:
+def _generated_tables(seed: int) -> tuple[dict[str, str], Mapping[Table, Iterable[Mapping[str, Any]]]]:
     from coevo.envs.travelplanner.sandbox_generator import GENERATOR_VERSION, generate_sandbox
 
     rows = generate_sandbox(seed)
@@ -113,7 +115,7 @@ def _generated_tables(seed: int) -> tuple[dict[str, str], dict[Table, Iterable[M
     }
 
 
-def _official_tables(folder: Path) -> tuple[dict[str, str], dict[Table, Iterable[Mapping[str, Any]]]]:
+def _official_tables(folder: Path) -> tuple[dict[str, str], Mapping[Table, Iterable[Mapping[str, Any]]]]:
     from coevo.envs.travelplanner.official_data import official_tables
 
     return {"source": "official", "folder": str(folder.resolve())}, official_tables(folder)
@@ -159,14 +161,13 @@ class Sandbox:
             if not folder.is_dir():
                 raise FileNotFoundError(f"TravelPlanner database folder not found: {folder}")
             expected = {"source": "official", "folder": str(folder.resolve())}
-            builder: Callable[[], tuple[dict[str, str], dict[Table, Iterable[Mapping[str, Any]]]]]
-            builder = lambda: _official_tables(folder)  # noqa: E731
+            builder: Builder = partial(_official_tables, folder)
             name = "official-" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
         else:
             from coevo.envs.travelplanner.sandbox_generator import GENERATOR_VERSION
 
             expected = {"source": "generated", "generator_version": GENERATOR_VERSION, "seed": str(seed)}
-            builder = lambda: _generated_tables(seed)  # noqa: E731
+            builder = partial(_generated_tables, seed)
             name = f"generated-v{GENERATOR_VERSION}-seed{seed}"
         if db_url is None:
             return cls._open_cached_file(name, expected, builder)
@@ -196,7 +197,7 @@ class Sandbox:
         cls,
         name: str,
         expected: Mapping[str, str],
-        builder: Callable[[], tuple[dict[str, str], dict[Table, Iterable[Mapping[str, Any]]]]],
+        builder: Builder,
     ) -> Sandbox:
         folder = cache_dir() / "travelplanner"
         path = folder / f"{name}.sqlite"

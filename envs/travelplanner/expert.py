@@ -51,8 +51,8 @@ class Leg:
                 f"Flight Number: {f.flight_number}, from {self.origin} to {self.destination}, "
                 f"Departure Time: {f.dep_time}, Arrival Time: {f.arr_time}"
             )
-        assert self.drive is not None
-        per_car = int(self.drive.kilometres * (0.05 if self.mode == "self-driving" else 1))  # type: ignore[operator]
+        assert self.drive is not None and self.drive.kilometres is not None
+        per_car = int(self.drive.kilometres * (0.05 if self.mode == "self-driving" else 1))
         label = "Self-driving" if self.mode == "self-driving" else "Taxi"
         return (
             f"{label}, from {self.origin} to {self.destination}, duration: {self.drive.duration}, "
@@ -72,6 +72,17 @@ class Itinerary:
 
     def plan(self) -> list[dict[str, Any]]:
         return [dict(day) for day in self.days]
+
+
+@dataclass(frozen=True)
+class _Route:
+    """A choice of cities with its transport and stays; `floor` bounds its total cost from below."""
+
+    floor: float
+    cities: tuple[str, ...]
+    legs: tuple[Leg, ...]
+    stays: tuple[Accommodation, ...]
+    fixed: float
 
 
 @dataclass(frozen=True)
@@ -109,33 +120,32 @@ class ExpertPlanner:
 
     def best(self) -> Itinerary | None:
         """The cheapest itinerary over every route, or None when no route can be planned."""
-        options = []
+        options: list[_Route] = []
         for route in permutations(self.candidates(), self.count):
-            stays = [self._stay(city, nights) for city, nights in zip(route, self.nights)]
-            if any(s is None for s in stays):
-                continue
+            found = [self._stay(city, nights) for city, nights in zip(route, self.nights)]
+            stays = [s for s in found if s is not None]
             transport = self._transport(route)
-            if transport is None:
+            if len(stays) < len(found) or transport is None:
                 continue
             legs, transport_cost = transport
-            stay_cost = sum(self._stay_cost(s) * n for s, n in zip(stays, self.nights))  # type: ignore[arg-type]
-            floor = transport_cost + stay_cost + sum(self._cheapest_meals(c, n) for c, n in zip(route, self.nights))
-            options.append((floor, route, legs, stays, transport_cost + stay_cost))
-        options.sort(key=lambda o: (o[0], o[1]))
-        best: tuple[float, tuple[str, ...], tuple[Leg, ...], list[Accommodation], dict[_Slot, Restaurant]] | None = None
-        for floor, route, legs, stays, fixed in options:
-            if best is not None and floor >= best[0]:
-                break
-            meals = self._meals(route)
+            fixed = transport_cost + sum(self._stay_cost(s) * n for s, n in zip(stays, self.nights))
+            floor = fixed + sum(self._cheapest_meals(c, n) for c, n in zip(route, self.nights))
+            options.append(_Route(floor, route, legs, tuple(stays), fixed))
+        options.sort(key=lambda o: (o.floor, o.cities))
+        best: tuple[float, _Route, dict[_Slot, Restaurant]] | None = None
+        for option in options:
+            if best is not None and option.floor >= best[0]:
+                break  # floors are lower bounds: nothing later can be cheaper
+            meals = self._meals(option.cities)
             if meals is None:
                 continue
-            total = fixed + sum(r.average_cost * self.people for r in meals.values())
+            total = option.fixed + sum(r.average_cost * self.people for r in meals.values())
             if best is None or total < best[0]:
-                best = (total, route, legs, stays, meals)  # type: ignore[assignment]
+                best = (total, option, meals)
         if best is None:
             return None
-        total, route, legs, stays, meals = best
-        return self._itinerary(route, legs, stays, meals, total)
+        total, option, meals = best
+        return self._itinerary(option.cities, option.legs, list(option.stays), meals, total)
 
     def _stay(self, city: str, nights: int) -> Accommodation | None:
         if (city, nights) not in self._stays:

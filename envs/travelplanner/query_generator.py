@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from coevo.envs.travelplanner.budget import Unbudgetable, estimate_budgets, level_budget
@@ -48,8 +49,6 @@ def cell_of(index: int) -> tuple[str, int]:
 
 
 def _dates(rng: random.Random, days: int) -> tuple[str, ...]:
-    from datetime import timedelta
-
     start = rng.randint(0, SCHEDULE_DAYS - days)
     return tuple((FIRST_DATE + timedelta(days=start + i)).isoformat() for i in range(days))
 
