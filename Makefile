@@ -4,7 +4,7 @@ VENV ?= .venv
 .PHONY: demo test bootstrap bench
 
 bootstrap:
-	@bash scripts/bootstrap.sh
+	@COEVO_VENV=$(VENV) bash scripts/bootstrap.sh
 
 demo: bootstrap
 	$(VENV)/bin/coevo demo
