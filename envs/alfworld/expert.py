@@ -169,6 +169,7 @@ class _Planner:
 
     def look_at(self) -> None:
         g = self.game
+        self.free_hands(keep=g.goal_objs)
         o = self.fetch(exclude=0)
         self.free_hands(keep=1 << o)
         lamps = g.goal_toggles & g.toggleable

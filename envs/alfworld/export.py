@@ -63,10 +63,12 @@ def logic(dialect_name: str) -> tuple[str, str]:
     cut = grammar.index("\n\naction help {")
     grammar = grammar[:cut] + "\n"
     sink = ";(receptacleType ?r SinkType)"
-    help_at = domain.find("\n(:action help")
-    if sink not in domain or help_at < 0:
-        raise ExportUnavailable("unexpected alfred.pddl: no SinkType line or help action")
+    if sink not in domain:
+        raise ExportUnavailable("unexpected alfred.pddl: no SinkType line")
     domain = domain.replace(sink, sink[1:])
+    help_at = domain.find("\n(:action help")
+    if help_at < 0:
+        raise ExportUnavailable("unexpected alfred.pddl: no help action")
     domain = domain[: help_at + 1] + ")\n"
     return domain, grammar
 
