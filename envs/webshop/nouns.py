@@ -22,7 +22,9 @@ WebShop's own test titles.
 
 from __future__ import annotations
 
+import importlib.abc
 import re
+import sys
 from functools import lru_cache
 
 _POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
@@ -48,11 +50,30 @@ CLOSED_CLASS = frozenset(
 )
 
 
+class _NoSpacy(importlib.abc.MetaPathFinder):
+    """Makes `import spacy` fail while LemmInflect is imported.
+
+    LemmInflect's package init imports spaCy, when installed (other extras pull it in), only to
+    register spaCy token extensions we never use; that would add ~250 MB to every server.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
+        if fullname == "spacy" or fullname.startswith("spacy."):
+            raise ModuleNotFoundError(f"{fullname} is kept out of the WebShop noun extractor")
+        return None
+
+
 @lru_cache(maxsize=1)
 def _lexicon():  # type: ignore[no-untyped-def]
     # Imported late: LemmInflect loads its tables (~30 MB) on first use.
-    from lemminflect import getAllInflections, getAllLemmas
-
+    blocker = None if "spacy" in sys.modules else _NoSpacy()
+    if blocker is not None:
+        sys.meta_path.insert(0, blocker)
+    try:
+        from lemminflect import getAllInflections, getAllLemmas
+    finally:
+        if blocker is not None:
+            sys.meta_path.remove(blocker)
     return getAllLemmas, getAllInflections
 
 

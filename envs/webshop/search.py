@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -168,16 +169,22 @@ class Searcher:
     def search(self, keywords: str, k: int = TOP_K) -> list[int]:
         """Document numbers of the best `k` matches, best first; ties go to the lower number.
 
-        Like Lucene, only documents that match at least one query term are returned.
+        Like Lucene, only documents that match at least one query term are returned. Results
+        are cached per analysed query: the rollouts of one task (an RL group) often repeat a
+        search, and the answer never changes.
         """
         vocab = self.model.vocab_dict
-        ids = [vocab[t] for t in self.analyze(keywords) if t in vocab]
+        ids = tuple(vocab[t] for t in self.analyze(keywords) if t in vocab)
         if not ids:
             return []
-        scores = self.model.get_scores(ids)
+        return list(self._top(ids, k))
+
+    @lru_cache(maxsize=4096)  # noqa: B019 (the searcher lives as long as the process)
+    def _top(self, ids: tuple[int, ...], k: int) -> tuple[int, ...]:
+        scores = self.model.get_scores(list(ids))
         hits = np.flatnonzero(scores > 0)
         if len(hits) > k:
             kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
             hits = hits[scores[hits] >= kth]
         order = np.lexsort((hits, -scores[hits]))[:k]
-        return hits[order].tolist()
+        return tuple(hits[order].tolist())

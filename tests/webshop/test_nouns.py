@@ -58,3 +58,16 @@ def test_tokens_split_like_spacy_on_titles() -> None:
     assert tokens("Men's SC-HT830V DVD/VCR (Silver) D.O.N. 3.1") == [
         "men", "sc", "ht830v", "dvd", "vcr", "silver", "d.o.n.", "3.1",
     ]
+
+
+def test_the_lexicon_does_not_drag_spacy_into_servers() -> None:
+    """LemmInflect imports spaCy (~250 MB) when installed; the extractor keeps it out."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from coevo.envs.webshop.nouns import nouns; "
+        "assert nouns('Kavora Bar') == ['kavora', 'bar']; print('spacy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
