@@ -57,3 +57,18 @@ def test_no_plan_when_the_goal_is_impossible():
     assert expert.next_turn(game, engine.State(game)) is None
     with pytest.raises(expert.NoPlan):
         expert.plan(game, engine.State(game))
+
+
+def test_agenttraj_records():
+    from coevo.envs.alfworld.trajectories import expert_record
+    from coevo.envs.registry import make
+
+    env = make("alfworld", train_size=12)
+    record = expert_record(env, "train-5")
+    conv = record["conversations"]
+    assert record["reward"] == 1.0 and record["item_id"] == "alfworld_train-5"
+    assert conv[0]["from"] == "human" and "move <object> to <receptacle>" in conv[0]["value"]
+    assert conv[2]["value"].startswith("-= Welcome to TextWorld, ALFRED! =-")
+    gpt = [c for c in conv[3:] if c["from"] == "gpt"]
+    assert gpt and all(c["value"].startswith("Thought: ") and "\nAction: " in c["value"] for c in gpt)
+    assert [c["from"] for c in conv[3:]] == ["gpt", "human"] * (len(gpt) - 1) + ["gpt"]

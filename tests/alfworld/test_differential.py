@@ -1,0 +1,136 @@
+"""Native engine vs the real one (TextWorld + fast-downward), command for command.
+
+On 204 generated games (every task type, both dialects, small rooms so TextWorld stays quick)
+and on real ALFWorld games when `$ALFWORLD_DATA` holds some, both engines get the same
+commands: the expert's, random admissible ones, and inadmissible ones. Observations,
+admissible-command lists, `won` (hence reward and done) must be identical after every command.
+Real games are slow in TextWorld (seconds per reset); `COEVO_ALFWORLD_REAL_GAMES` sets how many
+are played (default 10, "all" for all).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from coevo.envs.alfworld import engine, expert
+from coevo.envs.alfworld.dialects import dialect
+from coevo.envs.alfworld.game import Game, compile_game
+from coevo.envs.alfworld.generator import Knobs, generate
+from coevo.envs.alfworld.goals import TASK_TYPES
+from coevo.envs.alfworld.textworld_backend import available
+
+pytestmark = [pytest.mark.skipif(not available(), reason="needs the alfworld extra (TextWorld)"), pytest.mark.slow]
+
+GAMES = 204
+JUNK = ["help", "look", "inventory", "Look", "go to the fridge", "take all", "put it down", "", "examine room",
+        "open door 1", "use"]
+
+
+def _junk(game: Game, rng: random.Random) -> str:
+    options = JUNK + [
+        "go to " + rng.choice(game.rec_names),
+        f"take {rng.choice(game.obj_names)} from {rng.choice(game.rec_names)}",
+        f"move {rng.choice(game.obj_names)} to {rng.choice(game.rec_names)}",
+        f"put {rng.choice(game.obj_names)} in/on {rng.choice(game.rec_names)}",
+        "examine " + rng.choice(game.obj_names),
+        "use " + rng.choice(game.obj_names),
+        f"heat {rng.choice(game.obj_names)} with {rng.choice(game.rec_names)}",
+    ]
+    return rng.choice(options)
+
+
+def _commands(game: Game, state: engine.State, rng: random.Random, mode: int, k: int) -> str | None:
+    if mode == 0 or (mode == 1 and k >= 5):
+        turn = expert.next_turn(game, state)
+        return turn.action if turn else None
+    if mode == 2 and k >= 10:
+        return None
+    if rng.random() < 0.25:
+        return _junk(game, rng)
+    return rng.choice(engine.admissible(game, state))
+
+
+def _play(game: Game, tw, rng: random.Random, mode: int, limit: int = 40) -> tuple[int, bool]:
+    """Play one game on both engines; returns (commands compared, won)."""
+    state = engine.State(game)
+    first = tw.reset()
+    assert first.feedback == engine.intro(game, state)
+    assert first.admissible == engine.admissible(game, state)
+    assert first.won is False
+    for k in range(limit):
+        command = _commands(game, state, rng, mode, k)
+        if command is None:
+            break
+        native = engine.step(game, state, command)
+        real = tw.step(command)
+        where = f"{game.name} step {k} {command!r}"
+        assert real.feedback == native.feedback, where
+        assert real.admissible == engine.admissible(game, state), where
+        assert real.won == native.won, where
+        if native.won:
+            return k + 1, True
+    return limit, False
+
+
+@pytest.fixture(scope="module")
+def textworld():
+    from coevo.envs.alfworld.textworld_backend import TextWorldGame
+
+    tw = TextWorldGame()
+    yield tw
+    tw.close()
+
+
+def test_generated_games_play_identically(textworld):
+    from coevo.envs.alfworld.export import game_data
+
+    rng = random.Random(2024)
+    wins = steps = 0
+    for i in range(GAMES):
+        dialect_name = ("2.1.2", "2.1.1")[i % 2]
+        knobs = Knobs(task_type=TASK_TYPES[i % 6], max_receptacles=rng.randint(3, 6), distractors=rng.randint(0, 3),
+                      max_instances=2, closed=rng.random())
+        scene = generate(knobs, 31_000 + i)
+        textworld.load(game_data(scene, dialect_name))
+        mode = (i // 2) % 3  # expert, random then expert, random
+        n, won = _play(compile_game(scene, dialect(dialect_name)), textworld, rng, mode)
+        steps += n
+        wins += won
+        if mode < 2:
+            assert won, f"the expert did not win game {i}"
+    assert steps > GAMES * 4 and wins >= GAMES * 2 // 3
+
+
+def _real_games() -> list[Path]:
+    root = os.environ.get("ALFWORLD_DATA")
+    if not root:
+        return []
+    from coevo.envs.alfworld.catalog import RealCatalog
+
+    try:
+        catalog = RealCatalog(root)
+    except FileNotFoundError:
+        return []
+    games = sorted(catalog.paths.values())
+    wanted = os.environ.get("COEVO_ALFWORLD_REAL_GAMES", "10")
+    if wanted != "all":
+        games = random.Random(0).sample(games, min(int(wanted), len(games)))
+    return games
+
+
+def test_real_games_play_identically(textworld):
+    from coevo.envs.alfworld.gamefile import load_game_file
+
+    games = _real_games()
+    if not games:
+        pytest.skip("no ALFWorld games under $ALFWORLD_DATA")
+    rng = random.Random(7)
+    for i, path in enumerate(games):
+        gf = load_game_file(path)
+        textworld.load(path)
+        won = _play(compile_game(gf.scene, gf.dialect), textworld, rng, mode=i % 2, limit=25)[1]
+        assert won or i % 2 == 1, path
