@@ -14,6 +14,9 @@ fi
 
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 PIP="$VENV/bin/python -m pip"
+# fast-downward-textworld (alfworld extra) builds by running a bare `python build.py`; a pyenv
+# shim there fails ("No module named 'glob'"), so `python` must be the venv's.
+export PATH="$(cd "$VENV" && pwd)/bin:$PATH"
 $PIP install -q --upgrade pip setuptools wheel
 # torch is pinned in the train extra to the CPU build; GPU hosts install their own torch first.
 $PIP install -q -e ".[all,test]"
