@@ -25,13 +25,14 @@ import numpy as np
 
 from coevo.envs.searchqa.questions import Question, generate_questions
 from coevo.envs.searchqa.world import generate_world, passages_of
+from coevo.paths import cache_dir
 
 FORMAT_VERSION = 1
 SPLIT_SIZES = {"test": 125, "dev": 500, "train": 10_000}  # test has Bamboogle's size
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("COEVO_CACHE", Path.home() / ".cache" / "coevo")) / "searchqa"
+    return cache_dir("searchqa")
 
 
 def generated_dir(passages: int, seed: int) -> Path:

@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, Table, bindparam, create_engine, delete, event, insert, select
 from sqlalchemy.pool import StaticPool
 
+from coevo.paths import cache_dir
+
 from coevo.envs.travelplanner.records import Accommodation, Attraction, Drive, Flight, Restaurant
 from coevo.envs.travelplanner.schema import (
     SANDBOX_TABLES,
@@ -48,10 +50,6 @@ _BATCH = 20_000
 
 class SandboxMismatch(RuntimeError):
     """The database at db_url holds a different sandbox than the one asked for."""
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("COEVO_CACHE_DIR") or Path.home() / ".cache" / "coevo")
 
 
 def _engine(url: str) -> Engine:
