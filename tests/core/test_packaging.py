@@ -35,7 +35,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # into later wheels.
     source = tmp_path_factory.mktemp("src") / "coevo"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "*.db", ".pytest_cache"))
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "*.db", ".pytest_cache",
+        "runs", "outputs", ".cache", ".whl", ".gl"))
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
