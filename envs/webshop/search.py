@@ -10,7 +10,7 @@ document's token list in Python lists (gigabytes at 1.18M products): `IndexBuild
 documents, keeps only (doc, term, tf) triples in numpy arrays and computes the same scores
 (tests/webshop checks them against `bm25s.BM25.index`). Loading uses `BM25.load(mmap=True)`,
 so every session of every worker shares one page-cached copy; scoring sums the query terms'
-posting lists with `np.bincount`, the fast path for what bm25s does with `np.add.at`.
+posting lists as a scipy sparse product, bm25s's own arithmetic done faster (see _SparseBM25).
 """
 
 from __future__ import annotations
@@ -142,20 +142,32 @@ class IndexBuilder:
 
 def _bm25_class():  # type: ignore[no-untyped-def]
     import bm25s
+    from scipy.sparse import csc_array
 
-    class _BincountBM25(bm25s.BM25):
-        """bm25s with posting lists summed by np.bincount (one vectorised pass, no np.add.at)."""
+    class _SparseBM25(bm25s.BM25):
+        """bm25s whose query scoring multiplies the query's columns by ones with scipy.
+
+        Same arithmetic as bm25s's numpy backend (float32 sums in query-term order, like its
+        `np.add.at`), an order of magnitude faster on million-document posting lists.
+        """
 
         @staticmethod
         def _compute_relevance_from_scores(data, indptr, indices, num_docs, query_tokens_ids, dtype):  # type: ignore[no-untyped-def]
             spans = [(int(indptr[t]), int(indptr[t + 1])) for t in query_tokens_ids]
-            if not spans:
+            lengths = np.fromiter((e - s for s, e in spans), dtype=np.int64, count=len(spans))
+            if not lengths.sum():
                 return np.zeros(num_docs, dtype=dtype)
-            rows = np.concatenate([indices[s:e] for s, e in spans])
-            weights = np.concatenate([data[s:e] for s, e in spans])
-            return np.bincount(rows, weights=weights, minlength=num_docs).astype(dtype, copy=False)
+            columns = csc_array(
+                (
+                    np.concatenate([data[s:e] for s, e in spans]),
+                    np.concatenate([indices[s:e] for s, e in spans]),
+                    np.concatenate([[0], np.cumsum(lengths)]),
+                ),
+                shape=(num_docs, len(spans)),
+            )
+            return (columns @ np.ones(len(spans), dtype=dtype)).astype(dtype, copy=False)
 
-    return _BincountBM25
+    return _SparseBM25
 
 
 class Searcher:
@@ -182,9 +194,29 @@ class Searcher:
     @lru_cache(maxsize=4096)  # noqa: B019 (the searcher lives as long as the process)
     def _top(self, ids: tuple[int, ...], k: int) -> tuple[int, ...]:
         scores = self.model.get_scores(list(ids))
-        hits = np.flatnonzero(scores > 0)
+        hits = np.flatnonzero(scores >= self._floor(scores, ids, k))
         if len(hits) > k:
             kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
             hits = hits[scores[hits] >= kth]
         order = np.lexsort((hits, -scores[hits]))[:k]
         return tuple(hits[order].tolist())
+
+    def _floor(self, scores: np.ndarray, ids: tuple[int, ...], k: int) -> np.float32:
+        """A score the k-th best document reaches, to select from a few candidates instead of
+        every match: the k-th best score among the documents of the rarest query terms (real
+        documents, so the bound is exact). The smallest positive score when they are too few."""
+        smallest = np.nextafter(np.float32(0), np.float32(1))
+        indptr, indices = self.model.scores["indptr"], self.model.scores["indices"]
+        spans = sorted({(int(indptr[t + 1]) - int(indptr[t]), int(indptr[t])) for t in ids})
+        sample: list[np.ndarray] = []
+        total = 0
+        for length, start in spans:
+            sample.append(indices[start : start + length])
+            total += length
+            if total >= 8 * k:
+                break
+        values = scores[np.concatenate(sample)]
+        if len(values) < 8 * k:
+            return smallest
+        values = np.unique(values)  # a document found twice must count once
+        return max(smallest, values[-k]) if len(values) >= k else smallest
