@@ -61,3 +61,24 @@ def test_search_returns_top_50_matching_docs_best_first(tmp_path: Path) -> None:
     few = searcher.search("bacon")
     assert 0 < len(few) < 50 and all("bacon" in docs[i] for i in few)  # only matching documents
     assert searcher.search("black large machine wash") == hits  # deterministic
+
+
+def test_top_k_above_the_floor_equals_the_full_ranking(tmp_path: Path) -> None:
+    """The candidate floor (k-th best among the rarest terms' documents) never drops a winner."""
+    docs = _docs(1500)
+    builder = IndexBuilder()
+    builder.add_many(docs)
+    builder.save(tmp_path / "index")
+    searcher = Searcher(tmp_path / "index")
+    queries = QUERIES + [d[:60] for d in docs[::97]] + ["black", "large black pack of 2 cotton"]
+    floors_used = 0
+    for query in queries:
+        ids = [searcher.model.vocab_dict[t] for t in searcher.analyze(query) if t in searcher.model.vocab_dict]
+        if not ids:
+            continue
+        scores = searcher.model.get_scores(ids)
+        matching = np.flatnonzero(scores > 0)
+        expected = matching[np.lexsort((matching, -scores[matching]))][:5].tolist()
+        assert searcher.search(query, k=5) == expected, query
+        floors_used += searcher._floor(scores, tuple(ids), 5) > np.nextafter(np.float32(0), np.float32(1))
+    assert floors_used >= 5  # the floor really cut candidates in most of these queries
