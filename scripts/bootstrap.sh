@@ -14,8 +14,9 @@ fi
 
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 PIP="$VENV/bin/python -m pip"
-# fast-downward-textworld (alfworld extra) builds by running a bare `python build.py`; a pyenv
-# shim there fails ("No module named 'glob'"), so `python` must be the venv's.
+# fast-downward-textworld (alfworld extra) builds by running a bare `python build.py`; when that
+# resolves to another interpreter (a pyenv shim) inside pip's build env of a venv that already
+# holds editable installs, it dies with "No module named 'glob'". Make `python` the venv's.
 export PATH="$(cd "$VENV" && pwd)/bin:$PATH"
 $PIP install -q --upgrade pip setuptools wheel
 # torch is pinned in the train extra to the CPU build; GPU hosts install their own torch first.
