@@ -134,3 +134,26 @@ def test_real_games_play_identically(textworld):
         textworld.load(path)
         won = _play(compile_game(gf.scene, gf.dialect), textworld, rng, mode=i % 2, limit=25)[1]
         assert won or i % 2 == 1, path
+
+
+def test_env_on_the_textworld_backend():
+    from coevo.envs.registry import make
+
+    options = {"knobs": "max_receptacles=5&distractors=2"}
+    native, real = make("alfworld", **options), make("alfworld", backend="textworld", **options)
+    try:
+        for task_id in ("gen-1?task_type=pick_heat_then_place_in_recep", "valid_unseen-4"):
+            a, b = native.reset(task_id=task_id), real.reset(task_id=task_id)
+            assert a.observation == b.observation and a.info == b.info
+            while (action := native.expert_action()) is not None:
+                assert real.expert_action() == action
+                for command in (action, "put everything away"):
+                    x, y = native.step(command), real.step(command)
+                    assert (x.observation, x.reward, x.done, x.info) == (y.observation, y.reward, y.done, y.info)
+                    if x.done:
+                        break
+                if x.done:
+                    break
+            assert x.reward == 1.0
+    finally:
+        real.close()
