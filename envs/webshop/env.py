@@ -48,6 +48,11 @@ class WebShopData:
     show_attrs: bool
 
 
+def _flag(value: bool | str) -> bool:
+    """A boolean option, also as given on the command line ("--option show_attrs=true")."""
+    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
 def parse_action(action: str) -> tuple[str, str | None]:
     """WebShop's `parse_action`: ("search", "red shoes") for "search[red shoes]"."""
     match = _ACTION.match(action)
@@ -73,11 +78,13 @@ class WebShopEnv(Env):
         goals: str = "auto",
         db_url: str | None = None,
         show_attrs: bool | str = False,
+        preload_index: bool | str = True,
         **_: Any,
     ) -> WebShopData:
         """Open a built data directory (`data_dir`), or the default generated one, built on first use.
 
         goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built).
+        preload_index: fault the memory-mapped index in at start (no first-touch stalls later).
         """
         folder = Path(data_dir).expanduser() if data_dir else ensure_built(int(products), int(seed))
         manifest = Manifest.read(folder)
@@ -88,9 +95,9 @@ class WebShopEnv(Env):
         if kind == "human" and not manifest.human_goals:
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
         goal_set = GoalSet(folder, kind, catalog, manifest.seed)
-        flag = show_attrs if isinstance(show_attrs, bool) else str(show_attrs).lower() in ("1", "true", "yes")
         nouns("warm up")  # load the noun lexicon now, not during the first purchase
-        return WebShopData(folder, manifest, catalog, Searcher(folder / "index"), goal_set, flag)
+        searcher = Searcher(folder / "index", preload=_flag(preload_index))
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, _flag(show_attrs))
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)

@@ -15,6 +15,7 @@ posting lists as a scipy sparse product, bm25s's own arithmetic done faster (see
 
 from __future__ import annotations
 
+import mmap
 import re
 from array import array
 from collections.abc import Iterable
@@ -173,10 +174,20 @@ def _bm25_class():  # type: ignore[no-untyped-def]
 class Searcher:
     """Top-50 BM25 search over a saved index; read-only and safe to share across threads."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, preload: bool = True) -> None:
         self.model = _bm25_class().load(str(folder), mmap=True, show_progress=False)
         self.analyze = Analyzer()
         self.n_docs = int(self.model.scores["num_docs"])
+        if preload:
+            self.preload()
+
+    def preload(self) -> None:
+        """Touch every page of the mapped posting lists once, so that no search pays for first
+        page faults (the pages are the OS's page cache, shared with every other process)."""
+        for name in ("data", "indices", "indptr"):
+            array = self.model.scores[name]
+            step = max(1, mmap.PAGESIZE // array.itemsize)
+            np.add.reduce(array[::step], dtype=np.float64)
 
     def search(self, keywords: str, k: int = TOP_K) -> list[int]:
         """Document numbers of the best `k` matches, best first; ties go to the lower number.
