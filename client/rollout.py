@@ -17,6 +17,7 @@ them (SQL, JSONL) is the caller's business, so the client never depends on the s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,7 +124,9 @@ class RolloutEngine:
     `clients` maps env name -> AsyncEnvClient (one client may spread sessions over replicas).
     `max_rounds` caps agent turns per episode (one number, or per env; default: the env's
     max_steps). Invalid replies count as rounds, so a policy that never produces an action
-    still ends.
+    still ends. `prompt_options` change fields of every env's prompt (e.g.
+    show_available_actions=False); a policy's own `prompt_options` (what it was trained with)
+    apply first.
     """
 
     def __init__(
@@ -136,6 +139,7 @@ class RolloutEngine:
         sampling: Sampling | None = None,
         max_wait_s: float = 0.05,
         prompts: Mapping[str, EnvPrompt] | None = None,
+        prompt_options: Mapping[str, Any] | None = None,
         success_threshold: float = 1.0,
     ) -> None:
         if concurrency < 1:
@@ -145,6 +149,7 @@ class RolloutEngine:
         self.sampling, self.max_wait_s = sampling, max_wait_s
         self.success_threshold = success_threshold
         self._prompts: dict[str, EnvPrompt] = dict(prompts or {})
+        self.prompt_options = {**policy.prompt_options, **(prompt_options or {})}
         self._env_max_steps: dict[str, int] = {}
         self._task_meta: dict[str, dict[str, Any]] = {}
 
@@ -156,7 +161,8 @@ class RolloutEngine:
                 continue
             info = await self.clients[env].info()
             self._env_max_steps[env] = info.max_steps
-            self._prompts.setdefault(env, prompt_for(env, info.action_format))
+            prompt = self._prompts.get(env) or prompt_for(env, info.action_format)
+            self._prompts[env] = dataclasses.replace(prompt, **self.prompt_options) if self.prompt_options else prompt
 
     def prompt(self, env: str) -> EnvPrompt:
         return self._prompts[env]
@@ -258,6 +264,7 @@ class RolloutEngine:
             trajectory.status, trajectory.error = "error", f"{type(exc).__name__}: {exc}"
         finally:
             if session is not None:
+                await self.policy.end_episode(session.session_id)
                 try:
                     await session.close()
                 except EnvClientError:

@@ -75,6 +75,8 @@ class Policy(ABC):
 
     def __init__(self, sampling: Sampling | None = None) -> None:
         self.sampling = sampling or Sampling()
+        #: EnvPrompt fields this policy must be prompted with (a trained model's prompt settings).
+        self.prompt_options: dict[str, Any] = {}
 
     @abstractmethod
     async def act(
@@ -85,6 +87,9 @@ class Policy(ABC):
         None means the policy has nothing to say for that conversation (the expert sees no
         way forward); the engine then ends the episode rather than inventing a move.
         """
+
+    async def end_episode(self, session_id: str) -> None:
+        """The episode played in `session_id` is over: drop anything kept for it (KV caches)."""
 
     async def aclose(self) -> None:
         """Release connections, threads or models."""

@@ -118,15 +118,17 @@ def build_tiny_model(
     out: str | Path,
     *,
     corpus: Iterable[str] = (),
-    vocab_size: int = 512,
+    vocab_size: int = 1024,
     hidden_size: int = 64,
     layers: int = 2,
     seed: int = 0,
+    init_std: float = 0.02,
 ) -> Path:
     """A randomly initialised Llama-architecture model with its own small BPE tokenizer.
 
     For CI and the `ci` AgentEvol preset: real transformers code paths (chat template, batched
-    generation, training) in seconds, with no weights to find.
+    generation, training) in seconds, with no weights to find. A large `init_std` makes the
+    untrained model's greedy output varied (useful to compare generation paths token by token).
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -146,7 +148,11 @@ def build_tiny_model(
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    bpe.train_from_iterator([_TINY_CORPUS, *corpus], trainer=trainer)
+    from coevo.client.policies import prompts
+
+    texts = [_TINY_CORPUS, prompts.ALFWORLD.instruction, prompts.BFCL.instruction, prompts.ACKNOWLEDGEMENT,
+             prompts.generic_prompt("env", "free text").instruction, *corpus]  # fmt: skip
+    bpe.train_from_iterator(texts, trainer=trainer)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,
         bos_token="<|im_start|>",
@@ -167,6 +173,7 @@ def build_tiny_model(
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
+        initializer_range=init_std,
     )
     model = LlamaForCausalLM(config)
     model.save_pretrained(out)

@@ -80,15 +80,15 @@ def parse_react(text: str, *, single_line: bool = False) -> ParsedReply:
         end = action_match.start() if action_match else len(text)
         thought = text[thought_match.end() : end].strip()
     if action_match is None:
-        if thought_match is None and (single_line and len(text.splitlines()) == 1 or not single_line):
-            # A bare command with no ReAct labels: take it as the action.
+        if thought_match is None and len(text.splitlines()) == 1:
+            # A bare one-line command with no ReAct labels: take it as the action.
             action = _clean_line_action(text) if single_line else _strip_wrapping(text)
             if action:
                 return ParsedReply("", action)
         return ParsedReply(thought, None, "no 'Action:' line was found in your reply.")
     rest = text[action_match.end() :]
     following = _NEXT_SECTION.search(rest)
-    if following and rest[: following.start()].strip():
+    if following:
         rest = rest[: following.start()]
     action = _clean_line_action(rest) if single_line else _strip_wrapping(rest)
     if not action:

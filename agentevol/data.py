@@ -1,0 +1,129 @@
+"""Training examples from AgentTraj records: chat-template tokens, assistant-only labels, weights.
+
+Each conversation is rendered with the model's own chat template — the same text the policy is
+prompted with at rollout time — and cut into segments at assistant turns, so the labels cover
+exactly the assistant replies whose `loss` is true (their end-of-turn token included: the model
+must learn to stop) and nothing the env or the prompt wrote.
+
+The weight of an example is what the learning objective gives its trajectory: its reward
+(the paper's reward-weighted log-likelihood), or 1 for trajectories that pass the reward filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from coevo.client.agenttraj import validate_record
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+_ROLE = {"human": "user", "gpt": "assistant", "system": "system"}
+IGNORE = -100
+
+
+class TemplateError(ValueError):
+    """The chat template renders an earlier turn differently once later turns follow it."""
+
+
+@dataclass
+class Example:
+    item_id: str
+    input_ids: list[int]
+    labels: list[int]
+    weight: float
+
+    @property
+    def trained_tokens(self) -> int:
+        return sum(1 for t in self.labels if t != IGNORE)
+
+
+def to_messages(record: Mapping[str, Any]) -> tuple[list[dict[str, str]], list[bool]]:
+    """Chat messages of an AgentTraj record and, per message, whether it is trained on."""
+    messages, trained = [], []
+    for turn in record["conversations"]:
+        messages.append({"role": _ROLE[turn["from"]], "content": turn["value"]})
+        trained.append(turn["from"] == "gpt" and bool(turn.get("loss", True)))
+    return messages, trained
+
+
+def _render(tokenizer: PreTrainedTokenizerBase, messages: list[dict[str, str]], generation_prompt: bool) -> str:
+    if not messages:
+        return ""
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+
+
+def tokenize_record(
+    tokenizer: PreTrainedTokenizerBase, record: Mapping[str, Any], max_length: int, weight: float = 1.0
+) -> Example | None:
+    """Token ids and labels (IGNORE outside trained assistant replies), cut to `max_length`
+    from the start; None when nothing trainable is left."""
+    messages, trained = to_messages(record)
+    last_trained = max((i for i, t in enumerate(trained) if t), default=-1)
+    if last_trained < 0:
+        return None
+    ids: list[int] = []
+    labels: list[int] = []
+    done_text = ""
+
+    def add(text: str, learn: bool) -> None:
+        if not text:
+            return
+        piece = tokenizer(text, add_special_tokens=False)["input_ids"]
+        ids.extend(piece)
+        labels.extend(piece if learn else [IGNORE] * len(piece))
+
+    for i in range(last_trained + 1):
+        if messages[i]["role"] != "assistant":
+            continue
+        prefix = _render(tokenizer, messages[:i], generation_prompt=True)
+        full = _render(tokenizer, messages[: i + 1], generation_prompt=False)
+        if not prefix.startswith(done_text) or not full.startswith(prefix):
+            raise TemplateError(
+                "the chat template does not render conversations incrementally (an earlier turn changes when "
+                "later turns follow), so assistant tokens cannot be located"
+            )
+        add(prefix[len(done_text) :], False)
+        add(full[len(prefix) :], trained[i])
+        done_text = full
+        if len(ids) >= max_length:
+            break
+    ids, labels = ids[:max_length], labels[:max_length]
+    if all(label == IGNORE for label in labels):
+        return None
+    return Example(str(record.get("item_id", "")), ids, labels, float(weight))
+
+
+def objective_weight(reward: float, objective: str, threshold: float) -> float:
+    """How much a trajectory counts: its reward (clipped at 0), or 1/0 through the reward filter."""
+    if objective == "filter":
+        return 1.0 if reward > threshold else 0.0
+    return max(0.0, float(reward))
+
+
+def build_examples(
+    tokenizer: PreTrainedTokenizerBase,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    max_length: int,
+    objective: str = "reward_weighted",
+    threshold: float = 0.0,
+) -> list[Example]:
+    """Validated, weighted, tokenized examples; zero-weight trajectories are left out (they add
+    no gradient under either objective)."""
+    examples = []
+    for i, raw in enumerate(records):
+        record = validate_record(raw, f"record {i}")
+        weight = objective_weight(record["reward"], objective, threshold)
+        if weight <= 0.0:
+            continue
+        example = tokenize_record(tokenizer, record, max_length, weight)
+        if example is not None:
+            examples.append(example)
+    return examples
+
+
+def dataset_rows(examples: Sequence[Example]) -> list[dict[str, Any]]:
+    return [{"input_ids": e.input_ids, "labels": e.labels, "weight": e.weight} for e in examples]

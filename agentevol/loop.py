@@ -1,0 +1,341 @@
+"""The AgentEvol loop (Xi et al. 2024): behavioral cloning, then M rounds of explore and learn.
+
+    base ─eval→ BC on expert trajectories ─eval→ for m in 1..M:
+        explore: K samples per instruction of a broader instruction set with π_{m-1}
+        learn:   train on D_s ∪ D_m (reward-weighted, or reward-filtered), from the base model
+                 (the paper) or from π_{m-1}
+        eval
+
+Everything runs over the env servers' HTTP API (started locally unless URLs are given). Every
+stage leaves its checkpoint, data and evaluation in `output_dir`, one line in metrics.jsonl
+and its trajectories in the SQL store; a restarted run skips finished stages and resumes an
+interrupted training from its last epoch checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from coevo.agentevol.config import AgentEvolConfig
+from coevo.client import AsyncEnvClient
+from coevo.client.agenttraj import read_records, write_jsonl
+from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, results_document, rollout_tasks
+from coevo.client.policies.base import Policy, Sampling
+from coevo.client.summary import summarize
+from coevo.client.trajectory import Trajectory
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Layout:
+    """Where a run keeps things."""
+
+    root: Path
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics.jsonl"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+    def checkpoint(self, stage: str) -> Path:
+        return self.root / "checkpoints" / stage
+
+    def trainer_dir(self, stage: str) -> Path:
+        return self.root / "trainer" / stage
+
+    def data(self, name: str) -> Path:
+        return self.root / "data" / f"{name}.jsonl"
+
+    def eval_file(self, stage: str) -> Path:
+        return self.root / "eval" / f"{stage}.json"
+
+    @property
+    def plot(self) -> Path:
+        return self.root / "success_by_stage.png"
+
+    @property
+    def tiny_base(self) -> Path:
+        return self.root / "base-model"
+
+
+def stage_names(iterations: int) -> list[str]:
+    return ["base", "bc", *(f"iter{m}" for m in range(1, iterations + 1))]
+
+
+class AgentEvol:
+    def __init__(self, config: AgentEvolConfig, *, log: Log = print) -> None:
+        self.config = config
+        self.layout = Layout(Path(config.output_dir))
+        self.log = log
+        self.prompt_options: dict[str, Any] = (
+            {} if config.show_available_actions is None else {"show_available_actions": config.show_available_actions}
+        )
+        self.clients: dict[str, AsyncEnvClient] = {}
+        self.recorder: Any = None
+        self._tokenizer: Any = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    def completed(self) -> dict[str, dict[str, Any]]:
+        if not self.layout.state.is_file():
+            return {}
+        return dict(json.loads(self.layout.state.read_text()).get("stages", {}))
+
+    def _record_stage(self, row: dict[str, Any]) -> None:
+        stages = self.completed()
+        stages[row["stage"]] = row
+        self.layout.state.write_text(json.dumps({"stages": stages}, indent=2))
+        with self.layout.metrics.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        self.log(
+            f"[{row['stage']}] success {100 * row['success_rate']:.1f}%  mean reward {row['mean_reward']:.3f}  "
+            f"({row['eval_n']} eval episodes, {row['duration_s']:.0f}s)"
+        )
+
+    # ------------------------------------------------------------------ models
+    def base_model_path(self) -> Path:
+        from coevo.client.policies.models import build_tiny_model, default_model_dir
+
+        if self.config.model == "tiny":
+            if not (self.layout.tiny_base / "config.json").is_file():
+                build_tiny_model(self.layout.tiny_base, seed=self.config.seed)
+            return self.layout.tiny_base
+        if self.config.model in ("smollm2", "default"):
+            return default_model_dir()
+        path = Path(self.config.model)
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(f"--model {self.config.model!r} is not a model directory (no config.json)")
+        return path
+
+    def load(self, path: Path) -> tuple[Any, Any]:
+        from coevo.client.policies.hf import load_model
+
+        return load_model(path)
+
+    def save(self, model: Any, tokenizer: Any, stage: str) -> Path:
+        from coevo.client.policies.hf import AGENT_FILE
+
+        out = self.layout.checkpoint(stage)
+        tmp = out.with_name(out.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / AGENT_FILE).write_text(json.dumps({"prompt_options": self.prompt_options, "stage": stage}))
+        shutil.rmtree(out, ignore_errors=True)
+        tmp.rename(out)
+        return out
+
+    def policy(self, model: Any, tokenizer: Any, name: str) -> Policy:
+        from coevo.client.policies.hf import TransformersPolicy
+
+        c = self.config
+        policy = TransformersPolicy(
+            (model, tokenizer), name=name, max_batch_size=c.gen_batch_size, max_prompt_tokens=c.max_prompt_tokens,
+            sampling=Sampling(max_new_tokens=c.max_new_tokens),
+        )  # fmt: skip
+        policy.prompt_options = dict(self.prompt_options)
+        return policy
+
+    # ------------------------------------------------------------------ rollouts
+    async def _tasks(self, split_of: Callable[[Any, str], str], n: int) -> list[TaskRef]:
+        tasks: list[TaskRef] = []
+        for env, client in self.clients.items():
+            info = await client.info()
+            split = split_of(info, env)
+            if split not in info.splits:
+                raise ValueError(f"{env} has no split {split!r}; it has {sorted(info.splits)}")
+            tasks += await pick_tasks(client, env, split, n)
+        return tasks
+
+    async def eval_tasks(self) -> list[TaskRef]:
+        c = self.config
+        return await self._tasks(lambda info, env: c.eval_split or eval_split(info.splits, info.default_split), c.eval_tasks)
+
+    async def train_tasks(self, n: int, split: str | None) -> list[TaskRef]:
+        return await self._tasks(lambda info, env: split or info.default_split, n)
+
+    async def rollout(
+        self, policy: Policy, tasks: Sequence[TaskRef], *, kind: str, stage: str, samples: int = 1,
+        sampling: Sampling | None = None, capped: bool = True,
+    ) -> list[Trajectory]:  # fmt: skip
+        """Roll `policy` out; `capped`: at most max_rounds turns (the expert always gets the env's own cap)."""
+        c = self.config
+        run_id = self.recorder.start(
+            name=f"agentevol {c.output_dir} {stage} {kind}", kind=kind, policy=policy.name,
+            config={"stage": stage, "samples": samples, "n": len(tasks)},
+        )  # fmt: skip
+        started = time.monotonic()
+        trajectories = await rollout_tasks(
+            policy, self.clients, tasks, samples=samples, seed=c.seed, max_rounds=c.max_rounds if capped else None,
+            concurrency=c.concurrency, sampling=sampling, prompt_options=self.prompt_options,
+        )  # fmt: skip
+        summary = summarize(trajectories)
+        self.recorder.save(run_id, trajectories, summary)
+        self.log(
+            f"[{stage}] {kind}: {len(trajectories)} episodes, success {100 * summary['success_rate']:.1f}%, "
+            f"{time.monotonic() - started:.0f}s"
+        )
+        return trajectories
+
+    async def evaluate(self, policy: Policy, stage: str) -> dict[str, Any]:
+        trajectories = await self.rollout(policy, await self.eval_tasks(), kind="eval", stage=stage)
+        document = results_document(trajectories, policy=policy, config={"stage": stage, **self.config.to_dict()})
+        path = self.layout.eval_file(stage)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2, default=str))
+        s = document["summary"]
+        return {
+            "success_rate": s["success_rate"], "mean_reward": s["mean_reward"], "mean_steps": s["mean_steps"],
+            "invalid_reply_rate": s["invalid_reply_rate"], "eval_n": s["n"],
+            "by_env": {env: {"success_rate": v["success_rate"], "mean_reward": v["mean_reward"]} for env, v in document["by_env"].items()},
+            "by_task_type": {k: v["success_rate"] for k, v in s["by_task_type"].items()},
+        }  # fmt: skip
+
+    # ------------------------------------------------------------------ data
+    async def bc_records(self) -> list[dict[str, Any]]:
+        """The expert set D_s: the user's AgentTraj file, or successful expert rollouts."""
+        c = self.config
+        if c.bc_data:
+            records = read_records(c.bc_data)
+            self.log(f"[bc] {len(records)} trajectories from {c.bc_data}")
+            return records
+        path = self.layout.data("bc")
+        if path.is_file():
+            return read_records(path)
+        from coevo.client.policies.expert import ExpertPolicy
+
+        tasks = await self.train_tasks(c.bc_tasks, c.bc_split)
+        trajectories = await self.rollout(ExpertPolicy(), tasks, kind="bc", stage="bc", capped=False)
+        records = [t.to_agentgym() for t in trajectories if t.success]
+        write_jsonl(path, records)
+        return records
+
+    async def explore(self, policy: Policy, stage: str, iteration: int) -> list[dict[str, Any]]:
+        """D_m: K samples per instruction with the current policy, scored by the env reward."""
+        import torch
+
+        c = self.config
+        path = self.layout.data(f"{stage}-explore")
+        if path.is_file():
+            return read_records(path)
+        torch.manual_seed(c.seed + iteration)
+        tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split)
+        sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
+        trajectories = await self.rollout(
+            policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling
+        )
+        records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in trajectories if t.status != "error"]
+        write_jsonl(path, records)
+        return records
+
+    # ------------------------------------------------------------------ learning
+    def learn(self, start: tuple[Any, Any], records: Sequence[Mapping[str, Any]], stage: str, *, objective: str) -> tuple[Any, dict[str, Any]]:
+        from coevo.agentevol.data import build_examples
+        from coevo.agentevol.trainer import train_stage
+
+        c = self.config
+        model, tokenizer = start
+        examples = build_examples(
+            tokenizer, records, max_length=c.max_length, objective=objective, threshold=c.reward_threshold
+        )
+        self.log(f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)")
+        result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed)
+        self.save(result.model, tokenizer, stage)
+        shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
+        return result.model, {
+            "train_examples": result.examples, "train_tokens": result.trained_tokens,
+            "train_loss": result.train_loss, "train_steps": result.steps,
+        }  # fmt: skip
+
+    # ------------------------------------------------------------------ the loop
+    async def _run(self) -> list[dict[str, Any]]:
+        c = self.config
+        done = self.completed()
+        base_path = self.base_model_path()
+        current: tuple[Any, Any] | None = None  # the latest stage's model, in memory
+        previous_stage = "base"
+
+        def model_of(stage: str) -> tuple[Any, Any]:
+            return self.load(base_path if stage == "base" else self.layout.checkpoint(stage))
+
+        for stage in stage_names(c.iterations):
+            if stage in done and (stage == "base" or self.layout.checkpoint(stage).is_dir()):
+                previous_stage, current = stage, None
+                continue
+            started = time.monotonic()
+            row: dict[str, Any] = {"stage": stage}
+            if stage == "base":
+                current = model_of("base")
+            elif stage == "bc":
+                bc = await self.bc_records()
+                start = model_of("base")
+                model, train_row = self.learn(start, bc, stage, objective="filter")
+                current = (model, start[1])
+                row.update(bc_trajectories=len(bc), **train_row)
+            else:
+                iteration = int(stage[len("iter") :])
+                explorer = current if current is not None else model_of(previous_stage)
+                new = await self.explore(self.policy(*explorer, name=previous_stage), stage, iteration)
+                row.update(
+                    explore_episodes=len(new),
+                    explore_success_rate=(sum(r["success"] for r in new) / len(new)) if new else 0.0,
+                    explore_mean_reward=(sum(r["reward"] for r in new) / len(new)) if new else 0.0,
+                )
+                merged = [*await self.bc_records(), *new]
+                start = model_of("base") if c.restart_from_base else explorer
+                current = explorer = None
+                gc.collect()
+                model, train_row = self.learn(start, merged, stage, objective=c.objective)
+                current = (model, start[1])
+                row.update(train_row)
+            metrics = await self.evaluate(self.policy(*current, name=stage), stage)
+            row.update(metrics)
+            row.update(duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat())
+            self._record_stage(row)
+            previous_stage = stage
+        return [self.completed()[s] for s in stage_names(c.iterations)]
+
+    def run(self) -> list[dict[str, Any]]:
+        """Run (or resume) every stage; returns the metrics rows, base first."""
+        from coevo.agentevol.plot import plot_success
+        from coevo.cli.agent_support import RunRecorder, env_servers
+        from coevo.cli.serve_cmd import parse_options
+
+        c = self.config
+        self.layout.root.mkdir(parents=True, exist_ok=True)
+        (self.layout.root / "config.json").write_text(json.dumps(c.to_dict(), indent=2))
+        urls: dict[str, list[str]] = {}
+        for item in c.env_urls:
+            env, _, url = item.partition("=")
+            urls.setdefault(env.strip(), []).append(url.strip())
+        options: dict[str, dict[str, Any]] = {}
+        for item in c.env_options:
+            env, _, pair = item.partition(":")
+            options.setdefault(env.strip(), {}).update(parse_options([pair]))
+        db_url = c.db_url or f"sqlite:///{(self.layout.root / 'trajectories.db').resolve()}"
+        self.recorder = RunRecorder(db_url)
+
+        async def main(servers: dict[str, list[str]]) -> list[dict[str, Any]]:
+            self.clients = {env: AsyncEnvClient(servers[env]) for env in c.envs}
+            try:
+                return await self._run()
+            finally:
+                for client in self.clients.values():
+                    await client.aclose()
+
+        with env_servers(c.envs, urls=urls, options=options, db_url=db_url) as servers:
+            rows = asyncio.run(main(servers))
+        plot_success(rows, self.layout.plot)
+        return rows

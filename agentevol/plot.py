@@ -1,0 +1,38 @@
+"""The picture of a run: evaluation success rate (and mean reward) after each stage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def plot_success(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only; no display on servers
+    import matplotlib.pyplot as plt
+
+    stages = [r["stage"] for r in rows]
+    success = [100 * r["success_rate"] for r in rows]
+    reward = [r["mean_reward"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=120)
+    ax.plot(stages, success, marker="o", color="tab:blue", label="success rate (%)")
+    for x, y in zip(stages, success):
+        ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+    ax.set_ylabel("success rate (%)")
+    ax.set_ylim(0, max(100.0, max(success, default=0) + 10))
+    ax.set_xlabel("stage")
+    twin = ax.twinx()
+    twin.plot(stages, reward, marker="s", linestyle="--", color="tab:orange", label="mean reward")
+    twin.set_ylabel("mean reward")
+    ax.set_title("AgentEvol: evaluation after each stage")
+    lines = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    labels = ax.get_legend_handles_labels()[1] + twin.get_legend_handles_labels()[1]
+    ax.legend(lines, labels, loc="upper left", fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

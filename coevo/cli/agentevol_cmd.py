@@ -1,0 +1,53 @@
+"""`coevo agentevol`: behavioral cloning then explore-and-learn iterations (AgentEvol)."""
+
+from __future__ import annotations
+
+import typer
+
+from coevo.cli import app
+
+
+@app.command(
+    "agentevol",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def agentevol(
+    ctx: typer.Context,
+    preset: str = typer.Option(None, "--preset", help="cpu-demo | ci | gpu (any option below overrides it)"),
+    output_dir: str = typer.Option(None, "--output-dir", help="Run directory; re-running resumes it"),
+    list_options: bool = typer.Option(False, "--list-options", help="Show every option with its default and exit"),
+) -> None:
+    """Train an agent with AgentEvol. Every AgentEvolConfig field is an option: --iterations 3,
+    --objective filter, --envs alfworld,bfcl, --no-restart-from-base, ... (see --list-options)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from coevo.agentevol.config import describe_options, from_preset, parse_overrides
+
+    console = Console()
+    if list_options:
+        console.print(describe_options(), markup=False, highlight=False)
+        raise typer.Exit()
+    try:
+        overrides = parse_overrides(list(ctx.args))
+        if output_dir:
+            overrides["output_dir"] = output_dir
+        config = from_preset(preset, **overrides)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+    from coevo.agentevol.loop import AgentEvol
+
+    console.print(f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})")
+    rows = AgentEvol(config, log=lambda line: console.print(line, markup=False, highlight=False)).run()
+    table = Table(title="AgentEvol: evaluation after each stage")
+    for column in ("stage", "success", "mean reward", "mean steps", "train examples", "train loss", "explore success", "time"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    for r in rows:
+        table.add_row(
+            r["stage"], f"{100 * r['success_rate']:.1f}%", f"{r['mean_reward']:.3f}", f"{r['mean_steps']:.1f}",
+            str(r.get("train_examples", "-")), f"{r['train_loss']:.3f}" if r.get("train_loss") is not None else "-",
+            f"{100 * r['explore_success_rate']:.1f}%" if "explore_success_rate" in r else "-", f"{r['duration_s']:.0f}s",
+        )  # fmt: skip
+    console.print(table)
+    console.print(f"metrics: {config.output_dir}/metrics.jsonl  plot: {config.output_dir}/success_by_stage.png")

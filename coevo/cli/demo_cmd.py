@@ -1,0 +1,125 @@
+"""`coevo demo`: the main job in one command — every env served, the expert and the default
+model evaluated on a few tasks of each, a leaderboard, and the trajectories left in SQLite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from coevo.cli import app
+
+#: Turns the default model gets per episode in the demo: enough to show it act, few enough that
+#: the whole demo stays within minutes on two CPU cores.
+DEMO_MODEL_ROUNDS = 4
+
+
+def importable_envs(requested: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """Built-in envs whose code imports here (their servers can start), and why the rest cannot."""
+    from coevo.envs import registry
+
+    names = requested or sorted(registry.BUILTIN)
+    ok, skipped = [], {}
+    for name in names:
+        try:
+            registry.spec(name).load()
+            ok.append(name)
+        except Exception as exc:  # an optional env's missing dependency must not stop the demo
+            skipped[name] = f"{type(exc).__name__}: {exc}"
+    return ok, skipped
+
+
+@app.command("demo")
+def demo(
+    envs: str = typer.Option(None, help="Comma-separated envs (default: every built-in env that imports)"),
+    n: int = typer.Option(3, "--n", help="Tasks per env"),
+    policies: str = typer.Option("expert,smollm2", help="Comma-separated policies to compare"),
+    model_rounds: int = typer.Option(DEMO_MODEL_ROUNDS, help="Turns per episode for model policies"),
+    max_new_tokens: int = typer.Option(64, help="Longest model reply, in tokens"),
+    max_prompt_tokens: int = typer.Option(768, help="Model prompt budget in tokens (oldest turns dropped first)"),
+    db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
+    out_dir: Path = typer.Option(Path("demo-results"), help="Leaderboard JSON and AgentTraj JSONL go here"),
+) -> None:
+    """Serve every env, evaluate the expert and the default model, print the leaderboard."""
+    import asyncio
+    import time
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from coevo.cli.agent_support import RunRecorder, env_servers, pct, progress_bar, slug
+    from coevo.client import AsyncEnvClient
+    from coevo.client.agenttraj import write_jsonl
+    from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, rollout_tasks
+    from coevo.client.policies import Sampling, make_policy
+    from coevo.client.summary import summarize
+    from coevo.store import default_db_url
+
+    console = Console()
+    started = time.monotonic()
+    names, skipped = importable_envs([e.strip() for e in envs.split(",")] if envs else None)
+    for name, why in skipped.items():
+        console.print(f"[yellow]skipping {name}: {why}")
+    if not names:
+        raise typer.Exit("no env could be imported")
+    db_url = default_db_url(db_url)
+    recorder = RunRecorder(db_url)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    policy_names = [p.strip() for p in policies.split(",") if p.strip()]
+    board: dict[str, dict[str, dict]] = {}
+
+    async def run(servers: dict[str, list[str]]) -> None:
+        clients = {env: AsyncEnvClient(urls) for env, urls in servers.items()}
+        try:
+            tasks: list[TaskRef] = []
+            for env, client in clients.items():
+                info = await client.info()
+                tasks += await pick_tasks(client, env, eval_split(info.splits, info.default_split), n)
+            for spec in policy_names:
+                with console.status(f"loading policy {spec}"):
+                    policy = make_policy(spec, sampling=Sampling(max_new_tokens=max_new_tokens), max_prompt_tokens=max_prompt_tokens)
+                model = spec not in ("expert", "random")
+                config = {"envs": names, "n": n, "max_rounds": model_rounds if model else None}
+                run_id = recorder.start(name=f"demo {policy.name}", kind="demo", policy=policy.name, config=config)
+                counts = {"ok": 0, "n": 0}
+                with progress_bar(console) as bar:
+                    bar_task = bar.add_task(f"{policy.name}", total=len(tasks), success="-")
+
+                    def on_done(t) -> None:  # type: ignore[no-untyped-def]
+                        counts["n"] += 1
+                        counts["ok"] += int(t.success)
+                        bar.update(bar_task, advance=1, success=f"{counts['ok']}/{counts['n']}")
+
+                    trajectories = await rollout_tasks(
+                        policy, clients, tasks, max_rounds=model_rounds if model else None,
+                        concurrency=64, on_done=on_done,
+                    )  # fmt: skip
+                await policy.aclose()
+                recorder.save(run_id, trajectories, summarize(trajectories))
+                write_jsonl(out_dir / f"{slug(policy.name)}.jsonl", [t.to_agentgym() for t in trajectories])
+                board[policy.name] = {env: summarize([t for t in trajectories if t.env == env]) for env in names}
+                board[policy.name]["all"] = summarize(trajectories)
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
+    with console.status(f"starting {len(names)} env servers: {', '.join(names)}"):
+        servers_cm = env_servers(names, db_url=db_url)
+        servers = servers_cm.__enter__()
+    try:
+        asyncio.run(run(servers))
+    finally:
+        servers_cm.__exit__(None, None, None)
+
+    table = Table(title=f"coevo demo leaderboard · {n} tasks per env · success rate (mean reward)")
+    table.add_column("policy")
+    for env in [*names, "all"]:
+        table.add_column(env, justify="right")
+    for policy_name, per_env in board.items():
+        cells = [f"{pct(s['success_rate'])} ({s['mean_reward']:.2f})" for s in (per_env[e] for e in [*names, "all"])]
+        table.add_row(policy_name, *cells)
+    console.print(table)
+    (out_dir / "leaderboard.json").write_text(json.dumps({"n_per_env": n, "envs": names, "skipped": skipped, "board": board}, indent=2))
+    console.print(f"trajectories: {recorder.url} (tables rollout_runs, rollout_trajectories; servers: episodes, steps)")
+    console.print(f"leaderboard and AgentTraj JSONL: {out_dir}/  ·  {time.monotonic() - started:.0f}s")

@@ -1,0 +1,48 @@
+"""Per-env prompts: AgentGym's conversation shape, observations with task and action lists."""
+
+from __future__ import annotations
+
+from coevo.client.policies.prompts import ACKNOWLEDGEMENT, ALFWORLD, prompt_for, render_available_actions
+
+
+def test_conversation_starts_with_instruction_and_acknowledgement() -> None:
+    start = ALFWORLD.start()
+    assert [m["role"] for m in start] == ["user", "assistant"]
+    assert "Action:" in start[0]["content"] and start[1]["content"] == ACKNOWLEDGEMENT
+
+
+def test_first_observation_adds_the_task_only_when_missing_and_lists_actions() -> None:
+    info = {"task": "put a clean mug in cabinet.", "available_actions": ["look", "go to cabinet 1"]}
+    with_task = ALFWORLD.render_observation("You are in a room.\nYour task is to: put a clean mug in cabinet.", info, first=True)
+    assert with_task.count("put a clean mug in cabinet.") == 1
+    assert with_task.endswith("AVAILABLE ACTIONS: look, go to cabinet 1")
+    without = ALFWORLD.render_observation("You are in a room.", info, first=True)
+    assert "Your task: put a clean mug in cabinet." in without
+    later = ALFWORLD.render_observation("You arrive at cabinet 1.", info)
+    assert "Your task" not in later
+
+
+def test_action_sets_render_as_lists_or_key_lines() -> None:
+    assert render_available_actions(["a", "b"]) == "AVAILABLE ACTIONS: a, b"
+    assert render_available_actions({"clickables": ["back", "next >"]}) == "AVAILABLE ACTIONS:\nclickables: ['back', 'next >']"
+    assert render_available_actions([]) == "" and render_available_actions(None) == ""
+
+
+def test_generic_prompt_uses_the_servers_action_format() -> None:
+    prompt = prompt_for("some-new-env", "click[x] or search[y]")
+    assert "click[x] or search[y]" in prompt.instruction
+    assert prompt_for("alfworld") is ALFWORLD
+
+
+def test_alfworld_expert_thoughts_follow_the_command() -> None:
+    assert ALFWORLD.expert_thought("go to fridge 1") == "I should go to fridge 1 next."
+    assert "heat it with the microwave 1" in ALFWORLD.expert_thought("heat potato 1 with microwave 1")
+    assert "put the apple 2 in/on the countertop 1" in ALFWORLD.expert_thought("move apple 2 to countertop 1")
+    reply = ALFWORLD.format_reply(ALFWORLD.expert_thought("look"), "look")
+    assert reply == "Thought: I will look.\nAction: look"
+
+
+def test_invalid_feedback_repeats_the_format_and_the_actions() -> None:
+    text = ALFWORLD.render_invalid("no 'Action:' line was found in your reply.", {"available_actions": ["look"]})
+    assert text.startswith("Invalid action: no 'Action:' line")
+    assert "Thought: <" in text and text.endswith("AVAILABLE ACTIONS: look")
