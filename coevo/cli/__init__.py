@@ -31,7 +31,6 @@ COMMAND_MODULES = [
     "coevo.cli.demo_cmd",
     "coevo.cli.agentevol_cmd",
     "coevo.cli.travelplanner_cmd",
-    "coevo.cli.genenv_cmd",
 ]
 
 
