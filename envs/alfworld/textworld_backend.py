@@ -2,15 +2,19 @@
 
 Needs the `alfworld` extra (alfworld 0.4.2, textworld 1.7, fast-downward). This is the stack
 ALFWorld itself plays games on (`PddlEnv` wrapped in `AlfredDemangler`), driven one game at a
-time. Unlike servers that build a fresh TextWorld environment on every reset and never close
-the old one, a session keeps one environment (one private copy of the planner library) and
-loads each new game into it; `close` unloads the library.
+time. Every environment holds a private copy of the planner library (the library keeps global
+state), and unloading a copy while another is loaded crashes the process at exit, so copies are
+never unloaded: a closed session hands its environment back to a process-wide pool and the next
+session reuses it. The number of library copies is the peak number of concurrent TextWorld
+sessions, not the number of resets (servers that build a fresh environment on every reset and
+never close the old one grow without bound).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,18 +53,27 @@ class TextWorldStep:
     won: bool
 
 
+_POOL: list[Any] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _new_environment() -> Any:
+    with _keep_alfworld_data():
+        import textworld
+        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+        from textworld.envs import PddlEnv
+
+    infos = textworld.EnvInfos(admissible_commands=True, won=True)
+    return AlfredDemangler(PddlEnv(infos), shuffle=False)
+
+
 class TextWorldGame:
     """One TextWorld PDDL environment, loaded with one game at a time."""
 
     def __init__(self) -> None:
-        with _keep_alfworld_data():
-            import textworld
-            from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
-            from textworld.envs import PddlEnv
-
-        infos = textworld.EnvInfos(admissible_commands=True, won=True)
-        self._pddl = PddlEnv(infos)
-        self._env = AlfredDemangler(self._pddl, shuffle=False)
+        with _POOL_LOCK:
+            env = _POOL.pop() if _POOL else None
+        self._env = env if env is not None else _new_environment()
         self._loaded: Any = None
 
     def load(self, game: str | Path | dict) -> None:
@@ -78,9 +91,12 @@ class TextWorldGame:
         return TextWorldStep(state.feedback, list(state.admissible_commands), bool(state["won"]))
 
     def close(self) -> None:
-        import fast_downward
-
-        lib = getattr(self._pddl, "downward_lib", None)
-        if lib is not None:
-            fast_downward.close_lib(lib)
-            self._pddl.downward_lib = None
+        """Free the loaded game's planner state and hand the environment back to the pool."""
+        env, self._env = self._env, None
+        if env is None:
+            return
+        lib = getattr(env.unwrapped, "downward_lib", None)
+        if lib is not None and self._loaded is not None:
+            lib.cleanup()
+        with _POOL_LOCK:
+            _POOL.append(env)

@@ -125,9 +125,12 @@ def test_session_state_is_small_and_games_are_shared():
     assert env_a.state.contents != env_b.state.contents or env_a.state.loc != env_b.state.loc
 
 
-def test_real_games_need_data():
+def test_real_games_need_data(monkeypatch, tmp_path):
+    monkeypatch.delenv("ALFWORLD_DATA", raising=False)
     with pytest.raises(ValueError):
-        AlfWorldEnv.load_shared(games="alfworld", data_path="")
+        AlfWorldEnv.load_shared(games="alfworld")
+    with pytest.raises(FileNotFoundError):
+        AlfWorldEnv.load_shared(games="alfworld", data_path=str(tmp_path))
 
 
 def test_over_http():
