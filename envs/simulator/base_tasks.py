@@ -1,0 +1,138 @@
+"""Base tasks: the pool the LLM environment policy imitates and the simulator's "base" split.
+
+Two sources, both producing validity-gated SimTasks:
+
+- a procedural family name ("function_calling"): tasks at uniformly drawn knob settings;
+- any registered env with an expert ("bfcl", "alfworld", "apibank", ...): single steps —
+  reset a task, let the expert act a few steps, and ask for the expert's next action. A
+  next action that parses as function calls is checked as a tool call, any other as an exact
+  match (against the env's admissible actions, when it lists them).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from coevo.envs.simulator.families import family_names, get_family
+from coevo.envs.simulator.scoring import Unparsed, parse_calls
+from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.validity import InvalidTask, check
+
+log = logging.getLogger(__name__)
+
+#: Longest base prompt kept (base prompts are shown to the LLM policy as examples).
+MAX_BASE_PROMPT_CHARS = 3000
+
+
+def family_tasks(name: str, count: int, seed: int) -> list[SimTask]:
+    family = get_family(name)
+    tasks = []
+    for i in range(count):
+        rng = random.Random(f"base:{name}:{seed}:{i}")
+        knobs = {k: rng.choice(values) for k, values in family.knobs.items()}
+        tasks.append(family.generate(knobs, rng))
+    return tasks
+
+
+def _calls_as_gold(action: str) -> list[dict[str, Any]] | None:
+    calls = parse_calls(action)
+    if not calls or any(c.positional for c in calls):
+        return None
+    if any(isinstance(v, Unparsed) for c in calls for v in c.arguments.values()):
+        return None
+    return [{"name": c.name, "arguments": dict(c.arguments)} for c in calls]
+
+
+def env_step_tasks(env_name: str, count: int, seed: int, max_advance: int = 3) -> list[SimTask]:
+    """Single-step tasks from a registered env's expert trajectories."""
+    from coevo.envs import registry
+
+    env = registry.make(env_name)
+    rng = random.Random(f"base:{env_name}:{seed}")
+    tasks: list[SimTask] = []
+    for i in range(count * 3):  # some steps are skipped (no expert, too long)
+        if len(tasks) >= count:
+            break
+        result = env.reset(seed=seed * 100_003 + i)
+        task_text = str(result.info.get("task", ""))
+        observation, info = result.observation, result.info
+        for _ in range(rng.randrange(max_advance + 1)):
+            action = env.expert_action()
+            if action is None:
+                break
+            step = env.step(action)
+            if step.done or step.truncated:
+                break
+            observation, info = step.observation, step.info
+        if env.done:
+            continue
+        expert = env.expert_action()
+        if not expert:
+            continue
+        choices = info.get("available_actions")
+        choices = [str(c) for c in choices] if isinstance(choices, list) else None
+        lines = [] if task_text and task_text in observation else [f"Task: {task_text}", ""]
+        lines += [observation.strip()]
+        if choices:
+            lines += ["", "Admissible actions: " + ", ".join(choices)]
+        lines += ["", "What is the next action?"]
+        prompt = "\n".join(lines)
+        if len(prompt) > MAX_BASE_PROMPT_CHARS:
+            continue
+        gold_calls = _calls_as_gold(expert)
+        if gold_calls is not None:
+            task = SimTask(f"{env_name}_step", prompt, gold_calls, "tool_call",
+                           meta={"env": env_name, "env_task_id": env.task_id})
+        else:
+            task = SimTask(f"{env_name}_step", prompt, [expert], "exact", choices=choices,
+                           meta={"env": env_name, "env_task_id": env.task_id})
+        try:
+            check(task)
+        except InvalidTask as exc:
+            log.debug("skipping %s step: %s", env_name, exc)
+            continue
+        tasks.append(task)
+    return tasks
+
+
+def build_base_pool(sources: Sequence[str], per_source: int, seed: int = 0) -> tuple[list[SimTask], dict[str, str]]:
+    """Tasks from every source that is available; returns the pool and, per source, "ok" or
+    why it was skipped (an optional env that is not installed must not stop the simulator)."""
+    from coevo.envs import registry
+
+    pool: list[SimTask] = []
+    status: dict[str, str] = {}
+    for source in sources:
+        try:
+            if source in family_names():
+                if not get_family(source).available():
+                    status[source] = "unavailable"
+                    continue
+                found = [t for t in family_tasks(source, per_source, seed) if _valid(t)]
+            elif source in registry.names():
+                found = env_step_tasks(source, per_source, seed)
+            else:
+                status[source] = "unknown source"
+                continue
+        except Exception as exc:  # noqa: BLE001 — report and keep the other sources
+            status[source] = f"failed: {type(exc).__name__}: {exc}"
+            log.warning("base source %s failed: %s", source, exc)
+            continue
+        status[source] = f"ok ({len(found)} tasks)"
+        pool += found
+    # Content-addressed ids: drop exact duplicates, keep the first.
+    unique: dict[str, SimTask] = {}
+    for task in pool:
+        unique.setdefault(task.task_id, task)
+    return list(unique.values()), status
+
+
+def _valid(task: SimTask) -> bool:
+    try:
+        check(task)
+    except InvalidTask:
+        return False
+    return True

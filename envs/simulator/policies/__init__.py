@@ -1,0 +1,1 @@
+"""Environment policies (pi_env): what the simulator draws its tasks from."""
