@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "coevo.cli.demo_cmd",
     "coevo.cli.agentevol_cmd",
     "coevo.cli.travelplanner_cmd",
+    "coevo.cli.genenv_cmd",
 ]
 
 

@@ -1,0 +1,152 @@
+"""The agent side of GenEnv: GRPO (TRL's GRPOTrainer) on simulator tasks.
+
+One GRPOTrainer lives for the whole arm, so AdamW state carries over between epochs and the
+KL reference stays the initial agent. Each epoch hands it that epoch's tasks; the reward
+function scores every completion through the simulator and records it, so the GRPO group
+of each task is also its p_hat sample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from coevo.genenv.config import GenEnvConfig
+from coevo.genenv.pools import Trace
+from coevo.genenv.simulator import BatchTask, Simulator
+
+log = logging.getLogger(__name__)
+
+
+def _vllm_usable(setting: str) -> bool:
+    if setting == "false":
+        return False
+    import torch
+
+    available = importlib.util.find_spec("vllm") is not None and torch.cuda.is_available()
+    if setting == "true" and not available:
+        raise RuntimeError("use_vllm=true needs vllm installed and a GPU")
+    return available
+
+
+def _text(completion: Any) -> str:
+    """TRL hands conversational completions as [{"role": "assistant", "content": ...}]."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion and isinstance(completion[-1], dict):
+        return str(completion[-1].get("content", ""))
+    return str(completion)
+
+
+class GRPOAgent:
+    def __init__(self, model_dir: str, config: GenEnvConfig, workdir: Path, simulator: Simulator) -> None:
+        import torch
+        from datasets import Dataset
+        from transformers import AutoTokenizer, PrinterCallback
+        from trl import GRPOConfig, GRPOTrainer
+
+        self.config = config
+        self.simulator = simulator
+        self._demos: dict[str, tuple[str, str] | None] = {}
+        self._records: list[Trace] = []
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        use_cuda = torch.cuda.is_available()
+        args = GRPOConfig(
+            output_dir=str(workdir / "trl"),
+            per_device_train_batch_size=config.group_size,
+            num_generations=config.group_size,
+            max_completion_length=config.max_completion_length,
+            learning_rate=config.agent_lr,
+            lr_scheduler_type="constant",
+            optim="adamw_torch",
+            beta=config.kl_beta,
+            loss_type=config.loss_type,
+            gradient_checkpointing=config.gradient_checkpointing,
+            temperature=config.temperature,
+            num_train_epochs=1,
+            save_strategy="no",
+            report_to=[],
+            logging_steps=max(1, config.tasks_per_epoch),
+            disable_tqdm=True,
+            seed=config.seed,
+            use_vllm=_vllm_usable(config.use_vllm),
+            vllm_mode="colocate",
+            bf16=use_cuda and torch.cuda.is_bf16_supported(),
+            use_cpu=not use_cuda,
+            model_init_kwargs={"dtype": "auto"} if use_cuda else None,
+        )
+        placeholder = Dataset.from_list([{"prompt": [{"role": "user", "content": "-"}], "task_id": "-"}])
+        self.trainer = GRPOTrainer(
+            model=model_dir, reward_funcs=[self.reward], args=args, train_dataset=placeholder,
+            processing_class=tokenizer,
+        )
+        # The trainer's per-step dict printing; the GenEnv loop logs one line per epoch instead.
+        self.trainer.remove_callback(PrinterCallback)
+
+    # ------------------------------------------------------------------ prompts
+    def messages(self, task: BatchTask) -> list[dict[str, str]]:
+        messages = [{"role": "system", "content": self.config.agent_system_prompt}]
+        if self.config.agent_demo:
+            if task.family not in self._demos:
+                self._demos[task.family] = self.simulator.demo(task.family)
+            demo = self._demos[task.family]
+            if demo is not None:
+                messages += [{"role": "user", "content": demo[0]}, {"role": "assistant", "content": demo[1]}]
+        return messages + [{"role": "user", "content": task.prompt}]
+
+    # ------------------------------------------------------------------ reward
+    def reward(self, prompts: list[Any], completions: list[Any], task_id: list[str], **_: Any) -> list[float]:
+        texts = [_text(c) for c in completions]
+        rewards = self.simulator.score(list(zip(task_id, texts)))
+        self._records += [Trace(t, c, r) for t, c, r in zip(task_id, texts, rewards)]
+        return rewards
+
+    # ------------------------------------------------------------------ one epoch
+    def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]:
+        """GRPO over `tasks` (each sampled group_size times); returns every scored completion."""
+        from accelerate.utils import gather_object
+        from datasets import Dataset
+
+        self._records = []
+        self.trainer.train_dataset = Dataset.from_list(
+            [{"prompt": self.messages(t), "task_id": t.task_id} for t in tasks]
+        )
+        self.trainer.train()
+        records = list(self._records)
+        if self.trainer.accelerator.num_processes > 1:
+            records = list(gather_object(records))
+        return records
+
+    # ------------------------------------------------------------------ checkpoints
+    def save(self, directory: Path, optimizer: bool) -> None:
+        import torch
+
+        directory.mkdir(parents=True, exist_ok=True)
+        model = self.trainer.accelerator.unwrap_model(self.trainer.model)
+        model.save_pretrained(directory)
+        self.trainer.processing_class.save_pretrained(directory)
+        if optimizer and self.trainer.optimizer is not None:
+            torch.save(self.trainer.optimizer.state_dict(), directory / "optimizer.pt")
+
+    def load(self, directory: Path) -> None:
+        import torch
+        from safetensors.torch import load_file
+
+        model = self.trainer.accelerator.unwrap_model(self.trainer.model)
+        state: dict[str, Any] = {}
+        for shard in sorted(directory.glob("*.safetensors")):
+            state.update(load_file(str(shard)))
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        # Tied embeddings are saved once; anything else missing means a different model.
+        if unexpected or any("lm_head" not in k for k in missing):
+            raise RuntimeError(f"checkpoint {directory} does not match the agent model")
+        optimizer_file = directory / "optimizer.pt"
+        if optimizer_file.exists():
+            if self.trainer.optimizer is None:
+                self.trainer.create_optimizer()
+            self.trainer.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=True))

@@ -1,0 +1,84 @@
+"""The alpha-curriculum: the quantities GenEnv's environment policy is trained on.
+
+- p_hat: the agent's empirical success rate on a task, from its n rollouts (the GRPO group);
+  rewards in [0, 1] average, so binary rewards give the success rate.
+- R_env(p_hat) = exp(-beta * (p_hat - alpha)^2): highest for tasks the agent solves about alpha
+  of the time.
+- the band filter: tasks with |p_hat - alpha| > k_min are excluded from environment updates.
+- RWR weights: proportional to exp(lambda * R_env), normalised over the kept tasks.
+- Theorem 1 (ranking consistency): with n rollouts per task, a task farther from alpha
+  (distance Delta2) is ranked above a closer one (Delta1 < Delta2) with probability at most
+  4 * exp(-(2/9) * (Delta2 - Delta1)^2 * n).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+#: Paper defaults (GenEnv, Guo et al. 2025; beta as in its public config).
+ALPHA = 0.5
+BETA = 2.0
+K_MIN = 0.1
+LAMBDA = 1.0
+#: Floating-point slack for the band edges (0.6 - 0.5 is 0.0999...98).
+_EPS = 1e-9
+
+
+def p_hat(rewards: Sequence[float]) -> float:
+    """Empirical success rate of one task from its rollouts' rewards (each in [0, 1])."""
+    if len(rewards) == 0:
+        raise ValueError("p_hat needs at least one rollout")
+    values = np.asarray(rewards, dtype=float)
+    if np.any(values < 0) or np.any(values > 1) or not np.all(np.isfinite(values)):
+        raise ValueError("rewards must lie in [0, 1]")
+    return float(values.mean())
+
+
+def r_env(p: float | np.ndarray, alpha: float = ALPHA, beta: float = BETA) -> float | np.ndarray:
+    """The alpha-curriculum reward exp(-beta * (p - alpha)^2)."""
+    result = np.exp(-beta * (np.asarray(p, dtype=float) - alpha) ** 2)
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def in_band(p: float, alpha: float = ALPHA, k_min: float = K_MIN) -> bool:
+    """True when the task is kept for the environment update: |p - alpha| <= k_min."""
+    return abs(p - alpha) <= k_min + _EPS
+
+
+def band_mask(ps: Sequence[float], alpha: float = ALPHA, k_min: float = K_MIN) -> np.ndarray:
+    return np.array([in_band(p, alpha, k_min) for p in ps], dtype=bool)
+
+
+def rwr_weights(r_envs: Sequence[float], lam: float = LAMBDA) -> np.ndarray:
+    """Weights proportional to exp(lambda * R_env), summing to 1 (a softmax, computed stably)."""
+    r = np.asarray(r_envs, dtype=float)
+    if r.size == 0:
+        return r
+    z = lam * r
+    w = np.exp(z - z.max())
+    return w / w.sum()
+
+
+def misranking_bound(delta1: float, delta2: float, n: int) -> float:
+    """Theorem 1's bound on P(the task at distance delta2 from alpha looks at least as close as
+    the one at delta1 < delta2), with n rollouts each: 4 exp(-(2/9)(delta2 - delta1)^2 n)."""
+    if not delta1 < delta2:
+        raise ValueError("the bound is for delta1 < delta2")
+    return min(1.0, 4.0 * math.exp(-(2.0 / 9.0) * (delta2 - delta1) ** 2 * n))
+
+
+def max_in_band_fraction(n: int, alpha: float = ALPHA, k_min: float = K_MIN) -> float:
+    """The most any task can be in band with n binary rollouts: max over true success p of
+    P(|Binomial(n, p)/n - alpha| <= k_min). With n = 8 and the paper's band only 4/8 is in band."""
+    ks = [k for k in range(n + 1) if in_band(k / n, alpha, k_min)]
+    if not ks:
+        return 0.0
+    grid = np.linspace(0.0, 1.0, 1001)
+    best = 0.0
+    for p in grid:
+        prob = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in ks)
+        best = max(best, prob)
+    return float(best)

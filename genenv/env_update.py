@@ -1,0 +1,175 @@
+"""The environment policy's update: reward-weighted regression, one rule for both backends.
+
+Given D_env samples (context -> generated task) with weights w_i proportional to
+exp(lambda * R_env), maximise  sum_i w_i log pi_env(task_i | context_i)
+                               - kl_coef * KL(pi_env || pi_env_initial),
+and stop an update before it moves pi_env further than `kl_cap` from where it started.
+
+- parametric: weighted maximum likelihood of the knob settings (closed-form gradients).
+- LLM: weighted SFT on the generated text (loss on the generation only), the KL penalty
+  measured token by token against the initial simulator, AdamW, the cap checked after every
+  optimizer step with the sampled-token estimate of KL(pi_before || pi_now) (the generations
+  were sampled from the simulator, so their tokens are samples of pi_before).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coevo.envs.simulator.policies.parametric import ParametricPolicy
+
+
+@dataclass
+class LLMExample:
+    #: The generator's chat messages (rendered with the model's chat template).
+    messages: list[dict[str, str]]
+    #: The generated text after the prefilled assistant prefix.
+    output: str
+    weight: float
+
+
+def update_parametric(
+    current_path: str | Path, reference_path: str | Path, out_path: str | Path,
+    samples: Sequence[tuple[str, dict[str, Any]]], weights: Sequence[float],
+    *, lr: float, steps: int, kl_coef: float, kl_cap: float,
+) -> dict[str, float]:
+    """Fit the knob distribution to the weighted samples; saves the new policy to out_path."""
+    import json
+
+    current = ParametricPolicy.from_json(json.loads(Path(current_path).read_text()))
+    reference = ParametricPolicy.from_json(json.loads(Path(reference_path).read_text()))
+    new, stats = current.fit_weighted(samples, weights, reference=reference, lr=lr, steps=steps,
+                                      kl_coef=kl_coef, kl_cap=kl_cap)
+    new.save(out_path)
+    return {**stats, "samples": float(len(samples))}
+
+
+def _encode(tokenizer: Any, example: LLMExample, prefix: str, max_length: int) -> tuple[list[int], list[int]]:
+    prompt = tokenizer.apply_chat_template(example.messages, tokenize=False, add_generation_prompt=True) + prefix
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    output_ids = tokenizer(example.output, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+    ids = (prompt_ids + output_ids)[-max_length:]
+    labels = ([-100] * len(prompt_ids) + output_ids)[-max_length:]
+    return ids, labels
+
+
+def _k3(logp_before: Any, logp_now: Any) -> Any:
+    """Per-token KL(before || now) estimate on tokens sampled from `before`: mean of
+    r - 1 - log r with r = p_now / p_before (unbiased, never negative)."""
+    log_ratio = logp_now - logp_before
+    return (log_ratio.exp() - 1 - log_ratio).mean()
+
+
+def update_llm(
+    model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
+    examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
+    kl_coef: float, kl_cap: float, prefix: str, max_length: int = 1024, seed: int = 0,
+) -> dict[str, float]:
+    """Weighted SFT of the LLM simulator with a KL penalty to `reference_dir` (None: no
+    penalty, e.g. the warm-up) and the per-update cap; saves the model to out_dir."""
+    import torch
+    import torch.nn.functional as F
+    from accelerate import Accelerator
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if not examples:
+        raise ValueError("no examples to train on")
+    accelerator = Accelerator()
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir))
+    reference = None
+    if reference_dir is not None and kl_coef > 0:
+        reference = AutoModelForCausalLM.from_pretrained(str(reference_dir)).eval()
+        reference.requires_grad_(False)
+    total_w = sum(e.weight for e in examples)
+    encoded = [_encode(tokenizer, e, prefix, max_length) for e in examples]
+    weights = [e.weight / total_w * len(examples) for e in examples]  # mean weight 1
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    model, optimizer = accelerator.prepare(model, optimizer)
+    if reference is not None:
+        reference = reference.to(accelerator.device)
+    device = accelerator.device
+    generator = torch.Generator().manual_seed(seed)
+
+    def batch(indices: list[int]) -> tuple[torch.Tensor, ...]:
+        width = max(len(encoded[i][0]) for i in indices)
+        ids = torch.full((len(indices), width), tokenizer.pad_token_id, dtype=torch.long)
+        labels = torch.full((len(indices), width), -100, dtype=torch.long)
+        mask = torch.zeros((len(indices), width), dtype=torch.long)
+        for row, i in enumerate(indices):
+            seq, lab = encoded[i]
+            ids[row, :len(seq)], labels[row, :len(lab)], mask[row, :len(seq)] = (
+                torch.tensor(seq), torch.tensor(lab), 1)
+        w = torch.tensor([weights[i] for i in indices], dtype=torch.float32)
+        return ids.to(device), labels.to(device), mask.to(device), w.to(device)
+
+    def token_logprobs(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        shifted, targets = logits[:, :-1], labels[:, 1:]
+        valid = targets != -100
+        logp = torch.log_softmax(shifted.float(), dim=-1)
+        picked = logp.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        return picked * valid, valid
+
+    # Token log-probs before the update, for the cap.
+    order = list(range(len(examples)))
+    before: dict[int, torch.Tensor] = {}
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            ids, labels, mask, _ = batch(idx)
+            picked, valid = token_logprobs(model(input_ids=ids, attention_mask=mask).logits, labels)
+            for row, i in enumerate(idx):
+                before[i] = picked[row][valid[row]].detach()
+
+    model.train()
+    previous: dict[str, torch.Tensor] = {}
+    stats = {"samples": float(len(examples)), "steps": 0.0, "loss": math.nan, "nll": math.nan,
+             "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0}
+    for step in range(steps):
+        perm = torch.randperm(len(examples), generator=generator).tolist()
+        idx = perm[:batch_size]
+        ids, labels, mask, w = batch(idx)
+        logits = model(input_ids=ids, attention_mask=mask).logits
+        picked, valid = token_logprobs(logits, labels)
+        count = valid.sum(dim=1).clamp(min=1)
+        nll = -(picked.sum(dim=1) / count)
+        loss = (w * nll).mean()
+        kl_ref = torch.tensor(0.0, device=device)
+        if reference is not None:
+            with torch.no_grad():
+                ref_logits = reference(input_ids=ids, attention_mask=mask).logits
+            logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+            ref_logp = torch.log_softmax(ref_logits[:, :-1].float(), dim=-1)
+            per_token = (logp.exp() * (logp - ref_logp)).sum(-1) * valid
+            kl_ref = (per_token.sum(dim=1) / count).mean()
+            loss = loss + kl_coef * kl_ref
+        # The cap: how far the current weights already are from the pre-update policy. Past
+        # it, go back to the weights before the last step and stop.
+        kl_step = torch.stack([_k3(before[i], picked[row][valid[row]].detach()) for row, i in enumerate(idx)]).mean()
+        if step > 0 and kl_step.item() > kl_cap:
+            accelerator.unwrap_model(model).load_state_dict(previous)
+            stats.update(capped=1.0, steps=float(step - 1))
+            break
+        if math.isfinite(kl_cap):
+            previous = {k: v.detach().clone() for k, v in accelerator.unwrap_model(model).state_dict().items()}
+        optimizer.zero_grad()
+        accelerator.backward(loss)
+        accelerator.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
+                     kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        accelerator.unwrap_model(model).save_pretrained(out)
+        tokenizer.save_pretrained(out)
+    return stats

@@ -1,0 +1,170 @@
+"""The trainer's view of a simulator: in this process, or a `coevo serve simulator` over HTTP.
+
+Both speak the env protocol for episodes (reset with a task id, step with the answer, read
+the reward) and the admin commands for the rest (generate a batch, hot-load weights, set the
+difficulty context). Each arm of a run gets its own simulator, so each has its own pi_env.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass
+class BatchTask:
+    task_id: str
+    family: str
+    prompt: str
+    #: What pi_env was conditioned on, and what it produced (for D_env and the RWR update).
+    context: dict[str, Any]
+    output: str
+
+
+@dataclass
+class TaskBatch:
+    tasks: list[BatchTask]
+    attempts: int
+    valid: int
+    policy_version: str
+
+    @property
+    def validity_rate(self) -> float:
+        return self.valid / self.attempts if self.attempts else 0.0
+
+
+class Simulator(Protocol):
+    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch: ...
+    def score(self, pairs: list[tuple[str, str]]) -> list[float]: ...
+    def demo(self, family: str) -> tuple[str, str] | None: ...
+    def load_policy(self, path: str) -> str: ...
+    def set_context(self, context: dict[str, Any]) -> None: ...
+    def policy_info(self) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+
+
+def _base_family(family: str) -> str:
+    return family.split(":", 1)[1] if family.startswith("llm:") else family
+
+
+class LocalSimulator:
+    """A SimulatorEnv's shared state built in this process (its own policy instance)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        from coevo.envs.simulator.env import SimulatorEnv
+
+        self._cls = SimulatorEnv
+        self.shared = SimulatorEnv.load_shared(**options)
+        self._env = SimulatorEnv(shared=self.shared, **options)
+
+    def _admin(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self._cls.admin(self.shared, command, payload)
+
+    def _prompt(self, task_id: str) -> str:
+        return self._env.reset(task_id=task_id, seed=0).observation
+
+    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
+        result = self._admin("generate", {"count": count, "seed": seed, "family": family})
+        return _batch(result, self._prompt)
+
+    def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+        rewards = []
+        for task_id, answer in pairs:
+            self._env.reset(task_id=task_id, seed=0)
+            rewards.append(self._env.step(answer).reward)
+        return rewards
+
+    def demo(self, family: str) -> tuple[str, str] | None:
+        base = _base_family(family)
+        for task in self.shared.base:
+            if task.family == base:
+                self._env.reset(task_id=task.task_id, seed=0)
+                answer = self._env.expert_action()
+                return (task.prompt, answer) if answer else None
+        return None
+
+    def load_policy(self, path: str) -> str:
+        return str(self._admin("load_policy", {"path": path})["version"])
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        self._admin("set_context", context)
+
+    def policy_info(self) -> dict[str, Any]:
+        return self._admin("policy", {})
+
+    def close(self) -> None:
+        self.shared.engine.dispose()
+
+
+class RemoteSimulator:
+    """A simulator server: episodes through EnvClient, admin commands with the bearer token."""
+
+    def __init__(self, url: str, token: str, timeout: float = 600.0) -> None:
+        import httpx
+
+        from coevo.client import EnvClient
+
+        self.client = EnvClient(url, timeout=timeout)
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {token}"})
+
+    def _admin(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        response = self._http.post(f"{self.url}/admin/{command}", json=payload)
+        if response.status_code != 200:
+            raise RuntimeError(f"admin {command} failed ({response.status_code}): {response.text[:500]}")
+        return dict(response.json()["result"])
+
+    def _prompt(self, task_id: str) -> str:
+        with self.client.create(task_id=task_id, seed=0) as session:
+            return session.observation
+
+    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
+        return _batch(self._admin("generate", {"count": count, "seed": seed, "family": family}), self._prompt)
+
+    def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+        sessions = [self.client.create(task_id=task_id, seed=0) for task_id, _ in pairs]
+        try:
+            results = self.client.batch_step([(s.session_id, answer) for s, (_, answer) in zip(sessions, pairs)])
+        finally:
+            for s in sessions:
+                s.close()
+        rewards = []
+        for r in results:
+            if not r.ok or r.result is None:
+                raise RuntimeError(f"scoring failed: {r.error}")
+            rewards.append(r.result.reward)
+        return rewards
+
+    def demo(self, family: str) -> tuple[str, str] | None:
+        base, offset = _base_family(family), 0
+        while True:
+            page = self.client.tasks("base", offset, 100)
+            for entry in page.tasks:
+                if entry.meta.get("family") == base:
+                    with self.client.create(task_id=entry.task_id, seed=0) as session:
+                        answer = session.expert_action()
+                        return (session.observation, answer) if answer else None
+            offset += len(page.tasks)
+            if not page.tasks or offset >= page.total:
+                return None
+
+    def load_policy(self, path: str) -> str:
+        return str(self._admin("load_policy", {"path": path})["version"])
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        self._admin("set_context", context)
+
+    def policy_info(self) -> dict[str, Any]:
+        return self._admin("policy", {})
+
+    def close(self) -> None:
+        self.client.close()
+        self._http.close()
+
+
+def _batch(result: dict[str, Any], prompt_of: Any) -> TaskBatch:
+    tasks = [
+        BatchTask(t["task_id"], t["family"], prompt_of(t["task_id"]), dict(t["context"]), t["output"])
+        for t in result["tasks"]
+    ]
+    return TaskBatch(tasks, int(result["attempts"]), int(result["valid"]), str(result["policy_version"]))

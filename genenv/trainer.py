@@ -1,0 +1,378 @@
+"""The GenEnv loop (Algorithm 1 of Guo et al. 2025), and its two baselines in the same code.
+
+Per epoch and arm:
+  1. tasks: pi_env generates a batch (genenv, random) or a batch is drawn from the fixed pool
+     the initial simulator generated once (static);
+  2. agent: GRPO on the batch; each task's group of completions gives p_hat;
+  3. R_env = exp(-beta (p_hat - alpha)^2); tasks with |p_hat - alpha| > k_min are excluded;
+  4. genenv only: pi_env is updated by RWR (weights ~ exp(lambda R_env)) on the in-band part
+     of D_env, saved, and hot-loaded into the simulator;
+  5. D_train (every completion with its reward) and D_env (context -> task, p_hat, R_env,
+     weight) grow in the SQL store; one metrics line per epoch and arm goes to metrics.jsonl.
+
+Output directory: config.json, metrics.jsonl, genenv.png, store.db (unless --db-url), and per
+arm: state.json (epochs done), agent/ (weights, optimizer), env_policy/ (pi_env versions).
+Re-running with the same directory resumes after the last finished epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from coevo.genenv import curriculum
+from coevo.genenv.config import GenEnvConfig, load_config
+from coevo.genenv.pools import EnvSample, Pools, Trace
+from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
+
+log = logging.getLogger(__name__)
+
+#: LLM warm-up: example sets shown per target task.
+WARMUP_CONTEXTS_PER_TASK = 4
+#: Config fields that may change between a run and its resume (they do not change results).
+RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm"}
+
+
+class Agent(Protocol):
+    """What the loop needs from an agent: learn on a batch (returning every scored rollout),
+    and checkpoint."""
+
+    def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]: ...
+    def save(self, directory: Path, optimizer: bool) -> None: ...
+    def load(self, directory: Path) -> None: ...
+
+
+def _set_cpu_threads(requested: int) -> None:
+    """torch's CPU threads: as requested, or (0) all cores unless the load average says the
+    cores are already busy — then one, since OpenMP threads that wait on each other for a
+    shared core run several times slower than a single thread."""
+    import os
+
+    import torch
+
+    if requested > 0:
+        torch.set_num_threads(requested)
+        return
+    cores = os.cpu_count() or 1
+    busy = os.getloadavg()[0] >= cores
+    torch.set_num_threads(1 if busy else cores)
+    log.info("torch CPU threads: %d (load average %.1f on %d cores)", torch.get_num_threads(),
+             os.getloadavg()[0], cores)
+
+
+def _epoch_seed(seed: int, epoch: int) -> int:
+    """The generation seed of an epoch: the same for every arm, so arms start from the same tasks."""
+    return random.Random(f"genenv:{seed}:{epoch}").randrange(2**62)
+
+
+class GenEnvTrainer:
+    def __init__(
+        self, config: GenEnvConfig, *, on_epoch: Callable[[dict[str, Any]], None] | None = None,
+        agent_factory: Callable[[str, str, Path, Simulator], Agent] | None = None,
+    ) -> None:
+        """`agent_factory(arm, agent_model, arm_dir, simulator)` builds an arm's agent;
+        the default is GRPO through TRL (`coevo.genenv.agent.GRPOAgent`)."""
+        from accelerate import PartialState
+
+        self.config = config.validated()
+        self.agent_factory = agent_factory or self._grpo_agent
+        _set_cpu_threads(config.cpu_threads)
+        self.out = Path(config.output_dir)
+        self.state = PartialState()
+        self.on_epoch = on_epoch
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._check_resume()
+        from coevo.store.db import make_engine
+
+        self.db_url = config.db_url or f"sqlite:///{(self.out / 'store.db').resolve()}"
+        self.engine = make_engine(self.db_url)
+        self.pools = Pools(self.engine, run_id=str(self.out.resolve()))
+        self.metrics_path = self.out / "metrics.jsonl"
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _check_resume(self) -> None:
+        path = self.out / "config.json"
+        mine = self.config.to_json()
+        if path.exists():
+            saved = load_config(path).to_json()
+            changed = {k for k in mine if mine[k] != saved.get(k)} - RESUMABLE_CHANGES
+            if changed:
+                raise ValueError(
+                    f"{self.out} holds a run with a different config ({', '.join(sorted(changed))}); "
+                    "use another --output-dir"
+                )
+        if self.state.is_main_process:
+            path.write_text(json.dumps(mine, indent=1, default=list))
+
+    def _arm_state(self, arm: str) -> dict[str, Any]:
+        path = self.out / arm / "state.json"
+        return json.loads(path.read_text()) if path.exists() else {"epochs_done": 0}
+
+    def _save_arm_state(self, arm: str, state: dict[str, Any]) -> None:
+        path = self.out / arm / "state.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=1))
+        tmp.replace(path)
+
+    def _write_metrics(self, row: dict[str, Any]) -> None:
+        with self.metrics_path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    def metrics(self) -> list[dict[str, Any]]:
+        if not self.metrics_path.exists():
+            return []
+        return [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
+
+    # ------------------------------------------------------------------ components
+    def _grpo_agent(self, arm: str, model: str, arm_dir: Path, simulator: Simulator) -> Agent:
+        from coevo.genenv.agent import GRPOAgent
+
+        return GRPOAgent(self._model_dir(model), self.config, arm_dir, simulator)
+
+    def _texts_for_tiny_model(self) -> list[str]:
+        """A tiny model's tokenizer is trained on what it will read: base tasks and prompts."""
+        from coevo.envs.simulator.base_tasks import build_base_pool
+        from coevo.envs.simulator.families import family_names
+        from coevo.envs.simulator.policies.llm import build_messages, render_example
+
+        sources = self.config.families if self.config.env_backend == "parametric" else self.config.base_sources
+        pool, _ = build_base_pool([s for s in sources if s in family_names()], 32, self.config.seed)
+        texts = [render_example(t) for t in pool]
+        texts += [m["content"] for t in pool[:4] for m in build_messages([t], {"agent_success": 0.3})]
+        return texts + [self.config.agent_system_prompt]
+
+    def _model_dir(self, spec: str) -> str:
+        from coevo.genenv.models import resolve_model
+
+        texts = self._texts_for_tiny_model() if spec == "tiny" else None
+        return resolve_model(spec, self.out, texts, seed=self.config.seed)
+
+    def _initial_env_policy(self) -> Path:
+        """pi_env at epoch 0, shared by every arm: the uniform knob distribution, or the LLM
+        simulator after its optional warm-up SFT."""
+        cfg = self.config
+        if cfg.env_backend == "parametric":
+            from coevo.envs.simulator.policies.parametric import ParametricPolicy
+
+            path = self.out / "env_policy_initial.json"
+            if not path.exists() and self.state.is_main_process:
+                ParametricPolicy(list(cfg.families)).save(path)
+            self.state.wait_for_everyone()
+            return path
+        if cfg.llm_endpoint:
+            return Path(str(cfg.env_model))
+        path = self.out / "env_policy_initial"
+        if not (path / "config.json").exists():
+            source = self._model_dir(str(cfg.env_model))
+            if cfg.env_warmup_steps > 0:
+                self._warm_up_llm(source, path)
+            elif self.state.is_main_process:
+                shutil.copytree(source, path, dirs_exist_ok=True)
+            self.state.wait_for_everyone()
+        return path
+
+    def _warm_up_llm(self, source: str, target: Path) -> None:
+        """Plain SFT on base tasks in the generator's own format: the simulator learns to write
+        a task and its answer before co-evolution starts."""
+        from coevo.envs.simulator.base_tasks import build_base_pool
+        from coevo.envs.simulator.policies.llm import TASK_HEADER, build_messages, render_example
+        from coevo.genenv.env_update import LLMExample, update_llm
+
+        cfg = self.config
+        pool, _ = build_base_pool(list(cfg.base_sources), cfg.base_size, cfg.seed)
+        rng = random.Random(cfg.seed)
+        examples = []
+        for task in pool:
+            others = [t for t in pool if t.family == task.family and t.task_id != task.task_id]
+            output = render_example(task)[len(TASK_HEADER):]
+            # Several example sets and difficulty contexts per target: the task written must
+            # not hinge on which examples were shown, only on their kind, and the prompts the
+            # loop will send (with the agent's success rate) must not be new to the model.
+            for i in range(WARMUP_CONTEXTS_PER_TASK):
+                shown = rng.sample(others, min(cfg.llm_examples, len(others)))
+                context = {} if i == 0 else {"agent_success": rng.random(), "target_success": cfg.alpha}
+                examples.append(LLMExample(build_messages(shown, context), output, 1.0))
+        stats = update_llm(source, None, target, examples, lr=cfg.env_warmup_lr, steps=cfg.env_warmup_steps,
+                           batch_size=cfg.env_batch_size, kl_coef=0.0, kl_cap=float("inf"),
+                           prefix=TASK_HEADER, seed=cfg.seed)
+        log.info("LLM simulator warm-up: %s", stats)
+
+    def _simulator(self, arm: str, policy_path: Path) -> Simulator:
+        cfg = self.config
+        if arm in cfg.simulator_urls:
+            if not cfg.admin_token:
+                raise ValueError("remote simulators need admin_token")
+            sim: Simulator = RemoteSimulator(cfg.simulator_urls[arm], cfg.admin_token)
+            sim.load_policy(str(policy_path.resolve()))
+            return sim
+        options: dict[str, Any] = {
+            "backend": cfg.env_backend, "families": list(cfg.families), "db_url": self.db_url,
+            "base_size": cfg.base_size, "base_seed": cfg.seed,
+        }
+        if cfg.env_backend == "parametric":
+            options["policy_path"] = str(policy_path)
+            options["base_sources"] = list(cfg.families)
+        else:
+            options.update(policy_path=str(policy_path), base_sources=list(cfg.base_sources),
+                           llm_endpoint=cfg.llm_endpoint, llm_temperature=cfg.llm_temperature,
+                           llm_max_new_tokens=cfg.llm_max_new_tokens, llm_examples=cfg.llm_examples)
+        return LocalSimulator(options)
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> list[dict[str, Any]]:
+        initial = self._initial_env_policy()
+        for arm in self.config.arms:
+            self.run_arm(arm, self.config.agent_model, initial)
+        if self.state.is_main_process:
+            from coevo.genenv.plot import plot_metrics
+
+            plot_metrics(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min)
+        return self.metrics()
+
+    def run_arm(self, arm: str, agent_model: str, initial_policy: Path) -> None:
+        cfg = self.config
+        arm_dir = self.out / arm
+        state = self._arm_state(arm)
+        start = int(state["epochs_done"])
+        if start >= cfg.epochs:
+            return
+        policy_path = Path(state.get("policy_path") or initial_policy)
+        simulator = self._simulator(arm, policy_path)
+        agent = self.agent_factory(arm, agent_model, arm_dir, simulator)
+        if start > 0 and (arm_dir / "agent" / "config.json").exists():
+            agent.load(arm_dir / "agent")
+        if self.state.is_main_process:
+            self.pools.forget_from(arm, start)
+        try:
+            if arm == "static" and "static_pool" not in state:
+                state["static_pool"] = self._static_pool(simulator)
+                self._save_arm_state(arm, state)
+            for epoch in range(start, cfg.epochs):
+                t0 = time.time()
+                batch = self._batch(arm, epoch, simulator, state)
+                # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
+                # from, but the epoch and its validity rate are still recorded.
+                traces = agent.train_epoch(batch.tasks) if batch.tasks else []
+                row = self._after_rollouts(arm, epoch, batch, traces, simulator, state, policy_path)
+                policy_path = Path(state.get("policy_path") or policy_path)
+                row["elapsed_s"] = round(time.time() - t0, 1)
+                if self.state.is_main_process:
+                    tmp = arm_dir / "agent.tmp"
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    agent.save(tmp, optimizer=cfg.save_optimizer)
+                    shutil.rmtree(arm_dir / "agent", ignore_errors=True)
+                    tmp.replace(arm_dir / "agent")
+                    state["epochs_done"] = epoch + 1
+                    self._save_arm_state(arm, state)
+                    self._write_metrics(row)
+                    log.info("%s epoch %d: %s", arm, epoch, {k: row[k] for k in (
+                        "success_rate", "in_band_fraction", "mean_r_env", "validity_rate")})
+                    if self.on_epoch:
+                        self.on_epoch(row)
+                self.state.wait_for_everyone()
+        finally:
+            simulator.close()
+            del agent
+
+    # ------------------------------------------------------------------ steps of an epoch
+    def _static_pool(self, simulator: Simulator) -> dict[str, Any]:
+        """The static-augmentation pool: generated once by the initial simulator, then fixed."""
+        batch = simulator.generate(self.config.static_pool_size, _epoch_seed(self.config.seed, -1))
+        return {
+            "tasks": [vars(t) for t in batch.tasks],
+            "attempts": batch.attempts, "valid": batch.valid, "policy_version": batch.policy_version,
+        }
+
+    def _batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:
+        cfg = self.config
+        if arm == "static":
+            pool = state["static_pool"]
+            tasks = [BatchTask(**t) for t in pool["tasks"]]
+            rng = random.Random(f"static:{cfg.seed}:{epoch}")
+            chosen = rng.sample(tasks, min(cfg.tasks_per_epoch, len(tasks)))
+            return TaskBatch(chosen, pool["attempts"], pool["valid"], pool["policy_version"])
+        if cfg.env_backend == "llm" and state.get("last_success") is not None:
+            simulator.set_context({"agent_success": state["last_success"], "target_success": cfg.alpha})
+        return simulator.generate(cfg.tasks_per_epoch, _epoch_seed(cfg.seed, epoch))
+
+    def _after_rollouts(
+        self, arm: str, epoch: int, batch: TaskBatch, traces: list[Trace], simulator: Simulator,
+        state: dict[str, Any], policy_path: Path,
+    ) -> dict[str, Any]:
+        cfg = self.config
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for t in traces:
+            by_task[t.task_id].append(t.reward)
+        samples, seen = [], set()
+        for task in batch.tasks:
+            rewards = by_task.get(task.task_id)
+            if not rewards or task.task_id in seen:  # a task generated twice counts once
+                continue
+            seen.add(task.task_id)
+            p = curriculum.p_hat(rewards)
+            samples.append(EnvSample(
+                task.task_id, task.context, task.output, p, len(rewards),
+                float(curriculum.r_env(p, cfg.alpha, cfg.beta)), curriculum.in_band(p, cfg.alpha, cfg.k_min),
+            ))
+        ps = np.array([s.p_hat for s in samples]) if samples else np.zeros(0)
+        row: dict[str, Any] = {
+            "arm": arm, "epoch": epoch,
+            "success_rate": float(ps.mean()) if len(ps) else 0.0,
+            "in_band_fraction": float(np.mean([s.in_band for s in samples])) if samples else 0.0,
+            "mean_r_env": float(np.mean([s.r_env for s in samples])) if samples else 0.0,
+            "validity_rate": batch.validity_rate,
+            "tasks": len(samples), "rollouts": len(traces), "policy_version": batch.policy_version,
+        }
+        state["last_success"] = row["success_rate"]
+        if self.state.is_main_process:
+            self.pools.add_traces(arm, epoch, "static" if arm == "static" else "on_policy", traces)
+            self.pools.add_env_samples(arm, epoch, samples)
+            if arm == "genenv":
+                row["env_update"] = self._update_env(epoch, simulator, state, policy_path)
+            row["d_train"], row["d_env"] = self.pools.sizes(arm)
+            if cfg.env_backend == "parametric":
+                row["pi_env"] = simulator.policy_info().get("marginals")
+        return row
+
+    def _update_env(self, epoch: int, simulator: Simulator, state: dict[str, Any], policy_path: Path) -> dict[str, Any]:
+        """RWR on the in-band part of D_env; the new pi_env is saved and hot-loaded."""
+        from coevo.genenv.env_update import LLMExample, update_llm, update_parametric
+
+        cfg = self.config
+        first = 0 if cfg.env_pool_window <= 0 else max(0, epoch - cfg.env_pool_window + 1)
+        kept = self.pools.env_samples("genenv", first_epoch=first, in_band_only=True)
+        if not kept:
+            return {"samples": 0, "skipped": "no task in band"}
+        weights = curriculum.rwr_weights([r.r_env for r in kept], cfg.rwr_lambda)
+        self.pools.set_weights([r.id for r in kept], weights)
+        versions = self.out / "genenv" / "env_policy"
+        if cfg.env_backend == "parametric":
+            out = versions / f"epoch-{epoch:03d}.json"
+            stats = update_parametric(
+                policy_path, self.out / "env_policy_initial.json", out,
+                [(r.context["family"], r.context["knobs"]) for r in kept], weights,
+                lr=cfg.param_lr, steps=cfg.param_steps, kl_coef=cfg.env_kl_coef, kl_cap=cfg.env_kl_cap,
+            )
+        else:
+            from coevo.envs.simulator.policies.llm import TASK_HEADER
+
+            out = versions / f"epoch-{epoch:03d}"
+            examples = [LLMExample(r.context["messages"], r.output, float(w)) for r, w in zip(kept, weights)]
+            stats = update_llm(
+                policy_path, self.out / "env_policy_initial", out, examples, lr=cfg.env_lr,
+                steps=cfg.env_update_steps, batch_size=cfg.env_batch_size, kl_coef=cfg.env_kl_coef,
+                kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch,
+            )
+        stats["version"] = simulator.load_policy(str(out.resolve()))
+        state["policy_path"] = str(out)
+        return stats
