@@ -1,0 +1,54 @@
+"""An agent with a known skill profile, for testing the environment side of the GenEnv loop
+fast and deterministically: on each rollout it answers a task correctly with a probability
+fixed by the task's difficulty knobs (for tasks without knobs, by a hash of the task id), and
+otherwise gives a wrong call. Its answers are scored by the simulator like any agent's."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from coevo.envs.simulator.task import gold_answer_text
+from coevo.genenv.pools import Trace
+from coevo.genenv.simulator import BatchTask, LocalSimulator
+
+N_TOOLS = {1: 0.95, 2: 0.75, 3: 0.5, 5: 0.2, 8: 0.05}
+N_ARGS = {1: 1.0, 2: 0.7, 3: 0.45}
+
+
+def success_probability(knobs: dict | None, task_id: str) -> float:
+    if not knobs:
+        return int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    p = N_TOOLS[knobs["n_tools"]] * N_ARGS[knobs["n_args"]]
+    if knobs.get("phrasing") == "natural":
+        p *= 0.9
+    return p
+
+
+class SkillAgent:
+    def __init__(self, simulator: LocalSimulator, group_size: int, seed: int = 0) -> None:
+        self.simulator = simulator
+        self.group_size = group_size
+        self.seed = seed
+        self.calls = 0
+
+    def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]:
+        self.calls += 1
+        pairs = []
+        for task in tasks:
+            gold = gold_answer_text(self.simulator.shared.lookup(task.task_id))
+            p = success_probability(task.context.get("knobs"), task.task_id)
+            rng = random.Random(f"{self.seed}:{self.calls}:{task.task_id}")
+            for _ in range(self.group_size):
+                pairs.append((task.task_id, gold if rng.random() < p else "wrong_tool(x=0)"))
+        rewards = self.simulator.score(pairs)
+        return [Trace(t, a, r) for (t, a), r in zip(pairs, rewards)]
+
+    def save(self, directory: Path, optimizer: bool) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "config.json").write_text("{}")
+
+    def load(self, directory: Path) -> None:
+        pass

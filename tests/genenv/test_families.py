@@ -1,0 +1,84 @@
+"""Procedural task families and the validity gate."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from coevo.envs.simulator.families import get_family
+from coevo.envs.simulator.families.function_calling import CATALOG, number_words
+from coevo.envs.simulator.scoring import score
+from coevo.envs.simulator.task import SimTask, gold_answer_text
+from coevo.envs.simulator.validity import InvalidTask, check
+
+FC = get_family("function_calling")
+ALL_KNOBS = [dict(zip(FC.knobs, values)) for values in itertools.product(*FC.knobs.values())]
+
+
+def test_every_knob_setting_makes_valid_tasks() -> None:
+    for knobs in ALL_KNOBS:
+        for seed in range(3):
+            task = FC.generate(knobs, random.Random(seed))
+            check(task)
+            assert score(task, gold_answer_text(task)) == 1.0
+
+
+def test_knobs_shape_the_task() -> None:
+    for knobs in ALL_KNOBS:
+        task = FC.generate(knobs, random.Random(7))
+        tool_lines = task.prompt.split("\n\n")[0].splitlines()[1:]
+        assert len(tool_lines) == knobs["n_tools"] == len(task.tools)
+        (gold,) = task.answer
+        assert len(gold["arguments"]) == knobs["n_args"]
+        target = next(t for t in task.tools if t["name"] == gold["name"])
+        if knobs["signature"] == "minimal":
+            assert target["params"] == list(gold["arguments"])
+        else:
+            assert len(target["params"]) == 3
+        request = task.prompt.rsplit("Request: ", 1)[1]
+        assert (gold["name"] in request) == (knobs["phrasing"] == "explicit")
+        ints = [v for v in gold["arguments"].values() if isinstance(v, int)]
+        for v in ints:
+            assert (number_words(v) in request) == (knobs["numbers"] == "words")
+
+
+def test_generation_is_deterministic_by_seed() -> None:
+    knobs = ALL_KNOBS[17]
+    a, b = FC.generate(knobs, random.Random(3)), FC.generate(knobs, random.Random(3))
+    assert a == b and a.task_id == b.task_id
+    assert FC.generate(knobs, random.Random(4)).task_id != a.task_id
+
+
+def test_bad_knobs_are_refused() -> None:
+    with pytest.raises(ValueError):
+        FC.generate({**ALL_KNOBS[0], "n_tools": 99}, random.Random(0))
+    with pytest.raises(ValueError):
+        FC.generate({**ALL_KNOBS[0], "colour": "red"}, random.Random(0))
+
+
+def test_number_words() -> None:
+    assert [number_words(n) for n in (0, 7, 15, 20, 45, 99, 100, 342)] == [
+        "zero", "seven", "fifteen", "twenty", "forty-five", "ninety-nine", "one hundred",
+        "three hundred and forty-two"]
+    assert len({t.name for t in CATALOG}) == len(CATALOG)
+
+
+@pytest.mark.parametrize("task,reason", [
+    (SimTask("t", "", [{"name": "f", "arguments": {}}], "tool_call"), "empty prompt"),
+    (SimTask("t", "p", [{"name": "f", "arguments": {}}], "regex"), "unknown checker"),
+    (SimTask("t", "p", [], "tool_call"), "non-empty list"),
+    (SimTask("t", "p", [{"name": "f g", "arguments": {}}], "tool_call"), "not an identifier"),
+    (SimTask("t", "p", [{"name": "f", "arguments": {"x": {1, 2}}}], "tool_call"), "non-literal"),
+    (SimTask("t", "p", [{"name": "f", "arguments": {}}], "tool_call", tools=[{"name": "g", "params": []}]),
+     "not among the task's tools"),
+    (SimTask("t", "p", [{"name": "f", "arguments": {"y": 1}}], "tool_call", tools=[{"name": "f", "params": ["x"]}]),
+     "unknown parameters"),
+    (SimTask("t", "p", ["  "], "exact"), "non-empty string"),
+    (SimTask("t", "p", [".", "x"], "f1"), "empty answer already scores 1"),
+    (SimTask("t", "p", "go north", "exact"), "answer list"),
+])
+def test_the_gate_rejects_broken_tasks(task: SimTask, reason: str) -> None:
+    with pytest.raises(InvalidTask, match=reason):
+        check(task)

@@ -1,0 +1,125 @@
+"""The LLM environment policy: prompts, parsing of generations, local and endpoint generators."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from coevo.envs.simulator.base_tasks import build_base_pool
+from coevo.envs.simulator.policies.generators import OpenAIGenerator, TransformersGenerator
+from coevo.envs.simulator.policies.llm import (
+    TASK_HEADER,
+    LLMPolicy,
+    build_messages,
+    difficulty_phrase,
+    parse_generation,
+    render_example,
+)
+from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.validity import check
+
+CALL = SimTask("function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call")
+TEXT = SimTask("searchqa_step", "Who wrote it?", ["Ann Lee"], "exact")
+
+
+def test_parse_generation_builds_a_task_with_the_base_checker() -> None:
+    task = parse_generation('Tools:\nset_alarm(hour)\n\nRequest: wake me at 7\n### Answer\nset_alarm(hour=7)\n',
+                            CALL, "llm:function_calling")
+    assert task.checker == "tool_call" and task.answer == [{"name": "set_alarm", "arguments": {"hour": 7}}]
+    assert task.prompt.endswith("wake me at 7") and task.family == "llm:function_calling"
+    check(task)
+    text = parse_generation("### Task\nWhat is the capital of Peru?\n### Answer\nLima\n### Task\nmore", TEXT, "llm:x")
+    assert text.answer == ["Lima"] and text.prompt == "What is the capital of Peru?"
+
+
+@pytest.mark.parametrize("output,reason", [
+    ("Tools: f(x)\nRequest: f with x 2", "no '### Answer'"),
+    ("### Answer\nf(x=1)", "empty task"),
+    ("Request: f\n### Answer\n", "empty answer"),
+    ("Request: f\n### Answer\nplease call f", "not a function call"),
+    ("Request: f\n### Answer\nf(x=y)", "non-literal"),
+    ("Request: f\n### Answer\nf(1)", "positional"),
+])
+def test_parse_generation_rejects(output: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        parse_generation(output, CALL, "llm:function_calling")
+
+
+def test_prompt_shows_examples_and_the_difficulty_context() -> None:
+    messages = build_messages([CALL, CALL], {"agent_success": 0.9, "target_success": 0.5})
+    user = messages[-1]["content"]
+    assert user.count(TASK_HEADER) == 2 and "### Answer\nf(x=1)" in user
+    assert "90%" in user and "harder" in user
+    assert "easier" in difficulty_phrase({"agent_success": 0.1})
+    assert "about as hard" in difficulty_phrase({"agent_success": 0.55})
+    assert difficulty_phrase({}) == ""
+    assert render_example(TEXT) == "### Task\nWho wrote it?\n### Answer\nAnn Lee"
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from coevo.client.policies.models import build_tiny_model
+
+    pool, _ = build_base_pool(["function_calling"], 8, 0)
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "m", corpus=[render_example(t) for t in pool])
+
+
+def test_local_policy_is_reproducible_and_records_its_context(tiny_dir: Path) -> None:
+    pool, _ = build_base_pool(["function_calling"], 8, 0)
+    policy = LLMPolicy(TransformersGenerator(tiny_dir), pool, max_new_tokens=24, examples_per_prompt=2)
+    a = policy.propose(3, seed=5)
+    b = policy.propose(3, seed=5)
+    assert [p.output for p in a] == [p.output for p in b]
+    for p in a:
+        assert len(p.context["base_task_ids"]) == 2 and p.context["messages"][0]["role"] == "system"
+        assert (p.task is None) == (p.error is not None)  # a random model mostly fails the parse
+    v0 = policy.version
+    policy.load(str(tiny_dir))
+    assert policy.version != v0
+
+
+class _Endpoint(BaseHTTPRequestHandler):
+    """A stand-in OpenAI-compatible server: records requests, answers with a fixed task."""
+
+    requests: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+        content = "Request: wake me at 6\n### Answer\nset_alarm(hour=6)"
+        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    _Endpoint.requests = []
+    server = HTTPServer(("127.0.0.1", 0), _Endpoint)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+
+
+def test_openai_endpoint_gets_the_seed_and_the_prefill(endpoint: str) -> None:
+    policy = LLMPolicy(OpenAIGenerator(endpoint, "sim-model", api_key="k"), [CALL], max_new_tokens=50)
+    proposals = policy.propose(2, seed=7)
+    assert all(p.task is not None and p.task.answer == [{"name": "set_alarm", "arguments": {"hour": 6}}]
+               for p in proposals)
+    sent = sorted(_Endpoint.requests, key=lambda r: r["seed"])
+    assert [r["seed"] for r in sent] == [7, 8] and all(r["path"] == "/v1/chat/completions" for r in sent)
+    assert sent[0]["auth"] == "Bearer k" and sent[0]["model"] == "sim-model" and sent[0]["max_tokens"] == 50
+    assert sent[0]["messages"][-1] == {"role": "assistant", "content": TASK_HEADER}
+    assert sent[0]["continue_final_message"] is True

@@ -1,0 +1,174 @@
+"""The simulator env: generation from pi_env, the validity gate, replay from the store,
+scoring, and the admin commands — in process and over HTTP behind the admin token."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from coevo.config import ServerConfig
+from coevo.envs.base import UnknownCommand, UnknownTask
+from coevo.envs.simulator.env import GenerationFailed, SimulatorEnv
+from coevo.envs.simulator.policies.base import Proposal
+from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.envs.simulator.task import SimTask
+from coevo.server import create_app
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'sim.db'}"
+
+
+@pytest.fixture
+def env(db_url: str) -> SimulatorEnv:
+    return SimulatorEnv(db_url=db_url, base_size=8)
+
+
+def test_reset_draws_a_new_task_and_step_scores_it(env: SimulatorEnv) -> None:
+    assert env.splits() == {"base": 8, "generated": 0}
+    first = env.reset(seed=5)
+    assert first.info["split"] == "generated" and first.info["task_id"].startswith("sim-")
+    assert first.observation == first.info["task"] and "Request:" in first.observation
+    assert env.splits()["generated"] == 1
+    gold = env.expert_action()
+    step = env.step(gold)
+    assert step.reward == 1.0 and step.done and step.observation == "Correct."
+    assert env.expert_action() is None
+    env.reset(task_id=first.info["task_id"])
+    assert env.step("no_such_tool(x=1)").reward == 0.0
+
+
+def test_same_seed_same_task_and_replay_from_another_process_state(env: SimulatorEnv, db_url: str) -> None:
+    a = env.reset(seed=42)
+    b = env.reset(seed=42)
+    assert a.info == b.info and a.observation == b.observation
+    assert env.splits()["generated"] == 1  # content-addressed: recorded once
+    # a fresh shared state (another server process) finds the task in the store
+    other = SimulatorEnv(db_url=db_url, base_size=8)
+    replay = other.reset(task_id=a.info["task_id"], seed=3)
+    assert replay.observation == a.observation and replay.info["split"] == "generated"
+    assert other.task_ids("generated") == [a.info["task_id"]]
+    snapshot = {"task_id": a.info["task_id"], "seed": 0, "actions": ["wrong(x=1)"]}
+    restored = other.restore(snapshot)
+    assert restored.reward == 0.0 and restored.done
+    with pytest.raises(UnknownTask):
+        other.reset(task_id="sim-000000000000000000000000")
+
+
+def test_base_split_serves_fixed_tasks(env: SimulatorEnv) -> None:
+    ids = env.task_ids("base")
+    assert len(ids) == 8 and env.split_of(ids[3]) == "base"
+    r = env.reset(split="base", seed=1)
+    assert r.info["task_id"] in ids
+    assert env.describe_task(ids[0])["family"] == "function_calling"
+
+
+def test_hot_loading_new_weights_changes_what_is_generated(env: SimulatorEnv, tmp_path: Path) -> None:
+    policy = ParametricPolicy(["function_calling"])
+    policy.logits["function_calling"]["n_tools"] = np.array([-20.0, -20.0, -20.0, -20.0, 20.0])
+    policy.save(tmp_path / "p.json")
+    before = env.shared.policy.version
+    answer = SimulatorEnv.admin(env.shared, "load_policy", {"path": str(tmp_path / "p.json")})
+    assert answer["version"] == policy.version != before
+    result = SimulatorEnv.admin(env.shared, "generate", {"count": 12, "seed": 3})
+    assert result["valid"] == 12 == len(result["tasks"]) and result["policy_version"] == policy.version
+    assert all(t["context"]["knobs"]["n_tools"] == 8 for t in result["tasks"])
+    info = SimulatorEnv.admin(env.shared, "policy", {})
+    assert info["marginals"]["function_calling"]["n_tools"]["8"] > 0.99
+    with pytest.raises(Exception, match="cannot load"):
+        SimulatorEnv.admin(env.shared, "load_policy", {"path": str(tmp_path / "missing.json")})
+    with pytest.raises(UnknownCommand):
+        SimulatorEnv.admin(env.shared, "reboot", {})
+
+
+class _Flaky:
+    """A policy whose every other proposal is broken: the gate must drop and count them."""
+
+    kind = "flaky"
+    version = "flaky-1"
+
+    def __init__(self) -> None:
+        self.inner = ParametricPolicy(["function_calling"])
+
+    def propose(self, count: int, seed: int, family: str | None = None) -> list[Proposal]:
+        out = []
+        for i, p in enumerate(self.inner.propose(count, seed, family)):
+            if (seed + i) % 2:
+                bad = SimTask("function_calling", p.task.prompt, [{"name": "x y", "arguments": {}}], "tool_call")
+                out.append(Proposal(p.context, "broken", bad))
+            else:
+                out.append(p)
+        return out
+
+    def load(self, path: str) -> None: ...
+    def describe(self) -> dict:
+        return {}
+
+
+def test_validity_gate_drops_and_counts_invalid_generations(env: SimulatorEnv) -> None:
+    env.shared.policy = _Flaky()
+    result = SimulatorEnv.admin(env.shared, "generate", {"count": 10, "seed": 0})
+    assert result["valid"] == 10 and result["attempts"] > 10
+    stats = SimulatorEnv.admin(env.shared, "stats", {})
+    assert stats["invalid"] == stats["attempts"] - stats["valid"] > 0
+    assert 0 < stats["validity_rate"] < 1
+    one_round = SimulatorEnv.admin(env.shared, "generate", {"count": 10, "seed": 100, "fill": False})
+    assert one_round["attempts"] == 10 and one_round["valid"] == 5
+    # invalid generations are recorded too, with their reason, and never served
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
+
+    from coevo.store.genenv import SimGenerationRecord
+
+    with Session(env.shared.engine) as db:
+        bad = db.scalar(select(func.count()).select_from(SimGenerationRecord).where(SimGenerationRecord.valid.is_(False)))
+        reason = db.scalar(select(SimGenerationRecord.error).where(SimGenerationRecord.valid.is_(False)).limit(1))
+    after = SimulatorEnv.admin(env.shared, "stats", {})
+    assert bad == after["invalid"] == stats["invalid"] + 5 and "identifier" in reason
+
+
+def test_generation_that_never_passes_the_gate_fails_clearly(env: SimulatorEnv) -> None:
+    class Broken(_Flaky):
+        def propose(self, count, seed, family=None):
+            return [Proposal({}, "junk", None, "no '### Answer' block") for _ in range(count)]
+
+    env.shared.policy = Broken()
+    with pytest.raises(GenerationFailed):
+        env.reset(seed=1)
+
+
+@pytest.fixture
+def http(db_url: str) -> Iterator[TestClient]:
+    app = create_app("simulator", env_options={"db_url": db_url, "base_size": 4},
+                     config=ServerConfig(admin_token="s3cret", record=False))
+    with TestClient(app) as client:
+        yield client
+
+
+def test_over_http_with_the_admin_token(http: TestClient, tmp_path: Path) -> None:
+    created = http.post("/sessions", json={"seed": 9})
+    assert created.status_code == 201
+    sid = created.json()["session_id"]
+    expert = http.get(f"/sessions/{sid}/expert").json()["action"]
+    step = http.post(f"/sessions/{sid}/step", json={"action": expert}).json()
+    assert step["reward"] == 1.0 and step["done"]
+    assert http.post("/admin/stats").status_code == 403
+    assert http.post("/admin/stats", headers={"Authorization": "Bearer nope"}).status_code == 403
+    auth = {"Authorization": "Bearer s3cret"}
+    policy = ParametricPolicy(["function_calling"])
+    policy.logits["function_calling"]["phrasing"] = np.array([30.0, -30.0])
+    policy.save(tmp_path / "explicit.json")
+    loaded = http.post("/admin/load_policy", json={"path": str(tmp_path / "explicit.json")}, headers=auth)
+    assert loaded.status_code == 200 and loaded.json()["result"]["version"] == policy.version
+    made = http.post("/admin/generate", json={"count": 4, "seed": 1}, headers=auth).json()["result"]
+    assert all(t["context"]["knobs"]["phrasing"] == "explicit" for t in made["tasks"])
+    for task in made["tasks"]:
+        r = http.post("/sessions", json={"task_id": task["task_id"]}).json()
+        assert r["observation"].splitlines()[-1].startswith("Request: Use ")
+    stats = http.post("/admin/stats", headers=auth).json()["result"]
+    assert stats["policy_loads"] == 1 and stats["validity_rate"] == 1.0
