@@ -1,0 +1,65 @@
+"""The whole loop with the real agent side — GRPO through TRL — on a tiny random model:
+every arm, metrics.jsonl, the plot, checkpoints, resume, and the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from coevo.cli import app
+from coevo.genenv.config import preset
+from coevo.genenv.trainer import GenEnvTrainer
+
+FIELDS = {"arm", "epoch", "success_rate", "in_band_fraction", "mean_r_env", "validity_rate"}
+
+
+def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
+    import coevo.cli.genenv_cmd  # noqa: F401  (registers the command)
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(out), "--epochs", "1"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["arm"], r["epoch"]) for r in rows] == [("genenv", 0), ("random", 0), ("static", 0)]
+    for row in rows:
+        assert FIELDS <= set(row)
+        assert 0 <= row["success_rate"] <= 1 and 0 <= row["in_band_fraction"] <= 1
+        assert row["rollouts"] == row["tasks"] * 2  # ci: group of 2 per task
+    for arm in ("genenv", "random", "static"):
+        assert (out / arm / "agent" / "model.safetensors").exists()
+        assert (out / arm / "agent" / "optimizer.pt").exists()
+        assert json.loads((out / arm / "state.json").read_text())["epochs_done"] == 1
+    assert (out / "genenv.png").exists()
+    static_pool = json.loads((out / "static" / "state.json").read_text())["static_pool"]["tasks"]
+    assert len(static_pool) == 4
+
+    # Resume: the same directory with more epochs continues after the last finished one.
+    rows = GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2)).run()
+    assert [(r["arm"], r["epoch"]) for r in rows] == [
+        ("genenv", 0), ("random", 0), ("static", 0), ("genenv", 1), ("random", 1), ("static", 1)
+    ]
+    assert json.loads((out / "static" / "state.json").read_text())["static_pool"]["tasks"] == static_pool
+    # D_train / D_env hold each finished epoch once, not the redone ones twice
+    last = {r["arm"]: r for r in rows if r["epoch"] == 1}
+    first = {r["arm"]: r for r in rows if r["epoch"] == 0}
+    for arm in last:
+        assert last[arm]["d_env"] == first[arm]["d_env"] + last[arm]["tasks"]
+
+    # A different config in the same directory is refused rather than mixed in.
+    with pytest.raises(ValueError, match="different config"):
+        GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2, tasks_per_epoch=5))
+
+
+def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
+    import coevo.cli.genenv_cmd  # noqa: F401
+
+    runner = CliRunner()
+    bad_arm = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--arms", "genenv,oracle"])
+    assert bad_arm.exit_code != 0 and "arms" in bad_arm.output
+    bad_key = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--set", "colour=red"])
+    assert bad_key.exit_code != 0 and "colour" in bad_key.output
+    no_model = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--env-backend", "llm"])
+    assert no_model.exit_code != 0 and "env_model" in no_model.output
