@@ -46,8 +46,8 @@ class GenEnvConfig:
     temperature: float = 1.0
     max_completion_length: int = 64
     agent_system_prompt: str = (
-        "You are an agent. Answer the task with exactly one reply: a single function call "
-        "such as name(arg=\"value\"), a single action, or a short answer, and nothing else."
+        "Answer with exactly one reply and nothing else: one function call such as "
+        "name(arg=\"value\"), one action, or a short answer."
     )
     #: Show one solved base task of the same family as a previous chat turn (one-shot).
     agent_demo: bool = True

@@ -36,7 +36,9 @@ class TaskBatch:
 class Simulator(Protocol):
     def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch: ...
     def score(self, pairs: list[tuple[str, str]]) -> list[float]: ...
-    def demo(self, family: str) -> tuple[str, str] | None: ...
+    def demo(self, family: str) -> tuple[str, str] | None:
+        """The family's first base task (its worked example), solved: the agent's one-shot demo."""
+        ...
     def load_policy(self, path: str) -> str: ...
     def set_context(self, context: dict[str, Any]) -> None: ...
     def policy_info(self) -> dict[str, Any]: ...
@@ -76,12 +78,12 @@ class LocalSimulator:
 
     def demo(self, family: str) -> tuple[str, str] | None:
         base = _base_family(family)
-        for task in self.shared.base:
-            if task.family == base:
-                self._env.reset(task_id=task.task_id, seed=0)
-                answer = self._env.expert_action()
-                return (task.prompt, answer) if answer else None
-        return None
+        task = next((t for t in self.shared.base if t.family == base), None)
+        if task is None:
+            return None
+        self._env.reset(task_id=task.task_id, seed=0)
+        answer = self._env.expert_action()
+        return (task.prompt, answer) if answer else None
 
     def load_policy(self, path: str) -> str:
         return str(self._admin("load_policy", {"path": path})["version"])

@@ -256,10 +256,11 @@ class GenEnvTrainer:
         try:
             if arm == "static" and "static_pool" not in state:
                 state["static_pool"] = self._static_pool(simulator)
-                self._save_arm_state(arm, state)
+                if self.state.is_main_process:
+                    self._save_arm_state(arm, state)
             for epoch in range(start, cfg.epochs):
                 t0 = time.time()
-                batch = self._batch(arm, epoch, simulator, state)
+                batch = self._shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
                 traces = agent.train_epoch(batch.tasks) if batch.tasks else []
@@ -292,6 +293,18 @@ class GenEnvTrainer:
             "tasks": [vars(t) for t in batch.tasks],
             "attempts": batch.attempts, "valid": batch.valid, "policy_version": batch.policy_version,
         }
+
+    def _shared_batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:
+        """The epoch's tasks, drawn once by the main process and sent to the others (under
+        `accelerate launch`), so every GPU trains on the same batch and each task is
+        generated and recorded once."""
+        if self.state.num_processes == 1:
+            return self._batch(arm, epoch, simulator, state)
+        from accelerate.utils import broadcast_object_list
+
+        box = [self._batch(arm, epoch, simulator, state) if self.state.is_main_process else None]
+        broadcast_object_list(box)
+        return box[0]
 
     def _batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:
         cfg = self.config

@@ -28,9 +28,12 @@ MAX_BASE_PROMPT_CHARS = 3000
 
 
 def family_tasks(name: str, count: int, seed: int) -> list[SimTask]:
+    """The family's worked example first (when it has one), then tasks at random knobs."""
     family = get_family(name)
     tasks = []
-    for i in range(count):
+    if family.demo_knobs is not None and count > 0:
+        tasks.append(family.generate(family.demo_knobs, random.Random(f"demo:{name}")))
+    for i in range(len(tasks), count):
         rng = random.Random(f"base:{name}:{seed}:{i}")
         knobs = {k: rng.choice(values) for k, values in family.knobs.items()}
         tasks.append(family.generate(knobs, rng))

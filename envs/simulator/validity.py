@@ -78,6 +78,8 @@ def check(task: SimTask) -> None:
     if task.choices is not None:
         if not isinstance(task.choices, list) or not all(isinstance(c, str) for c in task.choices):
             raise InvalidTask("choices must be a list of strings")
+        if task.checker == "exact" and not any(a in task.choices for a in task.answer):
+            raise InvalidTask("no accepted answer is among the task's choices")
     gold = gold_answer_text(task)
     try:
         gold_score, empty_score = score(task, gold), score(task, "")

@@ -14,7 +14,7 @@ from coevo.envs.simulator.task import gold_answer_text
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator
 
-N_TOOLS = {1: 0.95, 2: 0.75, 3: 0.5, 5: 0.2, 8: 0.05}
+N_TOOLS = {1: 0.95, 2: 0.7, 4: 0.3, 8: 0.05}
 N_ARGS = {1: 1.0, 2: 0.7, 3: 0.45}
 
 

@@ -78,7 +78,49 @@ def test_number_words() -> None:
     (SimTask("t", "p", ["  "], "exact"), "non-empty string"),
     (SimTask("t", "p", [".", "x"], "f1"), "empty answer already scores 1"),
     (SimTask("t", "p", "go north", "exact"), "answer list"),
+    (SimTask("t", "p", ["go north"], "exact", choices=["go south", "look"]), "among the task's choices"),
 ])
 def test_the_gate_rejects_broken_tasks(task: SimTask, reason: str) -> None:
     with pytest.raises(InvalidTask, match=reason):
         check(task)
+
+
+ALF = get_family("alfworld_step")
+
+
+def test_alfworld_steps_are_valid_next_commands_for_every_knob_setting() -> None:
+    settings = [dict(zip(ALF.knobs, values)) for values in itertools.product(*ALF.knobs.values())]
+    for i, knobs in enumerate(settings):
+        task = ALF.generate(knobs, random.Random(i))
+        check(task)
+        assert task.answer[0] in task.choices and task.checker == "exact"
+        assert f"Admissible commands: {', '.join(task.choices)}" in task.prompt
+        history = task.prompt.split("Your commands so far: ", 1)[1].split("\n", 1)[0]
+        assert (history == "none yet.") == (knobs["progress"] == "start")
+
+
+def test_alfworld_knobs_shape_the_room() -> None:
+    small = ALF.generate({"task_type": "pick_and_place_simple", "max_receptacles": 4, "distractors": 0,
+                          "progress": "start"}, random.Random(5))
+    large = ALF.generate({"task_type": "pick_and_place_simple", "max_receptacles": 16, "distractors": 8,
+                          "progress": "start"}, random.Random(5))
+    go_small = [c for c in small.choices if c.startswith("go to ")]
+    go_large = [c for c in large.choices if c.startswith("go to ")]
+    assert len(go_small) <= 4 < len(go_large)
+
+
+def test_arithmetic_values_follow_precedence() -> None:
+    from coevo.envs.simulator.families.arithmetic import evaluate
+
+    assert evaluate([2, 3, 4], ["+", "*"]) == 14
+    assert evaluate([10, 2, 3], ["-", "*"]) == 4
+    assert evaluate([10, 2, 3, 4], ["*", "-", "*"]) == 8
+    assert evaluate([7, 5], ["-"]) == 2 and evaluate([1, 2, 3], ["-", "-"]) == -4
+    fam = get_family("arithmetic")
+    task = fam.generate({"digits": 1, "operands": 2, "operations": "+", "form": "words"}, random.Random(1))
+    words = task.prompt.removeprefix("Compute ").split(".")[0].split(" plus ")
+    from coevo.envs.simulator.families.function_calling import number_words
+
+    values = [next(n for n in range(10) if number_words(n) == w) for w in words]
+    assert task.answer == [str(sum(values))]
+    assert score(task, str(sum(values))) == 1.0 and score(task, str(sum(values) + 1)) == 0.0

@@ -70,7 +70,7 @@ def test_base_split_serves_fixed_tasks(env: SimulatorEnv) -> None:
 
 def test_hot_loading_new_weights_changes_what_is_generated(env: SimulatorEnv, tmp_path: Path) -> None:
     policy = ParametricPolicy(["function_calling"])
-    policy.logits["function_calling"]["n_tools"] = np.array([-20.0, -20.0, -20.0, -20.0, 20.0])
+    policy.logits["function_calling"]["n_tools"] = np.array([-20.0, -20.0, -20.0, 20.0])
     policy.save(tmp_path / "p.json")
     before = env.shared.policy.version
     answer = SimulatorEnv.admin(env.shared, "load_policy", {"path": str(tmp_path / "p.json")})

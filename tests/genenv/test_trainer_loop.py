@@ -32,10 +32,10 @@ def test_genenv_moves_tasks_into_the_band_and_random_does_not(tmp_path: Path) ->
     assert late_g > late_r + 0.1
     assert abs(np.mean([x["success_rate"] for x in g[-3:]]) - 0.5) < abs(g[0]["success_rate"] - 0.5)
     assert np.mean([x["mean_r_env"] for x in g[-3:]]) > np.mean([x["mean_r_env"] for x in r[-3:]])
-    # pi_env itself moved from uniform (0.2 each) to the tool counts this agent solves about
-    # half the time (2-3 tools), away from the hopeless ones (5, 8)
+    # pi_env itself moved from uniform (0.25 each) toward the tool counts this agent solves
+    # about half the time (2 or 4 tools), away from the hopeless one (8)
     last = g[-1]["pi_env"]["function_calling"]["n_tools"]
-    assert last["2"] + last["3"] > 0.7 and last["5"] < 0.05 and last["8"] < 0.05
+    assert last["2"] + last["4"] > 0.7 and last["8"] < 0.05
     assert r[-1]["pi_env"] == r[0]["pi_env"]  # the Random arm's simulator is frozen
     updates = [x["env_update"] for x in g]
     assert all(u.get("kl_step", 0) <= cfg.env_kl_cap + 1e-6 for u in updates)

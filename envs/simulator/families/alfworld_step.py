@@ -40,6 +40,7 @@ class AlfworldStepFamily(TaskFamily):
         "distractors": (0, 3, 8),
         "progress": tuple(_PROGRESS),
     }
+    demo_knobs = {"task_type": "pick_and_place_simple", "max_receptacles": 8, "distractors": 3, "progress": "middle"}
 
     def available(self) -> bool:
         return importlib.util.find_spec("coevo.envs.alfworld.generator") is not None

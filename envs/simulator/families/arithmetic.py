@@ -44,6 +44,7 @@ class ArithmeticFamily(TaskFamily):
         "operations": ("+", "+-", "+-*"),
         "form": ("symbols", "words"),
     }
+    demo_knobs = {"digits": 1, "operands": 2, "operations": "+", "form": "symbols"}
 
     def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)

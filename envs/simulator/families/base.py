@@ -20,6 +20,9 @@ class TaskFamily(ABC):
     name: ClassVar[str]
     #: knob -> its values. Values must be JSON scalars (they are stored with each task).
     knobs: ClassVar[dict[str, tuple[Any, ...]]]
+    #: The setting of the family's canonical worked example (the first base task), which
+    #: agents are shown as a one-shot demonstration: mid-range, so it shows the whole format.
+    demo_knobs: ClassVar[dict[str, Any] | None] = None
 
     def available(self) -> bool:
         """False when an optional dependency (another env) is missing."""

@@ -161,12 +161,13 @@ def _shown_params(tool: Tool, only: Sequence[str] | None) -> list[str]:
 class FunctionCallingFamily(TaskFamily):
     name = "function_calling"
     knobs = {
-        "n_tools": (1, 2, 3, 5, 8),
+        "n_tools": (1, 2, 4, 8),
         "n_args": (1, 2, 3),
         "signature": ("minimal", "full"),
         "phrasing": ("explicit", "natural"),
         "numbers": ("digits", "words"),
     }
+    demo_knobs = {"n_tools": 2, "n_args": 2, "signature": "full", "phrasing": "natural", "numbers": "digits"}
 
     def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)
