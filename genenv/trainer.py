@@ -128,6 +128,14 @@ class GenEnvTrainer:
         with self.metrics_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
 
+    def _forget_metrics(self, arm: str, first_epoch: int) -> None:
+        rows = self.metrics()
+        kept = [r for r in rows if not (r["arm"] == arm and r["epoch"] >= first_epoch)]
+        if len(kept) != len(rows):
+            tmp = self.metrics_path.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
+            tmp.replace(self.metrics_path)
+
     def metrics(self) -> list[dict[str, Any]]:
         if not self.metrics_path.exists():
             return []
@@ -252,7 +260,9 @@ class GenEnvTrainer:
         if start > 0 and (arm_dir / "agent" / "config.json").exists():
             agent.load(arm_dir / "agent")
         if self.state.is_main_process:
+            # What an interrupted epoch left behind is redone, not doubled.
             self.pools.forget_from(arm, start)
+            self._forget_metrics(arm, start)
         try:
             if arm == "static" and "static_pool" not in state:
                 state["static_pool"] = self._static_pool(simulator)
@@ -273,9 +283,9 @@ class GenEnvTrainer:
                     agent.save(tmp, optimizer=cfg.save_optimizer)
                     shutil.rmtree(arm_dir / "agent", ignore_errors=True)
                     tmp.replace(arm_dir / "agent")
-                    state["epochs_done"] = epoch + 1
-                    self._save_arm_state(arm, state)
                     self._write_metrics(row)
+                    state["epochs_done"] = epoch + 1  # the commit point of the epoch
+                    self._save_arm_state(arm, state)
                     log.info("%s epoch %d: %s", arm, epoch, {k: row[k] for k in (
                         "success_rate", "in_band_fraction", "mean_r_env", "validity_rate")})
                     if self.on_epoch:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from coevo.genenv.config import preset
+from coevo.genenv.pools import EnvSample, Trace
 from coevo.genenv.trainer import GenEnvTrainer
 from tests.genenv.skill_agent import SkillAgent
 
@@ -70,3 +71,20 @@ def test_llm_simulator_is_trained_by_weighted_sft_and_hot_loaded(tmp_path: Path)
     # the second epoch generated with the updated weights
     assert rows[1]["policy_version"] != rows[0]["policy_version"]
     assert (tmp_path / "llm" / "genenv" / "env_policy" / "epoch-000" / "config.json").exists()
+
+
+def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    cfg = preset("ci", output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8, group_size=10)
+    GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
+    # A crash after epoch 1 wrote its metrics line and pool rows but before it was committed.
+    with (out / "metrics.jsonl").open("a") as f:
+        f.write(json.dumps({"arm": "genenv", "epoch": 1, "success_rate": -1.0}) + "\n")
+    trainer = GenEnvTrainer(preset("ci", output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8,
+                                   group_size=10), agent_factory=_factory(10))
+    trainer.pools.add_env_samples("genenv", 1, [EnvSample("sim-stale", {}, "", 0.5, 10, 1.0, True)])
+    trainer.pools.add_traces("genenv", 1, "on_policy", [Trace("sim-stale", "x()", 0.0)])
+    rows = GenEnvTrainer(preset("ci", output_dir=str(out), arms=("genenv",), epochs=2, tasks_per_epoch=8,
+                                group_size=10), agent_factory=_factory(10)).run()
+    assert [(r["epoch"], r["success_rate"] >= 0) for r in rows] == [(0, True), (1, True)]
+    assert rows[1]["d_env"] == 16 and rows[1]["d_train"] == 160
