@@ -61,6 +61,9 @@ class AgentEvolConfig:
     lr_scheduler: str = field(default="cosine", metadata={"help": "transformers scheduler name"})
     bf16: bool | None = field(default=None, metadata={"help": "bf16 training (default: on GPUs that support it)"})
     gradient_checkpointing: bool = field(default=False, metadata={"help": "Trade compute for memory"})
+    epoch_checkpoints: bool = field(
+        default=True, metadata={"help": "Save a resumable trainer checkpoint (with optimizer state) after each epoch"}
+    )
     # ------------------------------------------------------------------ rollouts and evaluation
     eval_split: str | None = field(default=None, metadata={"help": "Evaluation split (default: the env's test/valid split)"})
     eval_tasks: int = field(default=20, metadata={"help": "Evaluation tasks per env"})
@@ -86,16 +89,16 @@ PRESETS: dict[str, dict[str, Any]] = {
     # The paper's shape at a size a 2-core CPU finishes within the hour with SmolLM2-135M.
     "cpu-demo": dict(
         model="smollm2", envs=["alfworld"], show_available_actions=False,
-        bc_tasks=32, iterations=2, explore_tasks=16, samples_per_task=2, explore_temperature=0.7,
-        epochs=2.0, learning_rate=5e-5, batch_size=4, max_length=1024,
-        eval_split="valid_seen", eval_tasks=12, max_rounds=12, max_new_tokens=40, max_prompt_tokens=1024,
-        gen_batch_size=16, concurrency=16,
+        bc_tasks=24, iterations=2, explore_tasks=12, samples_per_task=2, explore_temperature=0.7,
+        epochs=2.0, learning_rate=1e-4, batch_size=4, max_length=1024, epoch_checkpoints=False,
+        eval_split="valid_seen", eval_tasks=10, max_rounds=10, max_new_tokens=40, max_prompt_tokens=1024,
+        gen_batch_size=24, concurrency=24,
     ),  # fmt: skip
     # Seconds: a random tiny model, a handful of episodes — exercises every stage in CI.
     "ci": dict(
         model="tiny", envs=["alfworld"], show_available_actions=False,
         bc_tasks=4, iterations=2, explore_tasks=2, samples_per_task=2, explore_temperature=1.0,
-        epochs=1.0, learning_rate=1e-3, batch_size=2, max_length=2048,
+        epochs=1.0, learning_rate=1e-3, batch_size=2, max_length=2048, epoch_checkpoints=False,
         eval_tasks=2, max_rounds=3, max_new_tokens=12, max_prompt_tokens=2048, gen_batch_size=8, concurrency=8,
     ),  # fmt: skip
     # A GPU run in the paper's proportions (Llama-2-7B-scale models: set --model).

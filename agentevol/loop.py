@@ -30,6 +30,7 @@ from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
 from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, results_document, rollout_tasks
 from coevo.client.policies.base import Policy, Sampling
+from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
 from coevo.client.trajectory import Trajectory
 
@@ -83,7 +84,7 @@ class AgentEvol:
         self.prompt_options: dict[str, Any] = (
             {} if config.show_available_actions is None else {"show_available_actions": config.show_available_actions}
         )
-        self.clients: dict[str, AsyncEnvClient] = {}
+        self.clients: dict[str, list[AsyncEnvClient]] = {}
         self.recorder: Any = None
         self._tokenizer: Any = None
 
@@ -151,12 +152,12 @@ class AgentEvol:
     # ------------------------------------------------------------------ rollouts
     async def _tasks(self, split_of: Callable[[Any, str], str], n: int) -> list[TaskRef]:
         tasks: list[TaskRef] = []
-        for env, client in self.clients.items():
-            info = await client.info()
+        for env, group in self.clients.items():
+            info = await group[0].info()
             split = split_of(info, env)
             if split not in info.splits:
                 raise ValueError(f"{env} has no split {split!r}; it has {sorted(info.splits)}")
-            tasks += await pick_tasks(client, env, split, n)
+            tasks += await pick_tasks(group[0], env, split, n)
         return tasks
 
     async def eval_tasks(self) -> list[TaskRef]:
@@ -307,15 +308,35 @@ class AgentEvol:
             previous_stage = stage
         return [self.completed()[s] for s in stage_names(c.iterations)]
 
-    def run(self) -> list[dict[str, Any]]:
-        """Run (or resume) every stage; returns the metrics rows, base first."""
+    def _prepare_run(self) -> None:
+        from coevo.cli.agent_support import RunRecorder
+
+        self.layout.root.mkdir(parents=True, exist_ok=True)
+        (self.layout.root / "config.json").write_text(json.dumps(self.config.to_dict(), indent=2))
+        if self.recorder is None:
+            self.recorder = RunRecorder(self.db_url)
+
+    @property
+    def db_url(self) -> str:
+        return self.config.db_url or f"sqlite:///{(self.layout.root / 'trajectories.db').resolve()}"
+
+    async def run_with(self, clients: Mapping[str, Sequence[AsyncEnvClient]]) -> list[dict[str, Any]]:
+        """Run (or resume) every stage against already-connected clients; returns the metrics rows."""
         from coevo.agentevol.plot import plot_success
-        from coevo.cli.agent_support import RunRecorder, env_servers
+
+        self._prepare_run()
+        self.clients = {env: list(clients[env]) for env in self.config.envs}
+        rows = await self._run()
+        plot_success(rows, self.layout.plot)
+        return rows
+
+    def run(self) -> list[dict[str, Any]]:
+        """Start (or reach) the env servers, then run or resume every stage; returns the metrics rows."""
+        from coevo.cli.agent_support import env_servers
         from coevo.cli.serve_cmd import parse_options
 
         c = self.config
-        self.layout.root.mkdir(parents=True, exist_ok=True)
-        (self.layout.root / "config.json").write_text(json.dumps(c.to_dict(), indent=2))
+        self._prepare_run()
         urls: dict[str, list[str]] = {}
         for item in c.env_urls:
             env, _, url = item.partition("=")
@@ -324,18 +345,15 @@ class AgentEvol:
         for item in c.env_options:
             env, _, pair = item.partition(":")
             options.setdefault(env.strip(), {}).update(parse_options([pair]))
-        db_url = c.db_url or f"sqlite:///{(self.layout.root / 'trajectories.db').resolve()}"
-        self.recorder = RunRecorder(db_url)
 
         async def main(servers: dict[str, list[str]]) -> list[dict[str, Any]]:
-            self.clients = {env: AsyncEnvClient(servers[env]) for env in c.envs}
+            clients = {env: shard_clients(servers[env], c.concurrency) for env in c.envs}
             try:
-                return await self._run()
+                return await self.run_with(clients)
             finally:
-                for client in self.clients.values():
-                    await client.aclose()
+                for group in clients.values():
+                    for client in group:
+                        await client.aclose()
 
-        with env_servers(c.envs, urls=urls, options=options, db_url=db_url) as servers:
-            rows = asyncio.run(main(servers))
-        plot_success(rows, self.layout.plot)
-        return rows
+        with env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) as servers:
+            return asyncio.run(main(servers))

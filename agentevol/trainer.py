@@ -87,6 +87,16 @@ def _bf16(config: AgentEvolConfig) -> bool:
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
+def _checkpointing(config_class: type, enabled: bool) -> dict[str, bool]:
+    """Activation checkpointing set explicitly: TRL turns it on by default, which on a CPU
+    costs a second forward pass per step for memory we do not need."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(config_class)}
+    key = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
+    return {key: enabled}
+
+
 @dataclass
 class StageResult:
     model: PreTrainedModel
@@ -125,14 +135,14 @@ def train_stage(
         gradient_accumulation_steps=config.grad_accum,
         learning_rate=config.learning_rate,
         lr_scheduler_type=config.lr_scheduler,
-        warmup_steps=int(math.ceil(config.warmup_ratio * total_steps)),
+        warmup_steps=int(config.warmup_ratio * total_steps),
         weight_decay=config.weight_decay,
         max_grad_norm=config.max_grad_norm,
         max_length=config.max_length,
         bf16=_bf16(config),
-        **({"gradient_checkpointing": True} if config.gradient_checkpointing else {}),
+        **_checkpointing(SFTConfig, config.gradient_checkpointing),
         logging_steps=1,
-        save_strategy="epoch",
+        save_strategy="epoch" if config.epoch_checkpoints else "no",
         save_total_limit=1,
         report_to=[],
         remove_unused_columns=False,

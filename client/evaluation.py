@@ -70,7 +70,7 @@ def episode_specs(tasks: Sequence[TaskRef], samples: int = 1, seed: int = 0) -> 
 
 async def rollout_tasks(
     policy: Policy,
-    clients: Mapping[str, AsyncEnvClient],
+    clients: Mapping[str, AsyncEnvClient | Sequence[AsyncEnvClient]],
     tasks: Sequence[TaskRef],
     *,
     samples: int = 1,

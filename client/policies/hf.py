@@ -99,11 +99,10 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 @dataclass
 class _CachedPrefix:
-    """One episode's KV cache and the tokens it holds, plus how many old turn pairs its prompt drops."""
+    """One episode's KV cache and the tokens it holds."""
 
     ids: list[int]
     cache: Any
-    dropped_pairs: int = 0
 
 
 class _StopOnReActEnd:
@@ -204,6 +203,8 @@ class TransformersPolicy(Policy):
         self._lock = threading.Lock()  # guards the prefix table
         self._busy = threading.Lock()  # one generate at a time on the model
         self._prefixes: OrderedDict[str, _CachedPrefix] = OrderedDict()
+        #: Old turn pairs each episode's prompt drops (kept stable so prompts only grow between cuts).
+        self._dropped: OrderedDict[str, int] = OrderedDict()
         params = inspect.signature(self.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
@@ -229,9 +230,10 @@ class TransformersPolicy(Policy):
         return ids[-self.max_prompt_tokens :], dropped  # a single huge turn: keep its end
 
     def release(self, key: str) -> None:
-        """Forget an episode's cached prefix (called when its episode ends)."""
+        """Forget an episode's cached prefix and prompt cut (called when its episode ends)."""
         with self._lock:
             self._prefixes.pop(key, None)
+            self._dropped.pop(key, None)
 
     # ---------------------------------------------------------------- prefix cache
     def _new_cache(self) -> Any:
@@ -301,10 +303,11 @@ class TransformersPolicy(Policy):
         import torch
 
         sampling = sampling or self.sampling
-        keys = [r.session.session_id if (self.prefix_cache and r.session is not None) else None for r in requests]
+        keys = [r.session.session_id if r.session is not None else None for r in requests]
         with self._lock:
-            previous = [self._prefixes.pop(k, None) if k else None for k in keys]
-        prompts = [self.prompt_ids(r, p.dropped_pairs if p else 0) for r, p in zip(requests, previous)]
+            previous = [self._prefixes.pop(k, None) if (k and self.prefix_cache) else None for k in keys]
+            dropped = [self._dropped.get(k, 0) if k else 0 for k in keys]
+        prompts = [self.prompt_ids(r, d) for r, d in zip(requests, dropped)]
         width = max(len(ids) for ids, _ in prompts)
         pads = [width - len(ids) for ids, _ in prompts]
         pad_id = self.tokenizer.pad_token_id
@@ -337,14 +340,18 @@ class TransformersPolicy(Policy):
         finally:
             if was_training:
                 self.model.train()
-        if self.prefix_cache:
-            with self._lock:
-                for key, prefix, (_, dropped) in zip(keys, kept, prompts):
-                    if key is not None:
-                        prefix.dropped_pairs = dropped
-                        self._prefixes[key] = prefix
-                while len(self._prefixes) > self.max_cached_episodes:
-                    self._prefixes.popitem(last=False)
+        with self._lock:
+            for i, (key, (_, cut)) in enumerate(zip(keys, prompts)):
+                if key is None:
+                    continue
+                self._dropped[key] = cut
+                self._dropped.move_to_end(key)
+                if self.prefix_cache:
+                    self._prefixes[key] = kept[i]
+            while len(self._prefixes) > self.max_cached_episodes:
+                self._prefixes.popitem(last=False)
+            while len(self._dropped) > 4 * self.max_cached_episodes:
+                self._dropped.popitem(last=False)
         return [t.strip() for t in self.tokenizer.batch_decode(out[:, width:], skip_special_tokens=True)]
 
     async def act(

@@ -88,11 +88,11 @@ def render_available_actions(available: Any) -> str:
 
 # ---------------------------------------------------------------------------- ALFWorld
 _ALFWORLD_INSTRUCTION = (
-    "You are an agent in a household. Your goal is to complete a household task by "
-    "interacting with the rooms, receptacles and objects around you. First you get a "
-    "description of the room and your task. Each turn you send one action and the environment "
-    "answers with what happens. Use only the actions listed as available; \"Nothing happens.\" "
-    "means your action had no effect, so try something else.\n"
+    "You are an agent in a household. Complete the task you are given by acting on the "
+    "receptacles and objects in the room, one command per turn; the environment answers each "
+    "command. Commands: go to X, open X, close X, take X from Y, move X to Y, heat X with Y, "
+    "cool X with Y, clean X with Y, use X, examine X, look, inventory. When available actions "
+    "are listed, choose one of them. \"Nothing happens.\" means the command had no effect.\n"
     + REACT_FORMAT
     + "\nExample:\nThought: The task needs an apple; apples are often on the countertop.\n"
     "Action: go to countertop 1"

@@ -49,10 +49,10 @@ def demo(
     from rich.table import Table
 
     from coevo.cli.agent_support import RunRecorder, env_servers, pct, progress_bar, slug
-    from coevo.client import AsyncEnvClient
     from coevo.client.agenttraj import write_jsonl
     from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, rollout_tasks
     from coevo.client.policies import Sampling, make_policy
+    from coevo.client.rollout import shard_clients
     from coevo.client.summary import summarize
     from coevo.store import default_db_url
 
@@ -70,12 +70,12 @@ def demo(
     board: dict[str, dict[str, dict]] = {}
 
     async def run(servers: dict[str, list[str]]) -> None:
-        clients = {env: AsyncEnvClient(urls) for env, urls in servers.items()}
+        clients = {env: shard_clients(urls, concurrency=n) for env, urls in servers.items()}
         try:
             tasks: list[TaskRef] = []
-            for env, client in clients.items():
-                info = await client.info()
-                tasks += await pick_tasks(client, env, eval_split(info.splits, info.default_split), n)
+            for env, group in clients.items():
+                info = await group[0].info()
+                tasks += await pick_tasks(group[0], env, eval_split(info.splits, info.default_split), n)
             for spec in policy_names:
                 with console.status(f"loading policy {spec}"):
                     policy = make_policy(spec, sampling=Sampling(max_new_tokens=max_new_tokens), max_prompt_tokens=max_prompt_tokens)
@@ -101,8 +101,9 @@ def demo(
                 board[policy.name] = {env: summarize([t for t in trajectories if t.env == env]) for env in names}
                 board[policy.name]["all"] = summarize(trajectories)
         finally:
-            for client in clients.values():
-                await client.aclose()
+            for group in clients.values():
+                for client in group:
+                    await client.aclose()
 
     with console.status(f"starting {len(names)} env servers: {', '.join(names)}"):
         servers_cm = env_servers(names, db_url=db_url)

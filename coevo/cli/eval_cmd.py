@@ -41,10 +41,10 @@ def evaluate(
 
     from coevo.cli.agent_support import RunRecorder, env_servers, progress_bar, results_table, slug
     from coevo.cli.serve_cmd import parse_options
-    from coevo.client import AsyncEnvClient
     from coevo.client.agenttraj import save_hf_dataset, write_jsonl
     from coevo.client.evaluation import eval_split, pick_tasks, results_document, rollout_tasks
     from coevo.client.policies import Sampling, make_policy
+    from coevo.client.rollout import sharded_clients
     from coevo.client.summary import summarize
 
     console = Console()
@@ -60,7 +60,8 @@ def evaluate(
             await agent.aclose()
 
     async def evaluate_on(base_urls: list[str]) -> tuple[list, dict, str]:
-        async with AsyncEnvClient(base_urls) as client:
+        async with sharded_clients(base_urls, concurrency) as clients:
+            client = clients[0]
             info = await client.info()
             chosen = split or eval_split(info.splits, info.default_split)
             if chosen not in info.splits:
@@ -81,7 +82,7 @@ def evaluate(
                     bar.update(task, advance=1, success=f"{done_count['ok']}/{done_count['n']}")
 
                 trajectories = await rollout_tasks(
-                    agent, {env: client}, tasks, samples=samples, seed=seed, max_rounds=max_rounds,
+                    agent, {env: clients}, tasks, samples=samples, seed=seed, max_rounds=max_rounds,
                     concurrency=concurrency, on_done=on_done,
                 )  # fmt: skip
             summary = summarize(trajectories)

@@ -1,0 +1,169 @@
+"""AgentEvol: the training data (assistant-only labels, objective weights), the weighted loss,
+the configuration, and the whole loop end to end on a tiny random model — with resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+from coevo.agentevol.config import AgentEvolConfig, from_preset, parse_overrides  # noqa: E402
+from coevo.agentevol.data import IGNORE, build_examples, objective_weight, tokenize_record  # noqa: E402
+from coevo.agentevol.loop import AgentEvol  # noqa: E402
+from coevo.agentevol.trainer import weighted_nll  # noqa: E402
+from coevo.client.policies.hf import load_model  # noqa: E402
+from tests.agents.servers import asgi_env_client  # noqa: E402
+
+RECORD = {
+    "item_id": "alfworld_1",
+    "conversations": [
+        {"from": "human", "loss": None, "value": "Play the household game."},
+        {"from": "gpt", "loss": False, "value": "OK."},
+        {"from": "human", "loss": None, "value": "You are in a room. Your task is to: look."},
+        {"from": "gpt", "loss": True, "value": "Thought: easy.\nAction: look"},
+        {"from": "human", "loss": None, "value": "You see a desk 1."},
+        {"from": "gpt", "loss": True, "value": "Thought: done.\nAction: inventory"},
+        {"from": "human", "loss": None, "value": "You carry nothing."},
+    ],
+    "reward": 1.0,
+    "success": 1,
+}
+
+
+def _trained_spans(tokenizer, example) -> list[str]:  # type: ignore[no-untyped-def]
+    spans, current = [], []
+    for token, label in zip(example.input_ids, example.labels):
+        if label != IGNORE:
+            assert label == token
+            current.append(token)
+        elif current:
+            spans.append(tokenizer.decode(current))
+            current = []
+    if current:
+        spans.append(tokenizer.decode(current))
+    return spans
+
+
+def test_labels_cover_exactly_the_trained_replies(tiny_model_dir: Path) -> None:
+    _, tokenizer = load_model(tiny_model_dir)
+    example = tokenize_record(tokenizer, RECORD, max_length=4096)
+    assert example is not None
+    assert _trained_spans(tokenizer, example) == [
+        "Thought: easy.\nAction: look<|im_end|>\n",
+        "Thought: done.\nAction: inventory<|im_end|>\n",
+    ]
+    # the tokens are those of the whole conversation rendered at once, minus the final user turn
+    messages = [{"role": {"human": "user", "gpt": "assistant"}[t["from"]], "content": t["value"]} for t in RECORD["conversations"][:-1]]
+    whole = tokenizer(tokenizer.apply_chat_template(messages, tokenize=False), add_special_tokens=False)["input_ids"]
+    assert example.input_ids == whole
+
+
+def test_truncation_keeps_the_start_and_drops_untrainable_examples(tiny_model_dir: Path) -> None:
+    _, tokenizer = load_model(tiny_model_dir)
+    full = tokenize_record(tokenizer, RECORD, max_length=4096)
+    assert full is not None
+    cut = tokenize_record(tokenizer, RECORD, max_length=len(full.input_ids) - 3)
+    assert cut is not None and cut.input_ids == full.input_ids[: len(cut.input_ids)]
+    assert tokenize_record(tokenizer, RECORD, max_length=10) is None  # only prompt tokens would remain
+
+
+def test_objectives_weight_trajectories() -> None:
+    assert objective_weight(0.6, "reward_weighted", 0.0) == 0.6
+    assert objective_weight(-1.0, "reward_weighted", 0.0) == 0.0
+    assert objective_weight(0.6, "filter", 0.5) == 1.0 and objective_weight(0.4, "filter", 0.5) == 0.0
+
+
+def test_build_examples_applies_the_objective(tiny_model_dir: Path) -> None:
+    _, tokenizer = load_model(tiny_model_dir)
+    records = [RECORD, {**RECORD, "item_id": "b", "reward": 0.25}, {**RECORD, "item_id": "c", "reward": 0.0}]
+    weighted = build_examples(tokenizer, records, max_length=4096, objective="reward_weighted")
+    assert [(e.item_id, e.weight) for e in weighted] == [("alfworld_1", 1.0), ("b", 0.25)]
+    filtered = build_examples(tokenizer, records, max_length=4096, objective="filter", threshold=0.5)
+    assert [(e.item_id, e.weight) for e in filtered] == [("alfworld_1", 1.0)]
+
+
+def test_weighted_nll_is_reward_weighted_token_mean() -> None:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 7)
+    labels = torch.tensor([[IGNORE, 1, 2, IGNORE, IGNORE], [IGNORE, IGNORE, 3, 4, 5]])
+    plain = F.cross_entropy(logits[:, :-1].reshape(-1, 7), labels[:, 1:].reshape(-1), ignore_index=IGNORE)
+    assert torch.allclose(weighted_nll(logits, labels, torch.ones(2)), plain)
+    nll = F.cross_entropy(logits[:, :-1].transpose(1, 2), labels[:, 1:], ignore_index=IGNORE, reduction="none")
+    expected = (0.5 * nll[0].sum() + 0.0 * nll[1].sum()) / 5
+    assert torch.allclose(weighted_nll(logits, labels, torch.tensor([0.5, 0.0])), expected)
+
+
+def test_config_presets_and_command_line_overrides() -> None:
+    assert from_preset("cpu-demo").model == "smollm2" and from_preset("ci").model == "tiny"
+    overrides = parse_overrides(
+        ["--iterations", "3", "--envs=alfworld,bfcl", "--no-restart-from-base", "--objective", "filter",
+         "--max-rounds", "none", "--learning-rate=3e-5", "--show-available-actions"]
+    )  # fmt: skip
+    config = from_preset("ci", **overrides)
+    assert (config.iterations, config.envs, config.restart_from_base) == (3, ["alfworld", "bfcl"], False)
+    assert config.max_rounds is None and math.isclose(config.learning_rate, 3e-5) and config.show_available_actions is True
+    with pytest.raises(ValueError, match="unknown option --bogus"):
+        parse_overrides(["--bogus", "1"])
+    with pytest.raises(ValueError, match="--iterations wants a int"):
+        parse_overrides(["--iterations", "many"])
+    with pytest.raises(ValueError, match="objective must be"):
+        AgentEvolConfig(objective="dpo")
+    with pytest.raises(ValueError, match="unknown preset"):
+        from_preset("huge")
+
+
+def _run_ci(output_dir: Path, **overrides) -> list[dict]:  # type: ignore[no-untyped-def]
+    config = from_preset("ci", output_dir=str(output_dir), **overrides)
+    logs: list[str] = []
+
+    async def go() -> list[dict]:
+        async with asgi_env_client("alfworld") as client:
+            return await AgentEvol(config, log=logs.append).run_with({"alfworld": [client]})
+
+    rows = asyncio.run(go())
+    rows[0]["_logs"] = logs
+    return rows
+
+
+def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    rows = _run_ci(out)
+    assert [r["stage"] for r in rows] == ["base", "bc", "iter1", "iter2"]
+    for row in rows:
+        assert 0.0 <= row["success_rate"] <= 1.0 and row["eval_n"] == 2 and "mean_reward" in row
+    assert rows[1]["bc_trajectories"] == 4 and rows[1]["train_examples"] == 4 and rows[1]["train_loss"] > 0
+    assert rows[2]["explore_episodes"] == 4  # 2 instructions x K=2 samples
+    lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [line["stage"] for line in lines] == ["base", "bc", "iter1", "iter2"]
+    for stage in ("bc", "iter1", "iter2"):
+        assert (out / "checkpoints" / stage / "config.json").is_file()
+        assert json.loads((out / "checkpoints" / stage / "coevo_agent.json").read_text())["prompt_options"] == {
+            "show_available_actions": False
+        }
+    assert (out / "success_by_stage.png").stat().st_size > 0
+    assert (out / "data" / "bc.jsonl").is_file() and (out / "data" / "iter2-explore.jsonl").is_file()
+    assert (out / "eval" / "iter2.json").is_file() and (out / "trajectories.db").is_file()
+
+    # a finished run resumes to the same rows without running anything
+    again = _run_ci(out)
+    assert [r["finished_at"] for r in again] == [r["finished_at"] for r in rows]
+    assert not any("learning on" in line for line in again[0]["_logs"])
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == 4
+
+    # losing the last stage re-runs just that stage, reusing its saved exploration data
+    state = json.loads((out / "state.json").read_text())
+    del state["stages"]["iter2"]
+    (out / "state.json").write_text(json.dumps(state))
+    resumed = _run_ci(out)
+    logs = resumed[0]["_logs"]
+    assert [line.split("]")[0] for line in logs if "learning on" in line] == ["[iter2"]
+    assert not any("explore:" in line for line in logs)
+    assert resumed[3]["finished_at"] != rows[3]["finished_at"] and resumed[2]["finished_at"] == rows[2]["finished_at"]
