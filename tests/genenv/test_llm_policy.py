@@ -62,11 +62,16 @@ def test_prompt_shows_examples_and_the_difficulty_context() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    import torch
+
     from coevo.client.policies.models import build_tiny_model
 
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a tiny model gains nothing from more, and a busy CI box loses much
     pool, _ = build_base_pool(["function_calling"], 8, 0)
-    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "m", corpus=[render_example(t) for t in pool])
+    yield build_tiny_model(tmp_path_factory.mktemp("tiny") / "m", corpus=[render_example(t) for t in pool])
+    torch.set_num_threads(threads)
 
 
 def test_local_policy_is_reproducible_and_records_its_context(tiny_dir: Path) -> None:
