@@ -167,7 +167,7 @@ def test_launch_picks_subprocesses_when_no_docker_engine_answers(monkeypatch: py
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(launcher, "docker_available", lambda: False)
-    with launcher.launch([GUESS], docker=None) as urls, EnvClient(urls[GUESS]) as client:
+    with launcher.launch([GUESS], docker=None, db_url="sqlite://") as urls, EnvClient(urls[GUESS]) as client:
         assert client.health().env == "guess"
         assert urls.pids[GUESS] > 0
 
