@@ -10,13 +10,19 @@ Everything runs over the env servers' HTTP API (started locally unless URLs are 
 stage leaves its checkpoint, data and evaluation in `output_dir`, one line in metrics.jsonl
 and its trajectories in the SQL store; a restarted run skips finished stages and resumes an
 interrupted training from its last epoch checkpoint.
+
+Under `accelerate launch` (several processes), only the main process starts servers, rolls
+out, evaluates and writes state; the others wait at a barrier, read the stage's data files,
+and join the distributed training.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
+import os
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -86,7 +92,25 @@ class AgentEvol:
         )
         self.clients: dict[str, list[AsyncEnvClient]] = {}
         self.recorder: Any = None
-        self._tokenizer: Any = None
+        #: Launched as one of several processes (accelerate launch, torchrun): rank 0 leads.
+        self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
+        self.rank = int(os.environ.get("RANK", "0"))
+
+    @property
+    def main(self) -> bool:
+        """Whether this process rolls out and writes (always, unless launched on several processes)."""
+        return self.rank == 0
+
+    def barrier(self) -> None:
+        """Wait for every process (the Trainer later reuses the same process group)."""
+        if self.world_size <= 1:
+            return
+        import torch
+        import torch.distributed as dist
+
+        if not dist.is_initialized():
+            dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+        dist.barrier()
 
     # ------------------------------------------------------------------ bookkeeping
     def completed(self) -> dict[str, dict[str, Any]]:
@@ -95,6 +119,8 @@ class AgentEvol:
         return dict(json.loads(self.layout.state.read_text()).get("stages", {}))
 
     def _record_stage(self, row: dict[str, Any]) -> None:
+        if not self.main:
+            return
         stages = self.completed()
         stages[row["stage"]] = row
         self.layout.state.write_text(json.dumps({"stages": stages}, indent=2))
@@ -129,6 +155,8 @@ class AgentEvol:
         from coevo.client.policies.hf import AGENT_FILE
 
         out = self.layout.checkpoint(stage)
+        if not self.main:
+            return out
         tmp = out.with_name(out.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         model.save_pretrained(tmp)
@@ -215,6 +243,8 @@ class AgentEvol:
         path = self.layout.data("bc")
         if path.is_file():
             return read_records(path)
+        if not self.main:
+            raise RuntimeError(f"{path} should have been written by the main process")
         from coevo.client.policies.expert import ExpertPolicy
 
         tasks = await self.train_tasks(c.bc_tasks, c.bc_split)
@@ -231,6 +261,8 @@ class AgentEvol:
         path = self.layout.data(f"{stage}-explore")
         if path.is_file():
             return read_records(path)
+        if not self.main:
+            raise RuntimeError(f"{path} should have been written by the main process")
         torch.manual_seed(c.seed + iteration)
         tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split)
         sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
@@ -254,7 +286,8 @@ class AgentEvol:
         self.log(f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)")
         result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed)
         self.save(result.model, tokenizer, stage)
-        shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
+        if self.main:
+            shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
         return result.model, {
             "train_examples": result.examples, "train_tokens": result.trained_tokens,
             "train_loss": result.train_loss, "train_steps": result.steps,
@@ -264,6 +297,9 @@ class AgentEvol:
     async def _run(self) -> list[dict[str, Any]]:
         c = self.config
         done = self.completed()
+        if self.main:
+            self.base_model_path()  # builds or converts it once, before the other processes look
+        self.barrier()
         base_path = self.base_model_path()
         current: tuple[Any, Any] | None = None  # the latest stage's model, in memory
         previous_stage = "base"
@@ -280,6 +316,9 @@ class AgentEvol:
             if stage == "base":
                 current = model_of("base")
             elif stage == "bc":
+                if self.main:
+                    await self.bc_records()
+                self.barrier()
                 bc = await self.bc_records()
                 start = model_of("base")
                 model, train_row = self.learn(start, bc, stage, objective="filter")
@@ -288,6 +327,9 @@ class AgentEvol:
             else:
                 iteration = int(stage[len("iter") :])
                 explorer = current if current is not None else model_of(previous_stage)
+                if self.main:
+                    await self.explore(self.policy(*explorer, name=previous_stage), stage, iteration)
+                self.barrier()
                 new = await self.explore(self.policy(*explorer, name=previous_stage), stage, iteration)
                 row.update(
                     explore_episodes=len(new),
@@ -301,20 +343,23 @@ class AgentEvol:
                 model, train_row = self.learn(start, merged, stage, objective=c.objective)
                 current = (model, start[1])
                 row.update(train_row)
-            metrics = await self.evaluate(self.policy(*current, name=stage), stage)
-            row.update(metrics)
-            row.update(duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat())
-            self._record_stage(row)
+            if self.main:
+                row.update(await self.evaluate(self.policy(*current, name=stage), stage))
+                row.update(duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat())
+                self._record_stage(row)
+            self.barrier()
             previous_stage = stage
         return [self.completed()[s] for s in stage_names(c.iterations)]
 
     def _prepare_run(self) -> None:
         from coevo.cli.agent_support import RunRecorder
 
-        self.layout.root.mkdir(parents=True, exist_ok=True)
-        (self.layout.root / "config.json").write_text(json.dumps(self.config.to_dict(), indent=2))
+        if self.main:
+            self.layout.root.mkdir(parents=True, exist_ok=True)
+            (self.layout.root / "config.json").write_text(json.dumps(self.config.to_dict(), indent=2))
+        self.barrier()
         if self.recorder is None:
-            self.recorder = RunRecorder(self.db_url)
+            self.recorder = RunRecorder(self.db_url, enabled=self.main)
 
     @property
     def db_url(self) -> str:
@@ -325,9 +370,10 @@ class AgentEvol:
         from coevo.agentevol.plot import plot_success
 
         self._prepare_run()
-        self.clients = {env: list(clients[env]) for env in self.config.envs}
+        self.clients = {env: list(clients[env]) for env in self.config.envs} if self.main else {}
         rows = await self._run()
-        plot_success(rows, self.layout.plot)
+        if self.main:
+            plot_success(rows, self.layout.plot)
         return rows
 
     def run(self) -> list[dict[str, Any]]:
@@ -347,7 +393,7 @@ class AgentEvol:
             options.setdefault(env.strip(), {}).update(parse_options([pair]))
 
         async def main(servers: dict[str, list[str]]) -> list[dict[str, Any]]:
-            clients = {env: shard_clients(servers[env], c.concurrency) for env in c.envs}
+            clients = {env: shard_clients(servers[env], c.concurrency) for env in servers}
             try:
                 return await self.run_with(clients)
             finally:
@@ -355,5 +401,8 @@ class AgentEvol:
                     for client in group:
                         await client.aclose()
 
-        with env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) as servers:
+        servers_cm = (
+            env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) if self.main else contextlib.nullcontext({})
+        )
+        with servers_cm as servers:
             return asyncio.run(main(servers))

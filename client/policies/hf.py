@@ -134,7 +134,9 @@ def load_model(
     """A causal LM and its tokenizer from a local directory (fp32 on CPU, bf16 on GPU by default)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # a bar per load clutters every command's output
     device = device or default_device()
     if dtype is None:
         torch_dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32

@@ -18,7 +18,8 @@ def agentevol(
     list_options: bool = typer.Option(False, "--list-options", help="Show every option with its default and exit"),
 ) -> None:
     """Train an agent with AgentEvol. Every AgentEvolConfig field is an option: --iterations 3,
-    --objective filter, --envs alfworld,bfcl, --no-restart-from-base, ... (see --list-options)."""
+    --objective filter, --envs alfworld,bfcl, --no-restart-from-base, ... (see --list-options).
+    On several GPUs: accelerate launch -m coevo.cli agentevol --preset gpu --model DIR."""
     from rich.console import Console
     from rich.table import Table
 
@@ -39,7 +40,10 @@ def agentevol(
     from coevo.agentevol.loop import AgentEvol
 
     console.print(f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})")
-    rows = AgentEvol(config, log=lambda line: console.print(line, markup=False, highlight=False)).run()
+    evol = AgentEvol(config, log=lambda line: console.print(line, markup=False, highlight=False))
+    rows = evol.run()
+    if not evol.main:  # other processes of a distributed run: the main one reports
+        return
     table = Table(title="AgentEvol: evaluation after each stage")
     for column in ("stage", "success", "mean reward", "mean steps", "train examples", "train loss", "explore success", "time"):
         table.add_column(column, justify="left" if column == "stage" else "right")

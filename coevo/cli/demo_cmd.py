@@ -12,7 +12,7 @@ from coevo.cli import app
 
 #: Turns the default model gets per episode in the demo: enough to show it act, few enough that
 #: the whole demo stays within minutes on two CPU cores.
-DEMO_MODEL_ROUNDS = 4
+DEMO_MODEL_ROUNDS = 3
 
 
 def importable_envs(requested: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
@@ -36,8 +36,8 @@ def demo(
     n: int = typer.Option(3, "--n", help="Tasks per env"),
     policies: str = typer.Option("expert,smollm2", help="Comma-separated policies to compare"),
     model_rounds: int = typer.Option(DEMO_MODEL_ROUNDS, help="Turns per episode for model policies"),
-    max_new_tokens: int = typer.Option(64, help="Longest model reply, in tokens"),
-    max_prompt_tokens: int = typer.Option(768, help="Model prompt budget in tokens (oldest turns dropped first)"),
+    max_new_tokens: int = typer.Option(48, help="Longest model reply, in tokens"),
+    max_prompt_tokens: int = typer.Option(512, help="Model prompt budget in tokens (oldest turns dropped first)"),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
     out_dir: Path = typer.Option(Path("demo-results"), help="Leaderboard JSON and AgentTraj JSONL go here"),
 ) -> None:
@@ -78,7 +78,10 @@ def demo(
                 tasks += await pick_tasks(group[0], env, eval_split(info.splits, info.default_split), n)
             for spec in policy_names:
                 with console.status(f"loading policy {spec}"):
-                    policy = make_policy(spec, sampling=Sampling(max_new_tokens=max_new_tokens), max_prompt_tokens=max_prompt_tokens)
+                    policy = make_policy(
+                        spec, sampling=Sampling(max_new_tokens=max_new_tokens), max_prompt_tokens=max_prompt_tokens,
+                        max_batch_size=len(tasks),  # one forward pass per round for every episode
+                    )  # fmt: skip
                 model = spec not in ("expert", "random")
                 config = {"envs": names, "n": n, "max_rounds": model_rounds if model else None}
                 run_id = recorder.start(name=f"demo {policy.name}", kind="demo", policy=policy.name, config=config)
@@ -113,13 +116,13 @@ def demo(
     finally:
         servers_cm.__exit__(None, None, None)
 
-    table = Table(title=f"coevo demo leaderboard · {n} tasks per env · success rate (mean reward)")
-    table.add_column("policy")
+    table = Table(title=f"coevo demo · {n} tasks per env · success rate (mean reward)")
+    table.add_column("env")
+    for policy_name in board:
+        table.add_column(policy_name, justify="right")
     for env in [*names, "all"]:
-        table.add_column(env, justify="right")
-    for policy_name, per_env in board.items():
-        cells = [f"{pct(s['success_rate'])} ({s['mean_reward']:.2f})" for s in (per_env[e] for e in [*names, "all"])]
-        table.add_row(policy_name, *cells)
+        cells = [f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()]
+        table.add_row(f"[bold]{env}" if env == "all" else env, *cells)
     console.print(table)
     (out_dir / "leaderboard.json").write_text(json.dumps({"n_per_env": n, "envs": names, "skipped": skipped, "board": board}, indent=2))
     console.print(f"trajectories: {recorder.url} (tables rollout_runs, rollout_trajectories; servers: episodes, steps)")
