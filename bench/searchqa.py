@@ -23,18 +23,11 @@ from pathlib import Path
 from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated
+from measure import percentile, rss_mb
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def _play(client: EnvClient, task_ids: list[str], policy) -> float:  # type: ignore[no-untyped-def]
@@ -70,9 +63,9 @@ def bench_size(passages: int, n_questions: int, play: bool, workdir: Path) -> di
                     t = time.perf_counter()
                     session.step(f"<search>{query}</search>")
                     latencies.append((time.perf_counter() - t) * 1000)
-        row["rss_mb"] = round(_rss_mb(urls.pids["searchqa"]), 1)
+        row["rss_mb"] = round(rss_mb(urls.pids["searchqa"]), 1)
         row["search_p50_ms"] = round(statistics.median(latencies), 2)
-        row["search_p99_ms"] = round(_percentile(latencies, 0.99), 2)
+        row["search_p99_ms"] = round(percentile(latencies, 0.99), 2)
         row["searches"] = len(latencies)
         if play:
             ids = [q.qid for q in questions]

@@ -40,7 +40,9 @@ from typing import Any
 import httpx
 from starlette.responses import Response
 
+from coevo.client.launcher import free_port
 from coevo.wire import StepRequest, StepResponse
+from measure import cpu_seconds, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_ENV = "tests.server.envs:LongGuessEnv"
@@ -70,11 +72,6 @@ def serve_ceiling(port: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- processes
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
 
 def _start(cmd: list[str], port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as sink:  # a file, not a pipe nobody reads: a chatty server never blocks
@@ -101,14 +98,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
 
 # ---------------------------------------------------------------------------------- load
@@ -184,8 +175,8 @@ class Phase:
         self.latencies.extend(latencies or [])
 
     def summary(self) -> dict[str, float]:
-        return {"per_s": self.n / self.seconds, "p50_ms": _percentile(self.latencies, 0.5) * 1e3,
-                "p99_ms": _percentile(self.latencies, 0.99) * 1e3,
+        return {"per_s": self.n / self.seconds, "p50_ms": percentile(self.latencies, 0.5) * 1e3,
+                "p99_ms": percentile(self.latencies, 0.99) * 1e3,
                 "cpu_us": self.cpu / self.n * 1e6, "n": self.n}
 
 
@@ -206,16 +197,16 @@ async def measure(ceiling_port: int, ceiling_pid: int, port: int, pid: int,
         await _step_load(ours, sids, args.warmup, args.max_seconds, record=False)
         await _batch_load(ours, sids, args.warmup * 4, args.max_seconds, args.batch_concurrency)
         for _ in range(args.rounds):
-            cpu0 = _cpu_seconds(ceiling_pid)
+            cpu0 = cpu_seconds(ceiling_pid)
             n, elapsed, lat = await _step_load(bare, fake, per_round, args.max_seconds, record=True)
-            ceiling.add(n, elapsed, _cpu_seconds(ceiling_pid) - cpu0, lat)
-            cpu0 = _cpu_seconds(pid)
+            ceiling.add(n, elapsed, cpu_seconds(ceiling_pid) - cpu0, lat)
+            cpu0 = cpu_seconds(pid)
             n, elapsed, lat = await _step_load(ours, sids, per_round, args.max_seconds, record=True)
-            single.add(n, elapsed, _cpu_seconds(pid) - cpu0, lat)
-            cpu0 = _cpu_seconds(pid)
+            single.add(n, elapsed, cpu_seconds(pid) - cpu0, lat)
+            cpu0 = cpu_seconds(pid)
             n, elapsed = await _batch_load(ours, sids, per_round * 8, args.max_seconds,
                                            args.batch_concurrency)
-            batch.add(n, elapsed, _cpu_seconds(pid) - cpu0)
+            batch.add(n, elapsed, cpu_seconds(pid) - cpu0)
         for sid in sids:
             await ours.delete(f"/sessions/{sid}")
     return {"ceiling": ceiling.summary(), "single": single.summary(), "batch": batch.summary()}
@@ -258,10 +249,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     procs = []
     with tempfile.TemporaryDirectory(prefix="coevo-bench-") as tmp:
         try:
-            ceiling_port = _free_port()
+            ceiling_port = free_port(HOST)
             procs.append(_start([sys.executable, str(Path(__file__).resolve()), "--serve-ceiling",
                                  str(ceiling_port)], ceiling_port, env, Path(tmp) / "ceiling.log"))
-            port = _free_port()
+            port = free_port(HOST)
             procs.append(_start([*serve, "serve", BENCH_ENV, "--port", str(port),
                                  "--db-url", f"sqlite:///{Path(tmp) / 'bench.db'}"], port, env,
                                 Path(tmp) / "server.log"))

@@ -29,22 +29,15 @@ import tempfile
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
+from measure import log, rss_mb
 
 
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def bench_sandbox() -> dict[str, float]:
@@ -99,7 +92,7 @@ def main() -> None:
     env = make("travelplanner")
     task_ids = [f"validation-{i}" for i in range(args.queries)]
 
-    _log(f"[travelplanner] generating {len(task_ids)} validation queries")
+    log(f"[travelplanner] generating {len(task_ids)} validation queries")
     started = time.perf_counter()
     tasks = [env.shared.tasks.get(t) for t in task_ids]
     result["generation_ms_per_query"] = round((time.perf_counter() - started) * 1000 / len(tasks), 1)
@@ -143,13 +136,13 @@ def main() -> None:
     # ---------------------------------------------------------------- over HTTP
     spec = ServerSpec("travelplanner", {}, extra_args=["--no-record", "--idle-ttl", "0"])
     sole = ServerSpec("travelplanner", {"mode": "sole-planning"}, extra_args=["--no-record", "--idle-ttl", "0"])
-    _log("[travelplanner] starting the servers")
+    log("[travelplanner] starting the servers")
     started = time.perf_counter()
     with launch_local([spec]) as servers:
         result["server_start_s"] = round(time.perf_counter() - started, 2)
         url, pid = servers["travelplanner"], servers.pids["travelplanner"]
         client = EnvClient(url, timeout=120)
-        _log(f"[travelplanner] expert on {len(task_ids)} queries over HTTP")
+        log(f"[travelplanner] expert on {len(task_ids)} queries over HTTP")
         started = time.perf_counter()
         with ThreadPoolExecutor(args.clients) as pool:
             outcomes = list(pool.map(lambda t: _expert_over_http(client, t), task_ids))
@@ -164,13 +157,13 @@ def main() -> None:
             cells[f"{task.query.level}-{task.query.days}"].append(reward)
         result["expert_final_pass_rate_by_cell"] = {k: sum(v) / len(v) for k, v in sorted(cells.items())}
 
-        _log("[travelplanner] tool calls over HTTP")
+        log("[travelplanner] tool calls over HTTP")
         with ThreadPoolExecutor(args.clients) as pool:
             started = time.perf_counter()
             done = sum(pool.map(lambda t: _replay(client, t, searches[t]), task_ids))
             result["http_tool_calls_per_s"] = round(done / (time.perf_counter() - started), 1)
 
-        _log("[travelplanner] baseline: the trivial guess env over the same server path")
+        log("[travelplanner] baseline: the trivial guess env over the same server path")
         with launch_local([ServerSpec("tests.fixture_env:GuessEnv", {}, extra_args=["--no-record", "--idle-ttl", "0"])]) as base:
             trivial = EnvClient(base["tests.fixture_env:GuessEnv"], timeout=120)
             guesses = {f"train-{i}": ["guess 0"] * 11 for i in range(len(task_ids))}
@@ -182,15 +175,15 @@ def main() -> None:
         result["http_trivial_steps_per_s"] = round(baseline, 1)
         result["http_tool_calls_vs_trivial"] = round(result["http_tool_calls_per_s"] / baseline, 2)
 
-        _log(f"[travelplanner] {args.sessions} live sessions with notebooks")
-        before = _rss_mb(pid)
+        log(f"[travelplanner] {args.sessions} live sessions with notebooks")
+        before = rss_mb(pid)
         sessions = []
         for i in range(args.sessions):
             session = client.create(task_id=task_ids[i % len(task_ids)])
             for action in expert_script(tasks[i % len(tasks)])[:10]:
                 session.step(action)
             sessions.append(session)
-        result["session_kb"] = round((_rss_mb(pid) - before) * 1024 / args.sessions, 1)
+        result["session_kb"] = round((rss_mb(pid) - before) * 1024 / args.sessions, 1)
         for session in sessions:
             session.close()
         client.close()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -27,20 +26,13 @@ from coevo.client.launcher import ServerSpec, launch_local
 from coevo.envs.registry import make
 from coevo.envs.webshop.build import MANIFEST, Manifest, build, default_data_dir
 from coevo.envs.webshop.generator import MAX_PRODUCTS
+from measure import log, percentile, rss_mb
 
 DEFAULT_SIZES = (1000, 100_000, MAX_PRODUCTS)
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def calibration() -> dict[str, float]:
@@ -64,8 +56,6 @@ def calibration() -> dict[str, float]:
     return {"bincount_1m_ms": round(min(kernel), 2), "python_loop_1m_ms": round(min(loop), 2)}
 
 
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _expert_trajectory(env, task_id: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -107,7 +97,7 @@ def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
     if reused:
         build_s = Manifest.read(folder).build_seconds
     else:
-        _log(f"[webshop] building {products} products in {folder}")
+        log(f"[webshop] building {products} products in {folder}")
         started = time.perf_counter()
         build(folder, products=products, seed=args.seed)
         build_s = time.perf_counter() - started
@@ -115,13 +105,13 @@ def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
     local = make("webshop", data_dir=str(folder))
     tasks = [str(i) for i in range(min(manifest.synthetic_goals, args.expert_goals))]
 
-    _log(f"[webshop] {products}: starting the server")
+    log(f"[webshop] {products}: starting the server")
     started = time.perf_counter()
     spec = ServerSpec("webshop", {"data_dir": str(folder)}, extra_args=["--no-record", "--idle-ttl", "0"])
     with launch_local([spec]) as servers:
         start_s = time.perf_counter() - started
         url, pid = servers["webshop"], servers.pids["webshop"]
-        idle_mb = _rss_mb(pid)
+        idle_mb = rss_mb(pid)
         client = EnvClient(url, timeout=120)
 
         # search latency: each a fresh session and a different goal's instruction (cold queries)
@@ -141,13 +131,13 @@ def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
                 latencies.append((time.perf_counter() - t0) * 1000)
 
         # memory with many live sessions, each holding a results page
-        _log(f"[webshop] {products}: opening {args.sessions} sessions")
+        log(f"[webshop] {products}: opening {args.sessions} sessions")
         sessions = []
         for i in range(args.sessions):
             session = client.create(task_id=str(i % manifest.synthetic_goals))
             session.step(f"search[{session.info['task'].split(' with ')[0]}]")
             sessions.append(session)
-        rss_mb = _rss_mb(pid)
+        live_rss_mb = rss_mb(pid)
         for session in sessions:
             session.close()
 
@@ -159,7 +149,7 @@ def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
             steps = sum(pool.map(lambda t: _replay(client, t, trajectories[t]), trajectories))
             steps_per_s = steps / (time.perf_counter() - t0)
 
-        _log(f"[webshop] {products}: expert on {len(tasks)} goals")
+        log(f"[webshop] {products}: expert on {len(tasks)} goals")
         with ThreadPoolExecutor(args.clients) as pool:
             rewards = list(pool.map(lambda t: _expert_over_http(client, t), tasks))
         client.close()
@@ -168,11 +158,11 @@ def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
         "build_s": round(build_s, 2),
         "reused": reused,
         "start_s": round(start_s, 2),
-        "rss_mb": round(rss_mb, 1),
+        "rss_mb": round(live_rss_mb, 1),
         "idle_rss_mb": round(idle_mb, 1),
         "sessions": args.sessions,
         "search_p50_ms": round(statistics.median(latencies), 2),
-        "search_p99_ms": round(_percentile(latencies, 0.99), 2),
+        "search_p99_ms": round(percentile(latencies, 0.99), 2),
         "steps_per_s": round(steps_per_s, 1),
         "expert_goals": len(tasks),
         "expert_success": sum(r == 1.0 for r in rewards) / len(rewards),
