@@ -63,3 +63,23 @@ def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
     assert bad_key.exit_code != 0 and "colour" in bad_key.output
     no_model = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--env-backend", "llm"])
     assert no_model.exit_code != 0 and "env_model" in no_model.output
+
+
+def test_llm_simulator_with_the_grpo_agent_from_the_command_line(tmp_path: Path) -> None:
+    """The LLM pi_env path end to end with tiny models on both sides: warm-up, generation
+    through the gate, GRPO on the generated tasks, metrics."""
+    import coevo.cli.genenv_cmd  # noqa: F401
+
+    out = tmp_path / "llm"
+    result = CliRunner().invoke(app, [
+        "genenv", "--preset", "ci", "--output-dir", str(out), "--arms", "genenv,random", "--epochs", "1",
+        "--env-backend", "llm", "--env-model", "tiny", "--set", "base_sources=arithmetic",
+        "--set", "env_warmup_steps=80", "--set", "env_warmup_lr=1e-2", "--set", "llm_examples=1",
+        "--set", "llm_max_new_tokens=40", "--set", "llm_temperature=0.5",
+    ])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["arm"] for r in rows] == ["genenv", "random"]
+    for row in rows:
+        assert 0 < row["validity_rate"] <= 1 and row["tasks"] >= 1 and row["rollouts"] >= 2
+        assert row["policy_version"].startswith("llm-")
