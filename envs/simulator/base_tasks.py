@@ -3,8 +3,9 @@
 Two sources, both producing validity-gated SimTasks:
 
 - a procedural family name ("function_calling"): tasks at uniformly drawn knob settings;
-- any registered env with an expert ("bfcl", "alfworld", "apibank", ...): single steps —
-  reset a task, let the expert act a few steps, and ask for the expert's next action. A
+- any registered env with an expert ("bfcl", "alfworld", "apibank", ...): single steps
+  (family "<env>.step") — reset a task, let the expert act a few steps, and ask for the
+  expert's next action. A
   next action that parses as function calls is checked as a tool call, any other as an exact
   match (against the env's admissible actions, when it lists them).
 """
@@ -87,10 +88,10 @@ def env_step_tasks(env_name: str, count: int, seed: int, max_advance: int = 3) -
             continue
         gold_calls = _calls_as_gold(expert)
         if gold_calls is not None:
-            task = SimTask(f"{env_name}_step", prompt, gold_calls, "tool_call",
+            task = SimTask(f"{env_name}.step", prompt, gold_calls, "tool_call",
                            meta={"env": env_name, "env_task_id": env.task_id})
         else:
-            task = SimTask(f"{env_name}_step", prompt, [expert], "exact", choices=choices,
+            task = SimTask(f"{env_name}.step", prompt, [expert], "exact", choices=choices,
                            meta={"env": env_name, "env_task_id": env.task_id})
         try:
             check(task)

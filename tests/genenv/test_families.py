@@ -124,3 +124,19 @@ def test_arithmetic_values_follow_precedence() -> None:
     values = [next(n for n in range(10) if number_words(n) == w) for w in words]
     assert task.answer == [str(sum(values))]
     assert score(task, str(sum(values))) == 1.0 and score(task, str(sum(values) + 1)) == 0.0
+
+
+def test_single_steps_of_registered_envs_become_base_tasks() -> None:
+    from coevo.envs.simulator.base_tasks import build_base_pool
+
+    pool, status = build_base_pool(["bfcl", "alfworld", "no_such_source"], 3, 0)
+    assert status["no_such_source"] == "unknown source"
+    bfcl = [t for t in pool if t.family == "bfcl.step"]
+    alf = [t for t in pool if t.family == "alfworld.step"]
+    assert bfcl and alf
+    for task in bfcl:
+        check(task)
+        assert task.checker == "tool_call" and task.prompt.endswith("What is the next action?")
+    for task in alf:
+        check(task)
+        assert task.checker == "exact" and task.answer[0] in task.choices

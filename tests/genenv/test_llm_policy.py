@@ -24,7 +24,7 @@ from coevo.envs.simulator.task import SimTask
 from coevo.envs.simulator.validity import check
 
 CALL = SimTask("function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call")
-TEXT = SimTask("searchqa_step", "Who wrote it?", ["Ann Lee"], "exact")
+TEXT = SimTask("searchqa.step", "Who wrote it?", ["Ann Lee"], "exact")
 
 
 def test_parse_generation_builds_a_task_with_the_base_checker() -> None:
