@@ -101,17 +101,19 @@ class LocalSimulator:
 class RemoteSimulator:
     """A simulator server: episodes through EnvClient, admin commands with the bearer token."""
 
-    def __init__(self, url: str, token: str, timeout: float = 600.0) -> None:
+    def __init__(self, url: str, token: str, timeout: float = 600.0, http: Any = None) -> None:
+        """`http`: an httpx.Client to send through (default: a new one)."""
         import httpx
 
         from coevo.client import EnvClient
 
-        self.client = EnvClient(url, timeout=timeout)
+        self._http = http or httpx.Client(timeout=timeout)
+        self.client = EnvClient(url, timeout=timeout, http=self._http)
         self.url = url.rstrip("/")
-        self._http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {token}"})
+        self._auth = {"Authorization": f"Bearer {token}"}
 
     def _admin(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
-        response = self._http.post(f"{self.url}/admin/{command}", json=payload)
+        response = self._http.post(f"{self.url}/admin/{command}", json=payload, headers=self._auth)
         if response.status_code != 200:
             raise RuntimeError(f"admin {command} failed ({response.status_code}): {response.text[:500]}")
         return dict(response.json()["result"])
@@ -161,7 +163,6 @@ class RemoteSimulator:
 
     def close(self) -> None:
         self.client.close()
-        self._http.close()
 
 
 def _batch(result: dict[str, Any], prompt_of: Any) -> TaskBatch:

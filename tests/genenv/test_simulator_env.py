@@ -172,3 +172,24 @@ def test_over_http_with_the_admin_token(http: TestClient, tmp_path: Path) -> Non
         assert r["observation"].splitlines()[-1].startswith("Request: Use ")
     stats = http.post("/admin/stats", headers=auth).json()["result"]
     assert stats["policy_loads"] == 1 and stats["validity_rate"] == 1.0
+
+
+def test_the_trainers_remote_simulator_speaks_protocol_and_admin(http: TestClient, tmp_path: Path) -> None:
+    from coevo.genenv.simulator import RemoteSimulator
+
+    sim = RemoteSimulator("http://testserver", "s3cret", http=http)
+    batch = sim.generate(5, seed=2)
+    assert batch.valid == 5 == len(batch.tasks) and batch.validity_rate == 1.0
+    assert all(t.prompt.startswith("Tools:") and t.context["family"] == "function_calling" for t in batch.tasks)
+    prompt, answer = sim.demo("function_calling")
+    assert "Request:" in prompt and "(" in answer
+    rewards = sim.score([(batch.tasks[0].task_id, "nonsense"), (batch.tasks[1].task_id, "wrong(x=1)")])
+    assert rewards == [0.0, 0.0]
+    policy = ParametricPolicy(["function_calling"])
+    policy.logits["function_calling"]["n_args"] = np.array([-9.0, -9.0, 9.0])
+    policy.save(tmp_path / "three_args.json")
+    assert sim.load_policy(str(tmp_path / "three_args.json")) == policy.version
+    assert sim.policy_info()["marginals"]["function_calling"]["n_args"]["3"] > 0.99
+    assert all(t.context["knobs"]["n_args"] == 3 for t in sim.generate(4, seed=3).tasks)
+    with pytest.raises(RuntimeError, match="403"):
+        RemoteSimulator("http://testserver", "wrong", http=http).generate(1, seed=0)
