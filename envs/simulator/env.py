@@ -99,8 +99,9 @@ class SimulatorShared:
         return task
 
     # ------------------------------------------------------------------ generation
-    def _record(self, proposals: Sequence[Proposal], seed: int) -> list[GeneratedTask]:
-        """Gate, record (every attempt, and each valid task once) and count."""
+    def _record(self, proposals: Sequence[Proposal], seed: int, errors: Counter | None = None) -> list[GeneratedTask]:
+        """Gate, record (every attempt, and each valid task once) and count; the reasons of
+        rejections are tallied into `errors`."""
         rows, accepted = [], []
         for p in proposals:
             error = p.error
@@ -109,6 +110,8 @@ class SimulatorShared:
                     check(p.task)
                 except InvalidTask as exc:
                     error = str(exc)
+            if error is not None and errors is not None:
+                errors[error.split(":")[0][:80]] += 1
             valid = error is None and p.task is not None
             context = {k: v for k, v in p.context.items() if not k.startswith("_")}
             rows.append(store.SimGenerationRecord(
@@ -150,10 +153,7 @@ class SimulatorShared:
                 round_seed = seed if round_ == 0 else _derive(seed, round_)
                 proposals = self.policy.propose(want, round_seed, family)
                 attempts += len(proposals)
-                for p in proposals:
-                    if p.error:
-                        errors[p.error.split(":")[0]] += 1
-                made += self._record(proposals, round_seed)
+                made += self._record(proposals, round_seed, errors)
         return {"generated": made, "attempts": attempts, "valid": len(made), "errors": dict(errors.most_common(8))}
 
     def generate_one(self, seed: int, family: str | None = None) -> SimTask:

@@ -119,6 +119,7 @@ def test_validity_gate_drops_and_counts_invalid_generations(env: SimulatorEnv) -
     assert 0 < stats["validity_rate"] < 1
     one_round = SimulatorEnv.admin(env.shared, "generate", {"count": 10, "seed": 100, "fill": False})
     assert one_round["attempts"] == 10 and one_round["valid"] == 5
+    assert one_round["errors"] == {"gold call name 'x y' is not an identifier": 5}
     # invalid generations are recorded too, with their reason, and never served
     from sqlalchemy import func, select
     from sqlalchemy.orm import Session
