@@ -88,10 +88,10 @@ class AgentEvolConfig:
 PRESETS: dict[str, dict[str, Any]] = {
     # The paper's shape at a size a 2-core CPU finishes within the hour with SmolLM2-135M.
     "cpu-demo": dict(
-        model="smollm2", envs=["alfworld"], show_available_actions=False,
-        bc_tasks=24, iterations=2, explore_tasks=12, samples_per_task=2, explore_temperature=0.7,
-        epochs=2.0, learning_rate=1e-4, batch_size=4, max_length=1024, epoch_checkpoints=False,
-        eval_split="valid_seen", eval_tasks=10, max_rounds=10, max_new_tokens=40, max_prompt_tokens=1024,
+        model="smollm2", envs=["alfworld"], show_available_actions=True,
+        bc_tasks=16, iterations=2, explore_tasks=12, samples_per_task=2, explore_temperature=0.7,
+        epochs=1.0, learning_rate=1e-4, batch_size=2, max_length=1536, epoch_checkpoints=False,
+        eval_split="valid_seen", eval_tasks=10, max_rounds=12, max_new_tokens=40, max_prompt_tokens=1536,
         gen_batch_size=24, concurrency=24,
     ),  # fmt: skip
     # Seconds: a random tiny model, a handful of episodes — exercises every stage in CI.

@@ -178,22 +178,23 @@ class AgentEvol:
         return policy
 
     # ------------------------------------------------------------------ rollouts
-    async def _tasks(self, split_of: Callable[[Any, str], str], n: int) -> list[TaskRef]:
+    async def _tasks(self, split_of: Callable[[Any, str], str], n: int, offset: int = 0) -> list[TaskRef]:
         tasks: list[TaskRef] = []
         for env, group in self.clients.items():
             info = await group[0].info()
             split = split_of(info, env)
             if split not in info.splits:
                 raise ValueError(f"{env} has no split {split!r}; it has {sorted(info.splits)}")
-            tasks += await pick_tasks(group[0], env, split, n)
+            tasks += await pick_tasks(group[0], env, split, n, offset)
         return tasks
 
     async def eval_tasks(self) -> list[TaskRef]:
         c = self.config
         return await self._tasks(lambda info, env: c.eval_split or eval_split(info.splits, info.default_split), c.eval_tasks)
 
-    async def train_tasks(self, n: int, split: str | None) -> list[TaskRef]:
-        return await self._tasks(lambda info, env: split or info.default_split, n)
+    async def train_tasks(self, n: int, split: str | None, offset: int = 0) -> list[TaskRef]:
+        """n instructions spread evenly over the split, starting at `offset`."""
+        return await self._tasks(lambda info, env: split or info.default_split, n, offset)
 
     async def rollout(
         self, policy: Policy, tasks: Sequence[TaskRef], *, kind: str, stage: str, samples: int = 1,
@@ -264,7 +265,8 @@ class AgentEvol:
         if not self.main:
             raise RuntimeError(f"{path} should have been written by the main process")
         torch.manual_seed(c.seed + iteration)
-        tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split)
+        # shifted by the iteration: each iteration explores other instructions than the last
+        tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split, offset=iteration)
         sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
         trajectories = await self.rollout(
             policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling

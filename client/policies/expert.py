@@ -31,4 +31,6 @@ class ExpertPolicy(Policy):
     async def act(
         self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
     ) -> list[str | None]:
+        if len(requests) == 1:  # the engine's usual call: no task to spawn
+            return [await self._one(requests[0])]
         return list(await asyncio.gather(*(self._one(r) for r in requests)))

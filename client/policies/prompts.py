@@ -42,6 +42,8 @@ class EnvPrompt:
     show_available_actions: bool = True
     #: Turns the expert's raw action into the thought a ReAct trajectory shows before it.
     expert_thought: Callable[[str], str] = field(default=lambda action: "I will do the next step of the plan.")
+    #: Renders info["available_actions"] (an env may list its actions more compactly).
+    render_actions: Callable[[Any], str] = field(default=lambda available: render_available_actions(available))
 
     def start(self) -> list[Message]:
         """The instruction turn and the agent's acknowledgement."""
@@ -58,7 +60,7 @@ class EnvPrompt:
         if first and isinstance(task, str) and task.strip() and task.strip() not in observation:
             parts.append(f"Your task: {task.strip()}")
         if self.show_available_actions:
-            actions = render_available_actions(info.get("available_actions"))
+            actions = self.render_actions(info.get("available_actions"))
             if actions:
                 parts.append(actions)
         return "\n".join(p for p in parts if p)
@@ -67,7 +69,7 @@ class EnvPrompt:
         """The user turn that tells the agent its reply could not be read (the env is not stepped)."""
         text = f"Invalid action: {reason}\n{REACT_FORMAT}"
         if self.show_available_actions:
-            actions = render_available_actions(info.get("available_actions"))
+            actions = self.render_actions(info.get("available_actions"))
             if actions:
                 text += "\n" + actions
         return text
@@ -121,12 +123,29 @@ def _alfworld_thought(action: str) -> str:
     return f"I will {action.strip()}."
 
 
+_ALWAYS_ADMISSIBLE = frozenset({"help", "look", "inventory"})
+
+
+def _alfworld_actions(available: Any) -> str:
+    """ALFWorld's admissible commands, with the "go to" entries (one per receptacle, most of
+    the list, and all named in the room description) folded into one: the commands that
+    matter — take, move, open, heat, ... with exact object numbers — stay, at a third of the tokens."""
+    if not isinstance(available, (list, tuple)) or not available:
+        return ""
+    actions = [str(a) for a in available]
+    specific = [a for a in actions if not a.startswith("go to ") and a not in _ALWAYS_ADMISSIBLE]
+    if any(a.startswith("go to ") for a in actions):
+        specific.append("go to <a receptacle you have seen>")
+    return "AVAILABLE ACTIONS: " + ", ".join(specific + sorted(_ALWAYS_ADMISSIBLE & set(actions)))
+
+
 ALFWORLD = EnvPrompt(
     env="alfworld",
     instruction=_ALFWORLD_INSTRUCTION,
     single_line_action=True,
     show_available_actions=True,
     expert_thought=_alfworld_thought,
+    render_actions=_alfworld_actions,
 )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import signal
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +16,12 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from coevo.client.trajectory import Trajectory
+
+
+def exit_cleanly_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so `finally` blocks run and started servers are stopped
+    (Python's default SIGTERM action kills the process on the spot and orphans them)."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 @contextlib.contextmanager

@@ -37,6 +37,9 @@ def agentevol(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
+    from coevo.cli.agent_support import exit_cleanly_on_sigterm
+
+    exit_cleanly_on_sigterm()
     from coevo.agentevol.loop import AgentEvol
 
     console.print(f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})")

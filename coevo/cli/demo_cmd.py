@@ -56,6 +56,9 @@ def demo(
     from coevo.client.summary import summarize
     from coevo.store import default_db_url
 
+    from coevo.cli.agent_support import exit_cleanly_on_sigterm
+
+    exit_cleanly_on_sigterm()
     console = Console()
     started = time.monotonic()
     names, skipped = importable_envs([e.strip() for e in envs.split(",")] if envs else None)

@@ -47,6 +47,9 @@ def evaluate(
     from coevo.client.rollout import sharded_clients
     from coevo.client.summary import summarize
 
+    from coevo.cli.agent_support import exit_cleanly_on_sigterm
+
+    exit_cleanly_on_sigterm()
     console = Console()
     sampling = Sampling(temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens, seed=None if temperature <= 0 else seed)
     with console.status(f"loading policy {policy}"):

@@ -15,11 +15,21 @@ def test_first_observation_adds_the_task_only_when_missing_and_lists_actions() -
     info = {"task": "put a clean mug in cabinet.", "available_actions": ["look", "go to cabinet 1"]}
     with_task = ALFWORLD.render_observation("You are in a room.\nYour task is to: put a clean mug in cabinet.", info, first=True)
     assert with_task.count("put a clean mug in cabinet.") == 1
-    assert with_task.endswith("AVAILABLE ACTIONS: look, go to cabinet 1")
+    assert with_task.endswith("AVAILABLE ACTIONS: go to <a receptacle you have seen>, look")
     without = ALFWORLD.render_observation("You are in a room.", info, first=True)
     assert "Your task: put a clean mug in cabinet." in without
     later = ALFWORLD.render_observation("You arrive at cabinet 1.", info)
     assert "Your task" not in later
+
+
+def test_alfworld_folds_go_to_commands_and_keeps_the_specific_ones() -> None:
+    available = ["close fridge 1", "go to cabinet 1", "go to fridge 1", "help", "inventory", "look",
+                 "take apple 2 from fridge 1", "take egg 1 from fridge 1"]  # fmt: skip
+    assert ALFWORLD.render_actions(available) == (
+        "AVAILABLE ACTIONS: close fridge 1, take apple 2 from fridge 1, take egg 1 from fridge 1, "
+        "go to <a receptacle you have seen>, help, inventory, look"
+    )
+    assert ALFWORLD.render_actions([]) == ""
 
 
 def test_action_sets_render_as_lists_or_key_lines() -> None:
@@ -44,5 +54,6 @@ def test_alfworld_expert_thoughts_follow_the_command() -> None:
 
 def test_invalid_feedback_repeats_the_format_and_the_actions() -> None:
     text = ALFWORLD.render_invalid("no 'Action:' line was found in your reply.", {"available_actions": ["look"]})
+    assert prompt_for("guess", "guess N").render_invalid("x", {"available_actions": ["a", "b"]}).endswith("AVAILABLE ACTIONS: a, b")
     assert text.startswith("Invalid action: no 'Action:' line")
     assert "Thought: <" in text and text.endswith("AVAILABLE ACTIONS: look")
