@@ -228,7 +228,8 @@ class AgentEvol:
         s = document["summary"]
         return {
             "success_rate": s["success_rate"], "mean_reward": s["mean_reward"], "mean_steps": s["mean_steps"],
-            "invalid_reply_rate": s["invalid_reply_rate"], "eval_n": s["n"],
+            "invalid_reply_rate": s["invalid_reply_rate"], "accepted_action_rate": s["accepted_action_rate"],
+            "eval_n": s["n"],
             "by_env": {env: {"success_rate": v["success_rate"], "mean_reward": v["mean_reward"]} for env, v in document["by_env"].items()},
             "by_task_type": {k: v["success_rate"] for k, v in s["by_task_type"].items()},
         }  # fmt: skip
@@ -276,7 +277,10 @@ class AgentEvol:
         return records
 
     # ------------------------------------------------------------------ learning
-    def learn(self, start: tuple[Any, Any], records: Sequence[Mapping[str, Any]], stage: str, *, objective: str) -> tuple[Any, dict[str, Any]]:
+    def learn(
+        self, start: tuple[Any, Any], records: Sequence[Mapping[str, Any]], stage: str, *, objective: str,
+        epochs: float | None = None,
+    ) -> tuple[Any, dict[str, Any]]:  # fmt: skip
         from coevo.agentevol.data import build_examples
         from coevo.agentevol.trainer import train_stage
 
@@ -286,7 +290,7 @@ class AgentEvol:
             tokenizer, records, max_length=c.max_length, objective=objective, threshold=c.reward_threshold
         )
         self.log(f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)")
-        result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed)
+        result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed, epochs=epochs)
         self.save(result.model, tokenizer, stage)
         if self.main:
             shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
@@ -323,7 +327,7 @@ class AgentEvol:
                 self.barrier()
                 bc = await self.bc_records()
                 start = model_of("base")
-                model, train_row = self.learn(start, bc, stage, objective="filter")
+                model, train_row = self.learn(start, bc, stage, objective="filter", epochs=c.bc_epochs)
                 current = (model, start[1])
                 row.update(bc_trajectories=len(bc), **train_row)
             else:

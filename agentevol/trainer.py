@@ -114,8 +114,10 @@ def train_stage(
     work_dir: Path,
     *,
     seed: int,
+    epochs: float | None = None,
 ) -> StageResult:
-    """Train `model` on `examples`; resumes from the newest checkpoint under `work_dir`."""
+    """Train `model` on `examples` for `epochs` (default config.epochs); resumes from the newest
+    checkpoint under `work_dir`."""
     import datasets
     import torch
     from datasets import Dataset
@@ -125,12 +127,13 @@ def train_stage(
     datasets.disable_progress_bars()
     if not examples:
         return StageResult(model, None, 0, 0, 0)
+    epochs = config.epochs if epochs is None else epochs
     per_step = config.batch_size * config.grad_accum * max(1, torch.cuda.device_count())
-    total_steps = max(1, math.ceil(len(examples) / per_step) * math.ceil(config.epochs))
+    total_steps = max(1, math.ceil(len(examples) / per_step) * math.ceil(epochs))
     work_dir.mkdir(parents=True, exist_ok=True)
     args = SFTConfig(
         output_dir=str(work_dir),
-        num_train_epochs=config.epochs,
+        num_train_epochs=epochs,
         per_device_train_batch_size=config.batch_size,
         gradient_accumulation_steps=config.grad_accum,
         learning_rate=config.learning_rate,

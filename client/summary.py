@@ -1,4 +1,10 @@
-"""Evaluation numbers from trajectories: success rate, mean reward, mean steps, per task type."""
+"""Evaluation numbers from trajectories: success rate, mean reward, mean steps, per task type.
+
+Besides the outcome, two rates say how well an agent speaks the env's language: unreadable
+replies (no action could be parsed) per round, and actions the env accepted per step, from the
+env's own `info["admissible"]` (ALFWorld) or `info["valid"]` (BFCL, SearchQA, ...) where it
+reports one.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from coevo.client.trajectory import Trajectory
+
+
+def _accepted(group: list[Trajectory]) -> float | None:
+    verdicts = [
+        bool(turn.info.get("admissible", turn.info.get("valid")))
+        for t in group
+        for turn in t.turns
+        if turn.valid and ("admissible" in turn.info or "valid" in turn.info)
+    ]
+    return sum(verdicts) / len(verdicts) if verdicts else None
 
 
 def _stats(group: list[Trajectory]) -> dict[str, Any]:
@@ -20,6 +36,7 @@ def _stats(group: list[Trajectory]) -> dict[str, Any]:
         "mean_steps": sum(t.steps for t in group) / n,
         "mean_rounds": sum(t.rounds for t in group) / n,
         "invalid_reply_rate": sum(t.invalid_replies for t in group) / max(1, sum(t.rounds for t in group)),
+        "accepted_action_rate": _accepted(group),
         "errors": sum(t.status == "error" for t in group),
     }
 

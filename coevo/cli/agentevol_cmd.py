@@ -48,11 +48,13 @@ def agentevol(
     if not evol.main:  # other processes of a distributed run: the main one reports
         return
     table = Table(title="AgentEvol: evaluation after each stage")
-    for column in ("stage", "success", "mean reward", "mean steps", "train examples", "train loss", "explore success", "time"):
+    for column in ("stage", "success", "mean reward", "mean steps", "accepted actions", "train examples", "train loss",
+                   "explore success", "time"):  # fmt: skip
         table.add_column(column, justify="left" if column == "stage" else "right")
     for r in rows:
         table.add_row(
             r["stage"], f"{100 * r['success_rate']:.1f}%", f"{r['mean_reward']:.3f}", f"{r['mean_steps']:.1f}",
+            f"{100 * r['accepted_action_rate']:.1f}%" if r.get("accepted_action_rate") is not None else "-",
             str(r.get("train_examples", "-")), f"{r['train_loss']:.3f}" if r.get("train_loss") is not None else "-",
             f"{100 * r['explore_success_rate']:.1f}%" if "explore_success_rate" in r else "-", f"{r['duration_s']:.0f}s",
         )  # fmt: skip

@@ -140,3 +140,20 @@ def test_random_policy_plays_from_available_actions_across_envs() -> None:
     assert alf.rounds == 5 and all(t.valid for t in alf.turns)
     assert alf.task_type is not None  # ALFWorld reports its task type at reset
     assert guess.status == "abstained"  # no action list: the random policy has nothing to pick from
+
+
+def test_summary_counts_the_actions_the_env_accepted() -> None:
+    async def go() -> list[Trajectory]:
+        async with asgi_env_client("alfworld") as client:
+            spec = EpisodeSpec("alfworld", split="valid_seen", seed=2)
+            random = await RolloutEngine(RandomPolicy(seed=0), {"alfworld": client}, max_rounds=4).run([spec])
+            scripted = ScriptedPolicy(["Action: go to the moon", "Action: look", "no idea\nat all"])
+            wrong = await RolloutEngine(scripted, {"alfworld": client}, max_rounds=4).run([spec])
+            return random + wrong
+
+    random, wrong = asyncio.run(go())
+    assert summarize([random])["accepted_action_rate"] == 1.0  # picked from the admissible list
+    stats = summarize([wrong])
+    assert stats["accepted_action_rate"] == 0.5  # "go to the moon" was not admissible, "look" was
+    assert stats["invalid_reply_rate"] == 0.5  # two unreadable replies out of four rounds
+    assert summarize([])["n"] == 0
