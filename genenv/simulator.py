@@ -49,7 +49,29 @@ def _base_family(family: str) -> str:
     return family.split(":", 1)[1] if family.startswith("llm:") else family
 
 
-class LocalSimulator:
+class _AdminCommands:
+    """The simulator-wide operations, which both kinds send as admin commands."""
+
+    def _admin(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _prompt(self, task_id: str) -> str:
+        raise NotImplementedError
+
+    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
+        return _batch(self._admin("generate", {"count": count, "seed": seed, "family": family}), self._prompt)
+
+    def load_policy(self, path: str) -> str:
+        return str(self._admin("load_policy", {"path": path})["version"])
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        self._admin("set_context", context)
+
+    def policy_info(self) -> dict[str, Any]:
+        return self._admin("policy", {})
+
+
+class LocalSimulator(_AdminCommands):
     """A SimulatorEnv's shared state built in this process (its own policy instance)."""
 
     def __init__(self, options: dict[str, Any]) -> None:
@@ -64,10 +86,6 @@ class LocalSimulator:
 
     def _prompt(self, task_id: str) -> str:
         return self._env.reset(task_id=task_id, seed=0).observation
-
-    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
-        result = self._admin("generate", {"count": count, "seed": seed, "family": family})
-        return _batch(result, self._prompt)
 
     def score(self, pairs: list[tuple[str, str]]) -> list[float]:
         rewards = []
@@ -85,20 +103,11 @@ class LocalSimulator:
         answer = self._env.expert_action()
         return (task.prompt, answer) if answer else None
 
-    def load_policy(self, path: str) -> str:
-        return str(self._admin("load_policy", {"path": path})["version"])
-
-    def set_context(self, context: dict[str, Any]) -> None:
-        self._admin("set_context", context)
-
-    def policy_info(self) -> dict[str, Any]:
-        return self._admin("policy", {})
-
     def close(self) -> None:
         self.shared.engine.dispose()
 
 
-class RemoteSimulator:
+class RemoteSimulator(_AdminCommands):
     """A simulator server: episodes through EnvClient, admin commands with the bearer token."""
 
     def __init__(self, url: str, token: str, timeout: float = 600.0, http: Any = None) -> None:
@@ -121,9 +130,6 @@ class RemoteSimulator:
     def _prompt(self, task_id: str) -> str:
         with self.client.create(task_id=task_id, seed=0) as session:
             return session.observation
-
-    def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
-        return _batch(self._admin("generate", {"count": count, "seed": seed, "family": family}), self._prompt)
 
     def score(self, pairs: list[tuple[str, str]]) -> list[float]:
         sessions = [self.client.create(task_id=task_id, seed=0) for task_id, _ in pairs]
@@ -151,15 +157,6 @@ class RemoteSimulator:
             offset += len(page.tasks)
             if not page.tasks or offset >= page.total:
                 return None
-
-    def load_policy(self, path: str) -> str:
-        return str(self._admin("load_policy", {"path": path})["version"])
-
-    def set_context(self, context: dict[str, Any]) -> None:
-        self._admin("set_context", context)
-
-    def policy_info(self) -> dict[str, Any]:
-        return self._admin("policy", {})
 
     def close(self) -> None:
         self.client.close()

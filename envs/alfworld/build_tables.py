@@ -19,14 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-TASK_TYPES = (
-    "pick_and_place_simple",
-    "look_at_obj_in_light",
-    "pick_clean_then_place_in_recep",
-    "pick_heat_then_place_in_recep",
-    "pick_cool_then_place_in_recep",
-    "pick_two_obj_and_place",
-)
+from coevo.envs.alfworld.goals import TASK_TYPES
+
 OUT = Path(__file__).with_name("data") / "alfred.json"
 
 

@@ -121,7 +121,8 @@ def _source_value(node: ast.expr, source: str) -> Any:
     return text if text is not None else ast.unparse(node)
 
 
-def _dotted_name(func: ast.expr) -> str | None:
+def dotted_name(func: ast.expr) -> str | None:
+    """`a.b.c` of a call's callee, or None when it is not a plain (dotted) name."""
     parts: list[str] = []
     while isinstance(func, ast.Attribute):
         parts.append(func.attr)
@@ -168,7 +169,7 @@ def _kwarg_name(name: str) -> str:
 def _call_from_node(
     node: ast.Call, source: str, language: Language, allow_positional: bool
 ) -> Call:
-    name = _dotted_name(node.func)
+    name = dotted_name(node.func)
     if name is None:
         return Call(ast.unparse(node.func), error="the called object must be a function name")
     kwargs: dict[str, Any] = {}

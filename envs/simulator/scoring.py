@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.envs.bfcl.calls import dotted_name
 from coevo.envs.simulator.task import SimTask
 
 _IDENT_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\s*\(")
@@ -58,19 +59,8 @@ def _literal(node: ast.AST) -> Any:
         return Unparsed(ast.unparse(node))
 
 
-def _call_name(func: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return None
-    parts.append(func.id)
-    return ".".join(reversed(parts))
-
-
 def _from_ast_call(node: ast.Call) -> ParsedCall | None:
-    name = _call_name(node.func)
+    name = dotted_name(node.func)
     if name is None:
         return None
     call = ParsedCall(name)

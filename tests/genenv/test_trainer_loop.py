@@ -52,25 +52,29 @@ def test_llm_simulator_is_trained_by_weighted_sft_and_hot_loaded(tmp_path: Path)
     """A tiny random LLM learns the task format in a short warm-up, then writes arithmetic
     tasks that pass the gate; the in-band ones train it by weighted SFT, and the new weights
     are hot-loaded into the simulator."""
-    cfg = preset("ci", output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=2, tasks_per_epoch=6,
+    cfg = preset("ci", output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
                  group_size=10, env_backend="llm", env_model="tiny", base_sources=("arithmetic",),
                  base_size=8, env_warmup_steps=80, env_warmup_lr=1e-2, llm_examples=1,
                  llm_max_new_tokens=40, llm_temperature=0.5, env_update_steps=3, env_lr=1e-4,
-                 env_kl_cap=0.5)
+                 env_kl_cap=0.5, cpu_threads=1)
     rows = GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
-    assert [r["epoch"] for r in rows] == [0, 1]
-    assert json.loads((tmp_path / "llm" / "genenv" / "state.json").read_text())["epochs_done"] == 2
+    assert [r["epoch"] for r in rows] == [0, 1, 2]
+    assert json.loads((tmp_path / "llm" / "genenv" / "state.json").read_text())["epochs_done"] == 3
     for row in rows:
         # identical generations share a content-addressed id and count once
         assert 0.0 < row["validity_rate"] <= 1.0 and 1 <= row["tasks"] <= 6 and row["rollouts"] == 60
-    updates = [r["env_update"] for r in rows if r["env_update"].get("samples")]
-    assert updates, "no generated task landed in the band"
-    for update in updates:
-        assert update["steps"] >= 1 and update["kl_ref"] >= 0 and update["kl_step"] <= cfg.env_kl_cap
-        assert update["version"].startswith("llm-1") or update["version"].startswith("llm-2")
-    # the second epoch generated with the updated weights
-    assert rows[1]["policy_version"] != rows[0]["policy_version"]
-    assert (tmp_path / "llm" / "genenv" / "env_policy" / "epoch-000" / "config.json").exists()
+    updated = [r["epoch"] for r in rows[:-1] if r["env_update"].get("samples")]
+    assert updated, "no generated task landed in the band before the last epoch"
+    for row in rows:
+        update = row["env_update"]
+        if update.get("samples"):
+            assert update["steps"] >= 1 and update["kl_ref"] >= 0 and update["kl_step"] <= cfg.env_kl_cap
+            assert f"-epoch-{row['epoch']:03d}-" in update["version"]
+            assert (tmp_path / "llm" / "genenv" / "env_policy" / f"epoch-{row['epoch']:03d}" / "config.json").exists()
+    # the epoch after an update generated with the updated (hot-loaded) weights
+    for epoch in updated:
+        assert rows[epoch + 1]["policy_version"] == rows[epoch]["env_update"]["version"]
+        assert rows[epoch + 1]["policy_version"] != rows[0]["policy_version"]
 
 
 def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:

@@ -18,17 +18,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.simulator.families.base import TaskFamily
 from coevo.envs.simulator.task import SimTask
 
-TASK_TYPES = (
-    "pick_and_place_simple",
-    "look_at_obj_in_light",
-    "pick_clean_then_place_in_recep",
-    "pick_heat_then_place_in_recep",
-    "pick_cool_then_place_in_recep",
-    "pick_two_obj_and_place",
-)
 _PROGRESS = {"start": 0.0, "middle": 0.5, "late": 0.85}
 
 
