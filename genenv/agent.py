@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from coevo.genenv.config import GenEnvConfig
+from coevo.hardware import use_bf16
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, Simulator
 
@@ -76,7 +77,7 @@ class GRPOAgent:
             seed=config.seed,
             use_vllm=_vllm_usable(config.use_vllm),
             vllm_mode="colocate",
-            bf16=use_cuda and torch.cuda.is_bf16_supported(),
+            bf16=use_bf16(config.bf16),
             use_cpu=not use_cuda,
             model_init_kwargs={"dtype": "auto"} if use_cuda else None,
         )

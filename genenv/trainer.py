@@ -51,22 +51,24 @@ class Agent(Protocol):
     def load(self, directory: Path) -> None: ...
 
 
-def _set_cpu_threads(requested: int) -> None:
+def _set_cpu_threads(requested: int) -> int:
     """torch's CPU threads: as requested, or (0) all cores unless the load average says the
     cores are already busy — then one, since OpenMP threads that wait on each other for a
-    shared core run several times slower than a single thread."""
+    shared core run several times slower than a single thread. Called before every epoch, so a
+    run started beside another job takes the whole machine once that job ends."""
     import os
 
     import torch
 
     if requested > 0:
-        torch.set_num_threads(requested)
-        return
-    cores = os.cpu_count() or 1
-    busy = os.getloadavg()[0] >= cores
-    torch.set_num_threads(1 if busy else cores)
-    log.info("torch CPU threads: %d (load average %.1f on %d cores)", torch.get_num_threads(),
-             os.getloadavg()[0], cores)
+        threads = requested
+    else:
+        cores = os.cpu_count() or 1
+        threads = 1 if os.getloadavg()[0] >= cores else cores
+    if threads != torch.get_num_threads():
+        torch.set_num_threads(threads)
+        log.info("torch CPU threads: %d (load average %.1f)", threads, os.getloadavg()[0])
+    return threads
 
 
 def _epoch_seed(seed: int, epoch: int) -> int:
@@ -270,6 +272,7 @@ class GenEnvTrainer:
                     self._save_arm_state(arm, state)
             for epoch in range(start, cfg.epochs):
                 t0 = time.time()
+                threads = _set_cpu_threads(cfg.cpu_threads)
                 batch = self._shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
@@ -277,6 +280,7 @@ class GenEnvTrainer:
                 row = self._after_rollouts(arm, epoch, batch, traces, simulator, state, policy_path)
                 policy_path = Path(state.get("policy_path") or policy_path)
                 row["elapsed_s"] = round(time.time() - t0, 1)
+                row["cpu_threads"] = threads
                 if self.state.is_main_process:
                     tmp = arm_dir / "agent.tmp"
                     shutil.rmtree(tmp, ignore_errors=True)
