@@ -161,13 +161,15 @@ def parse_value(config: GenEnvConfig, key: str, raw: str) -> Any:
 PRESETS: dict[str, dict[str, Any]] = {
     # The paper's settings (GPU scale).
     "paper": {},
-    # SmolLM2-135M on two CPU cores, parametric pi_env, all three arms in under an hour.
+    # SmolLM2-135M on two CPU cores, parametric pi_env: GenEnv beside GenEnv-Random in under an
+    # hour (add the static arm with --set arms=genenv,random,static: about 25 minutes more).
     # Differences from the paper, all for a 135M model on a CPU budget: 10 tasks per epoch
     # and 6 epochs (not 64 and 10); a group of 10 (not 8), so that p_hat can land in the
     # band at 0.4 and 0.6 as well as 0.5; sampling temperature 0.7 (at 1.0 SmolLM2-135M
     # rarely writes a well-formed call even for the easiest tasks); 20-token answers; agent
     # lr 1e-5 (1e-6 moves a 135M model nowhere in ~70 steps).
     "cpu-demo": {
+        "arms": ("genenv", "random"),
         "agent_model": "smollm2-135m",
         "env_backend": "parametric",
         "epochs": 6,
