@@ -1,4 +1,6 @@
-"""The picture of a run: evaluation success rate (and mean reward) after each stage."""
+"""The picture of a run: evaluation success rate, accepted-action rate and mean reward after
+each stage (the accepted-action rate shows a small model learning the env's language before it
+solves tasks)."""
 
 from __future__ import annotations
 
@@ -20,12 +22,18 @@ def plot_success(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
     ax.plot(stages, success, marker="o", color="tab:blue", label="success rate (%)")
     for x, y in zip(stages, success):
         ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
-    ax.set_ylabel("success rate (%)")
+    accepted = [r.get("accepted_action_rate") for r in rows]
+    if any(a is not None for a in accepted):
+        points = [(x, 100 * a) for x, a in zip(stages, accepted) if a is not None]
+        ax.plot([x for x, _ in points], [y for _, y in points], marker="^", color="tab:green",
+                label="accepted actions (%)")  # fmt: skip
+    ax.set_ylabel("rate (%)")
     ax.set_ylim(0, max(100.0, max(success, default=0) + 10))
     ax.set_xlabel("stage")
     twin = ax.twinx()
     twin.plot(stages, reward, marker="s", linestyle="--", color="tab:orange", label="mean reward")
     twin.set_ylabel("mean reward")
+    twin.set_ylim(bottom=min(0.0, min(reward, default=0.0)), top=max(1.0, max(reward, default=0.0) * 1.1))
     ax.set_title("AgentEvol: evaluation after each stage")
     lines = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
     labels = ax.get_legend_handles_labels()[1] + twin.get_legend_handles_labels()[1]
