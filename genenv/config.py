@@ -53,8 +53,8 @@ class GenEnvConfig:
     agent_demo: bool = True
     #: "auto": vLLM for agent generation when it is installed and a GPU is present.
     use_vllm: str = "auto"
-    #: torch CPU threads; 0: all cores on an idle machine, one thread when the load average
-    #: already fills the cores (two OpenMP threads on a busy 2-core box run 2-20x slower than one).
+    #: torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes
+    #: keep half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one).
     cpu_threads: int = 0
     #: bf16 mixed precision for the agent: "auto" (a GPU with bf16, or a CPU with AMX, where it
     #: is several times faster), "true", "false". Weights and optimizer state stay fp32.

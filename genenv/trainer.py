@@ -51,24 +51,34 @@ class Agent(Protocol):
     def load(self, directory: Path) -> None: ...
 
 
-def _set_cpu_threads(requested: int) -> int:
-    """torch's CPU threads: as requested, or (0) all cores unless the load average says the
-    cores are already busy — then one, since OpenMP threads that wait on each other for a
-    shared core run several times slower than a single thread. Called before every epoch, so a
-    run started beside another job takes the whole machine once that job ends."""
-    import os
+class _CpuThreads:
+    """torch's CPU threads, chosen before every epoch: as requested, or (0) all cores unless
+    other processes keep the cores busy — then one, since OpenMP threads that wait on each other
+    for a shared core run several times slower than a single thread. Other processes' load is
+    the 1-minute load average minus this process's own CPU use since the last choice, so a run
+    does not mistake its own work for a neighbour's, and takes the whole machine once a
+    neighbouring job ends."""
 
-    import torch
+    def __init__(self, requested: int) -> None:
+        self.requested = requested
+        self._mark = (time.monotonic(), time.process_time())
 
-    if requested > 0:
-        threads = requested
-    else:
+    def choose(self) -> int:
+        import os
+
+        import torch
+
+        now = (time.monotonic(), time.process_time())
+        wall, cpu = now[0] - self._mark[0], now[1] - self._mark[1]
+        self._mark = now
+        own = cpu / wall if wall > 1.0 else 0.0
+        others = max(0.0, os.getloadavg()[0] - own)
         cores = os.cpu_count() or 1
-        threads = 1 if os.getloadavg()[0] >= cores else cores
-    if threads != torch.get_num_threads():
-        torch.set_num_threads(threads)
-        log.info("torch CPU threads: %d (load average %.1f)", threads, os.getloadavg()[0])
-    return threads
+        threads = self.requested if self.requested > 0 else (1 if others >= cores / 2 else cores)
+        if threads != torch.get_num_threads():
+            torch.set_num_threads(threads)
+            log.info("torch CPU threads: %d (load of other processes about %.1f on %d cores)", threads, others, cores)
+        return threads
 
 
 def _epoch_seed(seed: int, epoch: int) -> int:
@@ -87,7 +97,8 @@ class GenEnvTrainer:
 
         self.config = config.validated()
         self.agent_factory = agent_factory or self._grpo_agent
-        _set_cpu_threads(config.cpu_threads)
+        self.cpu_threads = _CpuThreads(config.cpu_threads)
+        self.cpu_threads.choose()
         self.out = Path(config.output_dir)
         self.state = PartialState()
         self.on_epoch = on_epoch
@@ -272,7 +283,7 @@ class GenEnvTrainer:
                     self._save_arm_state(arm, state)
             for epoch in range(start, cfg.epochs):
                 t0 = time.time()
-                threads = _set_cpu_threads(cfg.cpu_threads)
+                threads = self.cpu_threads.choose()
                 batch = self._shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
