@@ -9,8 +9,9 @@ and close per episode — the cheapest possible policy, so any overhead of the e
 - speedup_8, speedup_32: episodes/s relative to one episode at a time.
 - server_saturated_steps_per_s: the same request mix from 64 concurrent bare client loops
   (no engine), i.e. what the server (sharing these CPUs with its client) can take at most.
-  Clients are sharded 8 episodes per httpx pool (engine and load generator alike): one pool
-  with 64 requests in flight spends most of its time in httpcore's pool bookkeeping.
+  Clients are sharded 2 episodes per httpx pool, engine and load generator alike
+  (`coevo.client.rollout.EPISODES_PER_CLIENT`: httpcore's per-request pool bookkeeping grows
+  with the pool).
 - target_steps_per_s_8 = 0.8 × min(8 × steps_per_s_1, server_saturated_steps_per_s), and
   target_met: the engine hides latency until the server is the bottleneck.
 
