@@ -26,10 +26,6 @@ from coevo.envs.searchqa.corpus import SearchIndex, build_generated
 from measure import percentile, rss_mb
 
 
-
-
-
-
 def _play(client: EnvClient, task_ids: list[str], policy) -> float:  # type: ignore[no-untyped-def]
     correct = 0.0
     for task_id in task_ids:

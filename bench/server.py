@@ -98,10 +98,6 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-
-
-
-
 # ---------------------------------------------------------------------------------- load
 async def _step_load(client: httpx.AsyncClient, sids: list[str], total: int, max_s: float,
                      record: bool) -> tuple[int, float, list[float]]:

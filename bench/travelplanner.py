@@ -36,10 +36,6 @@ from coevo.client.launcher import ServerSpec, launch_local
 from measure import log, rss_mb
 
 
-
-
-
-
 def bench_sandbox() -> dict[str, float]:
     """Cold build of the generated sandbox into an empty cache, then a warm open, each in a fresh process."""
     code = (

@@ -31,10 +31,6 @@ from measure import log, percentile, rss_mb
 DEFAULT_SIZES = (1000, 100_000, MAX_PRODUCTS)
 
 
-
-
-
-
 def calibration() -> dict[str, float]:
     """How fast this machine is right now: the search kernel (np.bincount of 1M postings into
     1.18M documents) and a plain Python loop, best of 5 — to read latencies on a shared host."""
@@ -54,8 +50,6 @@ def calibration() -> dict[str, float]:
             total += i
         loop.append((time.perf_counter() - t0) * 1000)
     return {"bincount_1m_ms": round(min(kernel), 2), "python_loop_1m_ms": round(min(loop), 2)}
-
-
 
 
 def _expert_trajectory(env, task_id: str) -> list[str]:  # type: ignore[no-untyped-def]

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from coevo.genenv.config import GenEnvConfig
-from coevo.hardware import use_bf16
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, Simulator
+from coevo.hardware import use_bf16
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from coevo.hardware import SETTINGS as BF16_SETTINGS
+
 ARMS = ("genenv", "random", "static")
 
 
@@ -106,8 +108,8 @@ class GenEnvConfig:
             raise ValueError(f"arms must be among {ARMS}, got {self.arms}")
         if self.group_size < 2:
             raise ValueError("GRPO needs a group of at least 2 completions per task")
-        if self.bf16 not in ("auto", "true", "false"):
-            raise ValueError("bf16 is auto, true or false")
+        if self.bf16 not in BF16_SETTINGS:
+            raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
         if self.env_backend not in ("parametric", "llm"):
             raise ValueError("env_backend is parametric or llm")
         if self.env_backend == "llm" and not (self.env_model or self.llm_endpoint):
@@ -162,7 +164,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # The paper's settings (GPU scale).
     "paper": {},
     # SmolLM2-135M on two CPU cores, parametric pi_env: GenEnv beside GenEnv-Random in under an
-    # hour (add the static arm with --set arms=genenv,random,static: about 25 minutes more).
+    # hour (add the static arm with --set arms=genenv,random,static: about 17 minutes more).
     # Differences from the paper, all for a 135M model on a CPU budget: 10 tasks per epoch
     # and 6 epochs (not 64 and 10); a group of 10 (not 8), so that p_hat can land in the
     # band at 0.4 and 0.6 as well as 0.5; sampling temperature 0.7 (at 1.0 SmolLM2-135M

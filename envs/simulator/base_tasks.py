@@ -5,9 +5,8 @@ Two sources, both producing validity-gated SimTasks:
 - a procedural family name ("function_calling"): tasks at uniformly drawn knob settings;
 - any registered env with an expert ("bfcl", "alfworld", "apibank", ...): single steps
   (family "<env>.step") — reset a task, let the expert act a few steps, and ask for the
-  expert's next action. A
-  next action that parses as function calls is checked as a tool call, any other as an exact
-  match (against the env's admissible actions, when it lists them).
+  expert's next action. A next action that parses as function calls is checked as a tool
+  call, any other as an exact match (against the env's admissible actions, when it lists them).
 """
 
 from __future__ import annotations

@@ -63,6 +63,9 @@ def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
     assert bad_key.exit_code != 0 and "colour" in bad_key.output
     no_model = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--env-backend", "llm"])
     assert no_model.exit_code != 0 and "env_model" in no_model.output
+    bad_bf16 = runner.invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(tmp_path), "--set", "bf16=maybe"])
+    assert bad_bf16.exit_code != 0 and "bf16 is one of auto, true, false" in " ".join(bad_bf16.output.split())
+    assert not (tmp_path / "metrics.jsonl").exists()  # refused before any work
 
 
 def test_llm_simulator_with_the_grpo_agent_from_the_command_line(tmp_path: Path) -> None:
