@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import os
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from coevo.agentevol.config import AgentEvolConfig
 from coevo.client import AsyncEnvClient
@@ -111,6 +112,13 @@ class AgentEvol:
         if not dist.is_initialized():
             dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
         dist.barrier()
+
+    async def main_first(self, produce: Callable[[], Awaitable[list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+        """`produce` on the main process, which rolls out and writes the stage's data file,
+        then, after a barrier, on the other processes, which read that file."""
+        records = await produce() if self.main else None
+        self.barrier()
+        return records if records is not None else await produce()
 
     # ------------------------------------------------------------------ bookkeeping
     def completed(self) -> dict[str, dict[str, Any]]:
@@ -322,10 +330,7 @@ class AgentEvol:
             if stage == "base":
                 current = model_of("base")
             elif stage == "bc":
-                if self.main:
-                    await self.bc_records()
-                self.barrier()
-                bc = await self.bc_records()
+                bc = await self.main_first(self.bc_records)
                 start = model_of("base")
                 model, train_row = self.learn(start, bc, stage, objective="filter", epochs=c.bc_epochs)
                 current = (model, start[1])
@@ -333,10 +338,8 @@ class AgentEvol:
             else:
                 iteration = int(stage[len("iter") :])
                 explorer = current if current is not None else model_of(previous_stage)
-                if self.main:
-                    await self.explore(self.policy(*explorer, name=previous_stage), stage, iteration)
-                self.barrier()
-                new = await self.explore(self.policy(*explorer, name=previous_stage), stage, iteration)
+                explore = functools.partial(self.explore, self.policy(*explorer, name=previous_stage), stage, iteration)
+                new = await self.main_first(explore)
                 row.update(
                     explore_episodes=len(new),
                     explore_success_rate=(sum(r["success"] for r in new) / len(new)) if new else 0.0,
