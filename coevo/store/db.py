@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -46,8 +47,23 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
     else:
         engine = create_engine(url, pool_pre_ping=True)
     if create:
-        Base.metadata.create_all(engine)
+        create_tables(engine)
     return engine
+
+
+def create_tables(engine: Engine, attempts: int = 5) -> None:
+    """`create_all`, safe when several processes open the same new database at once (`coevo
+    demo` starts a server per env on one SQLite file): each checks, then creates, and one can
+    lose to another's CREATE ("table ... already exists"; a duplicate pg_type on PostgreSQL).
+    The next pass sees the table and skips it."""
+    for attempt in range(attempts):
+        try:
+            Base.metadata.create_all(engine)
+            return
+        except DBAPIError as exc:
+            text = str(exc.orig).lower()
+            if attempt == attempts - 1 or ("already exists" not in text and "duplicate" not in text):
+                raise
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
 from coevo.store.db import make_engine
@@ -123,3 +123,45 @@ def test_a_refused_row_does_not_block_the_others(db_url: str) -> None:
         assert db.scalars(select(StepRecord.index).order_by(StepRecord.index)).all() == [1, 2, 3]
         assert db.get(Episode, "e1").status == "done"
     engine.dispose()
+
+
+# ---------------------------------------------------------------------------- concurrent creation
+def _open_store(url: str, barrier, results) -> None:  # type: ignore[no-untyped-def]
+    """One process of the race below: import every table module, wait, open the store."""
+    import coevo.store.genenv  # noqa: F401
+    import coevo.store.rollouts  # noqa: F401
+
+    barrier.wait()
+    try:
+        make_engine(url).dispose()
+        results.put(None)
+    except Exception as exc:  # reported to the parent, which fails the test with it
+        results.put(repr(exc))
+
+
+def _race_to_create(url: str, processes: int = 6) -> list[str]:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    barrier, results = ctx.Barrier(processes), ctx.Queue()
+    workers = [ctx.Process(target=_open_store, args=(url, barrier, results)) for _ in range(processes)]
+    for w in workers:
+        w.start()
+    outcomes = [results.get(timeout=120) for _ in workers]
+    for w in workers:
+        w.join(timeout=30)
+    return [o for o in outcomes if o]
+
+
+def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`coevo demo` starts a server per env on one new SQLite file: their table creation races
+    (each checks, then creates; a loser saw "table episodes already exists")."""
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    assert _race_to_create(url) == []
+    engine = make_engine(url, create=False)
+    assert {"episodes", "steps", "rollout_runs", "sim_tasks"} <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
+def test_processes_opening_a_new_postgres_schema_at_once_all_succeed(pg_url: str) -> None:
+    assert _race_to_create(pg_url) == []
