@@ -55,9 +55,10 @@ class _CpuThreads:
     """torch's CPU threads, chosen before every epoch: as requested, or (0) all cores unless
     other processes keep the cores busy — then one, since OpenMP threads that wait on each other
     for a shared core run several times slower than a single thread. Other processes' load is
-    the 1-minute load average minus this process's own CPU use since the last choice, so a run
-    does not mistake its own work for a neighbour's, and takes the whole machine once a
-    neighbouring job ends."""
+    sampled over a second from /proc/stat, net of this process's own CPU time, so a run neither
+    mistakes its own work for a neighbour's nor waits out the load average's minute-long memory
+    of a job that has just ended. Where /proc/stat is missing: the 1-minute load average minus
+    this process's CPU use since the last choice."""
 
     def __init__(self, requested: int) -> None:
         self.requested = requested
@@ -68,17 +69,49 @@ class _CpuThreads:
 
         import torch
 
-        now = (time.monotonic(), time.process_time())
-        wall, cpu = now[0] - self._mark[0], now[1] - self._mark[1]
-        self._mark = now
-        own = cpu / wall if wall > 1.0 else 0.0
-        others = max(0.0, os.getloadavg()[0] - own)
-        cores = os.cpu_count() or 1
-        threads = self.requested if self.requested > 0 else (1 if others >= cores / 2 else cores)
+        if self.requested > 0:
+            threads = self.requested
+            others = float("nan")
+        else:
+            others = _others_busy_cores()
+            if others is None:
+                others = self._others_from_load_average()
+            cores = os.cpu_count() or 1
+            threads = 1 if others >= cores / 2 else cores
+        self._mark = (time.monotonic(), time.process_time())
         if threads != torch.get_num_threads():
             torch.set_num_threads(threads)
-            log.info("torch CPU threads: %d (load of other processes about %.1f on %d cores)", threads, others, cores)
+            log.info("torch CPU threads: %d (other processes keep about %.1f cores busy)", threads, others)
         return threads
+
+    def _others_from_load_average(self) -> float:
+        import os
+
+        wall, cpu = time.monotonic() - self._mark[0], time.process_time() - self._mark[1]
+        own = cpu / wall if wall > 1.0 else 0.0
+        return max(0.0, os.getloadavg()[0] - own)
+
+
+_PROC_STAT = Path("/proc/stat")
+
+
+def _others_busy_cores(sample_s: float = 1.0) -> float | None:
+    """How many cores other processes keep busy now: the machine's busy CPU time over a short
+    sample minus this process's own (Linux; None where /proc/stat cannot be read)."""
+    import os
+
+    def busy_seconds() -> float:
+        values = [int(v) for v in _PROC_STAT.read_text().split("\n", 1)[0].split()[1:9]]
+        idle = values[3] + values[4]  # idle + iowait; guest time is already inside user
+        return (sum(values) - idle) / os.sysconf("SC_CLK_TCK")
+
+    try:
+        busy0, own0, t0 = busy_seconds(), time.process_time(), time.monotonic()
+        time.sleep(sample_s)
+        busy1, own1, t1 = busy_seconds(), time.process_time(), time.monotonic()
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
 
 
 def _epoch_seed(seed: int, epoch: int) -> int:
