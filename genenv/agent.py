@@ -59,7 +59,7 @@ class GRPOAgent:
         use_cuda = torch.cuda.is_available()
         args = GRPOConfig(
             output_dir=str(workdir / "trl"),
-            per_device_train_batch_size=config.group_size,
+            per_device_train_batch_size=config.group_size * config.tasks_per_step,
             num_generations=config.group_size,
             max_completion_length=config.max_completion_length,
             learning_rate=config.agent_lr,
@@ -72,7 +72,7 @@ class GRPOAgent:
             num_train_epochs=1,
             save_strategy="no",
             report_to=[],
-            logging_steps=max(1, config.tasks_per_epoch),
+            logging_steps=max(1, config.tasks_per_epoch // config.tasks_per_step),
             disable_tqdm=True,
             seed=config.seed,
             use_vllm=_vllm_usable(config.use_vllm),
@@ -114,9 +114,12 @@ class GRPOAgent:
         from datasets import Dataset
 
         self._records = []
-        self.trainer.train_dataset = Dataset.from_list(
-            [{"prompt": self.messages(t), "task_id": t.task_id} for t in tasks]
-        )
+        rows = [{"prompt": self.messages(t), "task_id": t.task_id} for t in tasks]
+        # TRL drops a last step that is not full; fill it with the first tasks again (they get
+        # a second group, and p_hat counts both), so every task is trained on and scored.
+        missing = -len(rows) % self.config.tasks_per_step
+        rows += [rows[i % len(rows)] for i in range(missing)]
+        self.trainer.train_dataset = Dataset.from_list(rows)
         self.trainer.train()
         records = list(self._records)
         if self.trainer.accelerator.num_processes > 1:

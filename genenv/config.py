@@ -36,14 +36,19 @@ class GenEnvConfig:
     beta: float = 2.0
     k_min: float = 0.1
     rwr_lambda: float = 1.0
-    #: D_env epochs used by each environment update (0: the whole pool so far).
-    env_pool_window: int = 0
+    #: D_env epochs used by each environment update (0: the whole pool so far). A short window
+    #: fits the current agent's in-band tasks; the whole pool keeps pulling toward the easy
+    #: tasks a weak early agent could solve long after it has outgrown them.
+    env_pool_window: int = 2
     # ---------------------------------------------------------------- agent (GRPO via TRL)
     #: "smollm2-135m" (packaged SmolLM2-135M-Instruct), "tiny", or a local model directory.
     agent_model: str = "smollm2-135m"
     agent_lr: float = 1e-6
     #: GRPO group size: completions per task, which also give p_hat.
     group_size: int = 8
+    #: Tasks per GRPO optimizer step (the step's batch is tasks_per_step x group_size
+    #: completions); more per step means fewer, larger steps and batched generation.
+    tasks_per_step: int = 1
     kl_beta: float = 0.001
     temperature: float = 1.0
     max_completion_length: int = 64
@@ -82,8 +87,11 @@ class GenEnvConfig:
     env_update_steps: int = 8
     env_batch_size: int = 8
     #: KL(pi_env || initial simulator) penalty, and the cap on how far one update may move.
-    env_kl_coef: float = 0.05
-    env_kl_cap: float = 0.5
+    #: Strong enough that a handful of in-band samples cannot collapse pi_env onto their knobs
+    #: (at 0.05 and a cap of 0.5 it reached 0.99 on the easiest setting of every knob and drew
+    #: harder tasks under 1% of the time, so it could not follow an improving agent).
+    env_kl_coef: float = 0.3
+    env_kl_cap: float = 0.3
     #: LLM policy: model ("tiny", a local directory, or the served name with llm_endpoint).
     env_model: str | None = None
     llm_endpoint: str | None = None
@@ -108,6 +116,8 @@ class GenEnvConfig:
             raise ValueError(f"arms must be among {ARMS}, got {self.arms}")
         if self.group_size < 2:
             raise ValueError("GRPO needs a group of at least 2 completions per task")
+        if self.tasks_per_step < 1:
+            raise ValueError("tasks_per_step must be at least 1")
         if self.bf16 not in BF16_SETTINGS:
             raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
         if self.env_backend not in ("parametric", "llm"):
@@ -165,18 +175,23 @@ PRESETS: dict[str, dict[str, Any]] = {
     "paper": {},
     # SmolLM2-135M on two CPU cores, parametric pi_env: GenEnv beside GenEnv-Random in under an
     # hour (add the static arm with --set arms=genenv,random,static: about 17 minutes more).
-    # Differences from the paper, all for a 135M model on a CPU budget: 10 tasks per epoch
-    # and 6 epochs (not 64 and 10); a group of 10 (not 8), so that p_hat can land in the
-    # band at 0.4 and 0.6 as well as 0.5; sampling temperature 0.7 (at 1.0 SmolLM2-135M
-    # rarely writes a well-formed call even for the easiest tasks); 20-token answers; agent
-    # lr 1e-5 (1e-6 moves a 135M model nowhere in ~70 steps).
+    # Differences from the paper, all for a 135M model on a CPU budget: 20 tasks per epoch
+    # and 6 epochs (not 64 and 10); a group of 5 (not 8), so that p_hat can land in the band
+    # at 0.4 and 0.6 (of 8 rollouts only 4/8 is in band), and pi_env gets twice the samples
+    # that 10 tasks x 10 rollouts give for the same number of completions (two tasks a GRPO
+    # step keep it at 10 steps of 10 completions an epoch: one task a step took ~280 s an
+    # epoch instead of ~230 s); sampling
+    # temperature 0.7 (at 1.0 SmolLM2-135M rarely writes a well-formed call even for the
+    # easiest tasks); 20-token answers; agent lr 1e-5 (1e-6 moves a 135M model nowhere in
+    # 60 steps).
     "cpu-demo": {
         "arms": ("genenv", "random"),
         "agent_model": "smollm2-135m",
         "env_backend": "parametric",
         "epochs": 6,
-        "tasks_per_epoch": 10,
-        "group_size": 10,
+        "tasks_per_epoch": 20,
+        "group_size": 5,
+        "tasks_per_step": 2,
         "temperature": 0.7,
         "max_completion_length": 20,
         "agent_lr": 1e-5,

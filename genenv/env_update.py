@@ -72,7 +72,6 @@ def update_llm(
     """Weighted SFT of the LLM simulator with a KL penalty to `reference_dir` (None: no
     penalty, e.g. the warm-up) and the per-update cap; saves the model to out_dir."""
     import torch
-    import torch.nn.functional as F
     from accelerate import Accelerator
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -53,6 +53,19 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
         GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2, tasks_per_epoch=5))
 
 
+def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) -> None:
+    """Two tasks per optimizer step over three tasks: TRL would drop the half-empty last step,
+    so the first task fills it and is sampled twice; no task goes unscored."""
+    trainer = GenEnvTrainer(preset("ci", output_dir=str(tmp_path), arms=("genenv",), epochs=1,
+                                   tasks_per_epoch=3, tasks_per_step=2))
+    (row,) = trainer.run()
+    assert row["tasks"] == 3
+    assert row["rollouts"] == 4 * 2  # four prompts (three tasks and the filler) x a group of 2
+    assert trainer.pools.sizes("genenv") == (8, 3)
+    with pytest.raises(ValueError, match="tasks_per_step"):
+        preset("ci", tasks_per_step=0)
+
+
 def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
     import coevo.cli.genenv_cmd  # noqa: F401
 
