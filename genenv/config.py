@@ -40,6 +40,12 @@ class GenEnvConfig:
     #: fits the current agent's in-band tasks; the whole pool keeps pulling toward the easy
     #: tasks a weak early agent could solve long after it has outgrown them.
     env_pool_window: int = 2
+    #: What the RWR log-likelihood is averaged over. "in_band": the in-band samples (their
+    #: weights normalised to sum 1, so one lucky task pulls as hard as twenty); "generated":
+    #: every task generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate
+    #: of E_{task ~ pi_env}[w log pi_env]), so the pull grows with the share of tasks in band
+    #: and the KL penalty holds pi_env when few land there.
+    env_rwr_average: str = "in_band"
     # ---------------------------------------------------------------- agent (GRPO via TRL)
     #: "smollm2-135m" (packaged SmolLM2-135M-Instruct), "tiny", or a local model directory.
     agent_model: str = "smollm2-135m"
@@ -120,6 +126,8 @@ class GenEnvConfig:
             raise ValueError("tasks_per_step must be at least 1")
         if self.bf16 not in BF16_SETTINGS:
             raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
+        if self.env_rwr_average not in ("in_band", "generated"):
+            raise ValueError("env_rwr_average is in_band or generated")
         if self.env_backend not in ("parametric", "llm"):
             raise ValueError("env_backend is parametric or llm")
         if self.env_backend == "llm" and not (self.env_model or self.llm_endpoint):
@@ -179,11 +187,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     # and 6 epochs (not 64 and 10); a group of 5 (not 8), so that p_hat can land in the band
     # at 0.4 and 0.6 (of 8 rollouts only 4/8 is in band), and pi_env gets twice the samples
     # that 10 tasks x 10 rollouts give for the same number of completions (two tasks a GRPO
-    # step keep it at 10 steps of 10 completions an epoch: one task a step took ~280 s an
-    # epoch instead of ~230 s); sampling
-    # temperature 0.7 (at 1.0 SmolLM2-135M rarely writes a well-formed call even for the
-    # easiest tasks); 20-token answers; agent lr 1e-5 (1e-6 moves a 135M model nowhere in
-    # 60 steps).
+    # step keep it at 10 steps of 10 completions an epoch: one task a step took ~275 s an
+    # epoch, two took 175-225 s); sampling temperature 0.7 (at 1.0 SmolLM2-135M rarely writes
+    # a well-formed call even for the easiest tasks); 20-token answers; agent lr 1e-5 (1e-6
+    # moves a 135M model nowhere in 60 steps). Measured runs and what they show: docs/genenv.md.
     "cpu-demo": {
         "arms": ("genenv", "random"),
         "agent_model": "smollm2-135m",

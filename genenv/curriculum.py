@@ -62,6 +62,17 @@ def rwr_weights(r_envs: Sequence[float], lam: float = LAMBDA) -> np.ndarray:
     return w / w.sum()
 
 
+def band_mass(r_envs_in_band: Sequence[float], n_generated: int, lam: float = LAMBDA) -> float:
+    """The weight of the in-band tasks when the RWR objective is averaged over every generated
+    task, out-of-band ones weighing 0: sum_i exp(lambda (R_i - 1)) / n_generated, in [0, 1].
+    Scaling the in-band log-likelihood by it makes the update's pull grow with the share of tasks
+    in band, so a single lucky task cannot outweigh the KL penalty."""
+    if n_generated < len(r_envs_in_band) or n_generated <= 0:
+        raise ValueError("n_generated counts every generated task, in band or not")
+    r = np.asarray(r_envs_in_band, dtype=float)
+    return float(np.exp(lam * (r - 1.0)).sum() / n_generated)
+
+
 def misranking_bound(delta1: float, delta2: float, n: int) -> float:
     """Theorem 1's bound on P(the task at distance delta2 from alpha looks at least as close as
     the one at delta1 < delta2), with n rollouts each: 4 exp(-(2/9)(delta2 - delta1)^2 n)."""

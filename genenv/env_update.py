@@ -35,7 +35,7 @@ class LLMExample:
 def update_parametric(
     current_path: str | Path, reference_path: str | Path, out_path: str | Path,
     samples: Sequence[tuple[str, dict[str, Any]]], weights: Sequence[float],
-    *, lr: float, steps: int, kl_coef: float, kl_cap: float,
+    *, lr: float, steps: int, kl_coef: float, kl_cap: float, likelihood_scale: float = 1.0,
 ) -> dict[str, float]:
     """Fit the knob distribution to the weighted samples; saves the new policy to out_path."""
     import json
@@ -43,7 +43,7 @@ def update_parametric(
     current = ParametricPolicy.from_json(json.loads(Path(current_path).read_text()))
     reference = ParametricPolicy.from_json(json.loads(Path(reference_path).read_text()))
     new, stats = current.fit_weighted(samples, weights, reference=reference, lr=lr, steps=steps,
-                                      kl_coef=kl_coef, kl_cap=kl_cap)
+                                      kl_coef=kl_coef, kl_cap=kl_cap, likelihood_scale=likelihood_scale)
     new.save(out_path)
     return {**stats, "samples": float(len(samples))}
 
@@ -68,9 +68,11 @@ def update_llm(
     model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
     examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
     kl_coef: float, kl_cap: float, prefix: str, max_length: int = 1024, seed: int = 0,
+    likelihood_scale: float = 1.0,
 ) -> dict[str, float]:
-    """Weighted SFT of the LLM simulator with a KL penalty to `reference_dir` (None: no
-    penalty, e.g. the warm-up) and the per-update cap; saves the model to out_dir."""
+    """Weighted SFT of the LLM simulator (its loss times `likelihood_scale`) with a KL penalty
+    to `reference_dir` (None: no penalty, e.g. the warm-up) and the per-update cap; saves the
+    model to out_dir."""
     import torch
     from accelerate import Accelerator
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -140,7 +142,7 @@ def update_llm(
         picked, valid = token_logprobs(logits, labels)
         count = valid.sum(dim=1).clamp(min=1)
         nll = -(picked.sum(dim=1) / count)
-        loss = (w * nll).mean()
+        loss = likelihood_scale * (w * nll).mean()
         kl_ref = torch.tensor(0.0, device=device)
         if reference is not None:
             with torch.no_grad():

@@ -426,6 +426,10 @@ class GenEnvTrainer:
             return {"samples": 0, "skipped": "no task in band"}
         weights = curriculum.rwr_weights([r.r_env for r in kept], cfg.rwr_lambda)
         self.pools.set_weights([r.id for r in kept], weights)
+        scale = 1.0
+        if cfg.env_rwr_average == "generated":
+            generated = len(self.pools.env_samples("genenv", first_epoch=first, in_band_only=False))
+            scale = curriculum.band_mass([r.r_env for r in kept], generated, cfg.rwr_lambda)
         versions = self.out / "genenv" / "env_policy"
         if cfg.env_backend == "parametric":
             out = versions / f"epoch-{epoch:03d}.json"
@@ -433,6 +437,7 @@ class GenEnvTrainer:
                 policy_path, self.out / "env_policy_initial.json", out,
                 [(r.context["family"], r.context["knobs"]) for r in kept], weights,
                 lr=cfg.param_lr, steps=cfg.param_steps, kl_coef=cfg.env_kl_coef, kl_cap=cfg.env_kl_cap,
+                likelihood_scale=scale,
             )
         else:
             from coevo.envs.simulator.policies.llm import TASK_HEADER
@@ -442,8 +447,9 @@ class GenEnvTrainer:
             stats = update_llm(
                 policy_path, self.out / "env_policy_initial", out, examples, lr=cfg.env_lr,
                 steps=cfg.env_update_steps, batch_size=cfg.env_batch_size, kl_coef=cfg.env_kl_coef,
-                kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch,
+                kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch, likelihood_scale=scale,
             )
+        stats["likelihood_scale"] = scale
         stats["version"] = simulator.load_policy(str(out.resolve()))
         state["policy_path"] = str(out)
         return stats

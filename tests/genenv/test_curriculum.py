@@ -73,3 +73,12 @@ def test_max_in_band_fraction_depends_on_the_group_size() -> None:
     assert c.max_in_band_fraction(8) == pytest.approx(math.comb(8, 4) / 2**8, abs=1e-6)
     assert c.max_in_band_fraction(10) > 0.6
     assert c.max_in_band_fraction(3) == 0.0  # 0, 1/3, 2/3, 1: none within 0.1 of 0.5
+
+
+def test_band_mass_is_the_in_band_share_of_the_rwr_objective() -> None:
+    assert c.band_mass([1.0, 1.0], 10) == pytest.approx(0.2)  # two tasks exactly at alpha, of ten
+    r = float(c.r_env(0.4))
+    assert c.band_mass([r], 4, lam=2.0) == pytest.approx(math.exp(2.0 * (r - 1.0)) / 4)
+    assert c.band_mass([], 5) == 0.0
+    with pytest.raises(ValueError):
+        c.band_mass([1.0, 1.0], 1)  # more in band than generated

@@ -110,3 +110,16 @@ def test_empty_update_changes_nothing() -> None:
     initial = ParametricPolicy([FAMILY])
     new, stats = initial.fit_weighted([], [], reference=initial)
     assert new.version == initial.version and stats["steps"] == 0
+
+
+def test_a_single_sample_concentrates_pi_env_unless_its_pull_is_scaled() -> None:
+    """One in-band task and KL coefficient 0.3: averaged over the in-band samples alone, the
+    fit puts over 0.9 on that task's value of every knob; scaled by the in-band share of a batch
+    of ten (band_mass 0.1), the KL penalty keeps it below 0.8."""
+    initial = ParametricPolicy([FAMILY])
+    one = [(FAMILY, {"n_tools": 2, "n_args": 3, "signature": "full", "phrasing": "natural", "numbers": "words"})]
+    kwargs = dict(reference=initial, lr=0.5, steps=400, kl_coef=0.3, kl_cap=100.0)
+    alone, _ = initial.fit_weighted(one, [1.0], **kwargs)
+    scaled, _ = initial.fit_weighted(one, [1.0], likelihood_scale=0.1, **kwargs)
+    assert alone.knob_probs(FAMILY, "n_args")[2] > 0.9 and alone.knob_probs(FAMILY, "numbers")[1] > 0.9
+    assert 0.4 < scaled.knob_probs(FAMILY, "n_args")[2] < 0.8 and 0.5 < scaled.knob_probs(FAMILY, "numbers")[1] < 0.8

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from coevo.genenv.config import preset
 from coevo.genenv.pools import EnvSample, Trace
@@ -92,3 +93,27 @@ def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
                                 group_size=10), agent_factory=_factory(10)).run()
     assert [(r["epoch"], r["success_rate"] >= 0) for r in rows] == [(0, True), (1, True)]
     assert rows[1]["d_env"] == 16 and rows[1]["d_train"] == 160
+
+
+def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(tmp_path: Path) -> None:
+    from coevo.genenv import curriculum
+
+    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), epochs=4, tasks_per_epoch=16, group_size=10,
+                 env_rwr_average="generated")
+    trainer = GenEnvTrainer(cfg, agent_factory=_factory(10))
+    rows = trainer.run()
+    updated = [r for r in rows if r["env_update"].get("samples")]
+    assert updated, "no task landed in the band"
+    for row in updated:
+        first = max(0, row["epoch"] - cfg.env_pool_window + 1)
+        window = [s for s in trainer.pools.env_samples("genenv", first_epoch=first, in_band_only=False)
+                  if s.epoch <= row["epoch"]]
+        expected = curriculum.band_mass([s.r_env for s in window if s.in_band], len(window), cfg.rwr_lambda)
+        assert row["env_update"]["likelihood_scale"] == pytest.approx(expected)
+        assert 0 < expected < 1
+    default = preset("ci", output_dir=str(tmp_path / "default"), arms=("genenv",), epochs=1, tasks_per_epoch=16,
+                     group_size=10)
+    (row,) = GenEnvTrainer(default, agent_factory=_factory(10)).run()
+    assert row["env_update"]["likelihood_scale"] == 1.0  # in_band: the in-band samples alone
+    with pytest.raises(ValueError, match="env_rwr_average"):
+        preset("ci", env_rwr_average="sometimes")

@@ -197,8 +197,9 @@ class ParametricPolicy:
         steps: int = 50,
         kl_coef: float = 0.05,
         kl_cap: float = 0.5,
+        likelihood_scale: float = 1.0,
     ) -> tuple[ParametricPolicy, dict[str, float]]:
-        """One RWR update: gradient ascent on the weighted log-likelihood minus
+        """One RWR update: gradient ascent on likelihood_scale * the weighted log-likelihood minus
         kl_coef * KL(pi || reference), then a line search back toward the current policy so that
         KL(new || current) <= kl_cap. Returns the new policy and update statistics."""
         if not samples:
@@ -207,7 +208,7 @@ class ParametricPolicy:
         theta = current.copy()
         for _ in range(steps):
             policy = self.with_vector(theta)
-            grad = policy.weighted_log_likelihood_grad(samples, weights)
+            grad = likelihood_scale * policy.weighted_log_likelihood_grad(samples, weights)
             grad -= kl_coef * policy._kl_grad(reference)
             theta = theta + lr * grad
         step = theta - current
