@@ -27,7 +27,7 @@ import numpy as np
 
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
 from coevo.genenv import curriculum
-from coevo.genenv.config import GenEnvConfig, preset
+from coevo.genenv.config import RWR_AVERAGES, GenEnvConfig, preset
 
 FAMILY = "function_calling"
 #: Additive difficulty (logit units) of each knob value; the easiest value of each knob is 0.
@@ -60,6 +60,8 @@ class Setting:
     @classmethod
     def parse(cls, text: str) -> Setting:
         window, coef, cap, *average = text.split(":")
+        if len(average) > 1 or (average and average[0] not in RWR_AVERAGES):
+            raise ValueError(f"the fourth field is one of {', '.join(RWR_AVERAGES)}")
         return cls(int(window), float(coef), float(cap), *average)
 
     def __str__(self) -> str:
@@ -132,8 +134,8 @@ def main() -> None:
     args = parser.parse_args()
     settings = args.setting or [
         Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, defaults.env_rwr_average),
-        Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap,
-                "generated" if defaults.env_rwr_average == "in_band" else "in_band"),
+        *(Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, average)
+          for average in RWR_AVERAGES if average != defaults.env_rwr_average),
         Setting(0, 0.05, 0.5),  # the first settings: the whole pool, weak KL, a wide cap
     ]
     agent = AgentModel(args.skill, args.slope, args.task_noise, args.learn)

@@ -16,6 +16,8 @@ from typing import Any
 from coevo.hardware import SETTINGS as BF16_SETTINGS
 
 ARMS = ("genenv", "random", "static")
+#: What the RWR log-likelihood is averaged over (`env_rwr_average`).
+RWR_AVERAGES = ("in_band", "generated")
 
 
 @dataclass
@@ -126,8 +128,8 @@ class GenEnvConfig:
             raise ValueError("tasks_per_step must be at least 1")
         if self.bf16 not in BF16_SETTINGS:
             raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
-        if self.env_rwr_average not in ("in_band", "generated"):
-            raise ValueError("env_rwr_average is in_band or generated")
+        if self.env_rwr_average not in RWR_AVERAGES:
+            raise ValueError(f"env_rwr_average is one of {', '.join(RWR_AVERAGES)}")
         if self.env_backend not in ("parametric", "llm"):
             raise ValueError("env_backend is parametric or llm")
         if self.env_backend == "llm" and not (self.env_model or self.llm_endpoint):

@@ -70,18 +70,18 @@ class _CpuThreads:
         import torch
 
         if self.requested > 0:
-            threads = self.requested
-            others = float("nan")
+            threads, why = self.requested, "as requested"
         else:
             others = _others_busy_cores()
             if others is None:
                 others = self._others_from_load_average()
             cores = os.cpu_count() or 1
             threads = 1 if others >= cores / 2 else cores
+            why = f"other processes keep about {others:.1f} of {cores} cores busy"
         self._mark = (time.monotonic(), time.process_time())
         if threads != torch.get_num_threads():
             torch.set_num_threads(threads)
-            log.info("torch CPU threads: %d (other processes keep about %.1f cores busy)", threads, others)
+            log.info("torch CPU threads: %d (%s)", threads, why)
         return threads
 
     def _others_from_load_average(self) -> float:
@@ -421,15 +421,14 @@ class GenEnvTrainer:
 
         cfg = self.config
         first = 0 if cfg.env_pool_window <= 0 else max(0, epoch - cfg.env_pool_window + 1)
-        kept = self.pools.env_samples("genenv", first_epoch=first, in_band_only=True)
+        by_generated = cfg.env_rwr_average == "generated"
+        window = self.pools.env_samples("genenv", first_epoch=first, in_band_only=not by_generated)
+        kept = [r for r in window if r.in_band]
         if not kept:
             return {"samples": 0, "skipped": "no task in band"}
         weights = curriculum.rwr_weights([r.r_env for r in kept], cfg.rwr_lambda)
         self.pools.set_weights([r.id for r in kept], weights)
-        scale = 1.0
-        if cfg.env_rwr_average == "generated":
-            generated = len(self.pools.env_samples("genenv", first_epoch=first, in_band_only=False))
-            scale = curriculum.band_mass([r.r_env for r in kept], generated, cfg.rwr_lambda)
+        scale = curriculum.band_mass([r.r_env for r in kept], len(window), cfg.rwr_lambda) if by_generated else 1.0
         versions = self.out / "genenv" / "env_policy"
         if cfg.env_backend == "parametric":
             out = versions / f"epoch-{epoch:03d}.json"
