@@ -25,18 +25,22 @@ from typing import Any
 
 import numpy as np
 
+from coevo.envs.simulator.families.function_calling import TOOLS_BY_NAME
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
 from coevo.genenv import curriculum
 from coevo.genenv.config import RWR_AVERAGES, GenEnvConfig, preset
 
 FAMILY = "function_calling"
-#: Additive difficulty (logit units) of each knob value; the easiest value of each knob is 0.
+#: Additive difficulty (logit units) of each knob value; the easiest value of each ordered knob is 0.
 DIFFICULTY = {
     "n_tools": {1: 0.0, 2: 0.7, 4: 1.5, 8: 2.5},
     "n_args": {1: 0.0, 2: 1.5, 3: 2.5},
     "signature": {"minimal": 0.0, "full": 0.5},
     "phrasing": {"explicit": 0.0, "natural": 0.3},
     "numbers": {"digits": 0.0, "words": 1.0},
+    # Target tools spread evenly over 1.5 logits (in cpu-demo run 3 the mean p_hat by tool ranged
+    # from 0.17 to 0.52), centred on 0 so that the average task is as hard as without this knob.
+    "tool": {name: 1.5 * (i / (len(TOOLS_BY_NAME) - 1) - 0.5) for i, name in enumerate(TOOLS_BY_NAME)},
 }
 
 
@@ -69,8 +73,9 @@ class Setting:
 
 
 def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, tasks: int, group: int,
-            cfg: GenEnvConfig) -> np.ndarray:
-    """One arm (setting None: the frozen simulator); rows of (success rate, in-band fraction)."""
+            cfg: GenEnvConfig, uniform_knobs: tuple[str, ...] = ()) -> np.ndarray:
+    """One arm (setting None: the frozen simulator); rows of (success rate, in-band fraction).
+    `uniform_knobs` stay uniform after every update, as if pi_env could not choose them."""
     noise = np.random.default_rng(seed)
     draws = random.Random(seed)
     policy = ParametricPolicy([FAMILY])
@@ -100,6 +105,8 @@ def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, 
             policy, _ = policy.fit_weighted([s for s, _ in kept], weights, reference=reference, lr=cfg.param_lr,
                                             steps=cfg.param_steps, kl_coef=setting.kl_coef, kl_cap=setting.kl_cap,
                                             likelihood_scale=scale)
+            for knob in uniform_knobs:
+                policy.logits[FAMILY][knob] = np.zeros_like(policy.logits[FAMILY][knob])
     return np.array(rows)
 
 
@@ -130,6 +137,8 @@ def main() -> None:
     parser.add_argument("--slope", type=float, default=AgentModel.slope)
     parser.add_argument("--task-noise", type=float, default=AgentModel.task_noise)
     parser.add_argument("--learn", type=float, default=AgentModel.learn)
+    parser.add_argument("--uniform-knob", action="append", default=[], choices=sorted(DIFFICULTY),
+                        help="a knob pi_env may not learn (repeatable), e.g. tool, to measure what choosing it is worth")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     settings = args.setting or [
@@ -139,11 +148,12 @@ def main() -> None:
         Setting(0, 0.05, 0.5),  # the first settings: the whole pool, weak KL, a wide cap
     ]
     agent = AgentModel(args.skill, args.slope, args.task_noise, args.learn)
-    shape = (args.epochs, args.tasks, args.group, defaults)
+    shape = (args.epochs, args.tasks, args.group, defaults, tuple(args.uniform_knob))
     random_runs = np.array([run_arm(None, seed, agent, *shape) for seed in range(args.runs)])
     result: dict[str, Any] = {
         "agent_model": dataclasses.asdict(agent),
         "runs": args.runs, "epochs": args.epochs, "tasks": args.tasks, "group": args.group,
+        "uniform_knobs": args.uniform_knob,
         "random": summarise(random_runs),
         "settings": {},
     }

@@ -31,6 +31,8 @@ def test_knobs_shape_the_task() -> None:
         tool_lines = task.prompt.split("\n\n")[0].splitlines()[1:]
         assert len(tool_lines) == knobs["n_tools"] == len(task.tools)
         (gold,) = task.answer
+        assert gold["name"] == knobs["tool"]
+        assert len({t["name"] for t in task.tools}) == knobs["n_tools"]
         assert len(gold["arguments"]) == knobs["n_args"]
         target = next(t for t in task.tools if t["name"] == gold["name"])
         if knobs["signature"] == "minimal":

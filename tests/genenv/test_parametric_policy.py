@@ -117,7 +117,8 @@ def test_a_single_sample_concentrates_pi_env_unless_its_pull_is_scaled() -> None
     fit puts over 0.9 on that task's value of every knob; scaled by the in-band share of a batch
     of ten (band_mass 0.1), the KL penalty keeps it below 0.8."""
     initial = ParametricPolicy([FAMILY])
-    one = [(FAMILY, {"n_tools": 2, "n_args": 3, "signature": "full", "phrasing": "natural", "numbers": "words"})]
+    one = [(FAMILY, {"n_tools": 2, "n_args": 3, "signature": "full", "phrasing": "natural", "numbers": "words",
+                     "tool": "rent_car"})]
     kwargs = dict(reference=initial, lr=0.5, steps=400, kl_coef=0.3, kl_cap=100.0)
     alone, _ = initial.fit_weighted(one, [1.0], **kwargs)
     scaled, _ = initial.fit_weighted(one, [1.0], likelihood_scale=0.1, **kwargs)

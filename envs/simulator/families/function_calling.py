@@ -8,6 +8,9 @@ that fulfils it. Knobs:
 - signature: "minimal" lists only the parameters the request fixes; "full" lists all of them.
 - phrasing: "explicit" names the tool and its parameters; "natural" only describes the intent.
 - numbers:  "digits" or "words" ("seven" must become 7).
+- tool:     which catalog tool the request targets. Not an easy-to-hard axis, but a real
+            source of difficulty for a small agent (some intents and parameter names are far
+            easier to map than others), so the environment policy gets to choose it too.
 """
 
 from __future__ import annotations
@@ -107,6 +110,8 @@ CATALOG: tuple[Tool, ...] = (
     )),
 )
 
+TOOLS_BY_NAME: dict[str, Tool] = {t.name: t for t in CATALOG}
+
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
          "nineteen")
@@ -166,13 +171,16 @@ class FunctionCallingFamily(TaskFamily):
         "signature": ("minimal", "full"),
         "phrasing": ("explicit", "natural"),
         "numbers": ("digits", "words"),
+        "tool": tuple(TOOLS_BY_NAME),
     }
-    demo_knobs = {"n_tools": 2, "n_args": 2, "signature": "full", "phrasing": "natural", "numbers": "digits"}
+    demo_knobs = {"n_tools": 2, "n_args": 2, "signature": "full", "phrasing": "natural", "numbers": "digits",
+                  "tool": "add_reminder"}
 
     def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)
-        order = rng.sample(range(len(CATALOG)), knobs["n_tools"])
-        target, listed = CATALOG[order[0]], [CATALOG[i] for i in order]
+        target = TOOLS_BY_NAME[knobs["tool"]]
+        distractors = rng.sample([t for t in CATALOG if t is not target], knobs["n_tools"] - 1)
+        listed = [target, *distractors]
         rng.shuffle(listed)
         args = _draw_args(target, knobs["n_args"], rng)
         only = list(args) if knobs["signature"] == "minimal" else None
