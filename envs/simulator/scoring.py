@@ -3,7 +3,9 @@
 - tool_call: the answer's calls are parsed (Python call syntax with `ast`, or JSON tool calls,
   never executed); it scores 1 when there are as many calls as gold calls and each gold call is
   matched by a distinct predicted call with the same name whose arguments include every gold
-  parameter with an equal value (positional arguments are bound by the tool's schema).
+  parameter with an equal value (positional arguments are bound by the tool's schema). Other
+  parameters the listed tool has are tolerated (a full signature lists parameters the request
+  leaves open); a parameter it does not have fails the call.
 - exact: 1 when the normalised answer (the text after a final "Action:"/"Answer:", if any)
   equals one of the accepted strings.
 - f1: SQuAD-style token F1 against the best reference.
@@ -212,11 +214,14 @@ def values_equal(gold: Any, pred: Any) -> bool:
 
 def bind_arguments(call: ParsedCall, tools: Sequence[dict[str, Any]] | None) -> dict[str, Any] | None:
     """Keyword view of a call: positional arguments bound to the tool's parameter order.
-    None when the call cannot be bound (too many positionals, or one given twice)."""
+    None when the call cannot be bound: too many positionals, one given twice, or a parameter
+    the listed tool does not have (a call that real code would refuse with a TypeError)."""
     args = dict(call.arguments)
+    schema = next((t for t in tools or () if t.get("name") == call.name), None)
+    if schema is not None and "params" in schema and not set(args) <= set(schema["params"]):
+        return None
     if not call.positional:
         return args
-    schema = next((t for t in tools or () if t.get("name") == call.name), None)
     if schema is None:
         return None
     params = list(schema.get("params", []))

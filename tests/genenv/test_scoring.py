@@ -21,7 +21,7 @@ WEATHER = {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
 @pytest.mark.parametrize("answer", [
     'get_weather(city="Paris", days=3)',
     "get_weather(city='paris', days=3.0)",            # case-insensitive strings, 3 == 3.0
-    'get_weather(days=3, city="Paris", unit="celsius")',  # order free, extra parameter tolerated
+    'get_weather(days=3, city="Paris", unit="celsius")',  # order free, a listed extra parameter tolerated
     'get_weather("Paris", 3)',                         # positionals bound by the schema
     '[get_weather(city="Paris", days=3)]',             # BFCL list syntax
     'Sure!\n```python\nget_weather(city="Paris", days=3)\n```',
@@ -45,6 +45,8 @@ def test_right_calls_score_one(answer: str) -> None:
     "",
     "I cannot do that.",
     'get_weather(city="Paris", days=True)',       # bools are not numbers
+    'get_weather(city="Paris", days=3, genre="pop")',  # a parameter the tool does not have
+    '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3, "hour": 7}}',
 ])
 def test_wrong_calls_score_zero(answer: str) -> None:
     assert score(call_task(WEATHER), answer) == 0.0
@@ -53,6 +55,16 @@ def test_wrong_calls_score_zero(answer: str) -> None:
 def test_positionals_need_a_schema() -> None:
     assert score(call_task(WEATHER, tools=None), 'get_weather("Paris", 3)') == 0.0
     assert score(call_task(WEATHER, tools=None), 'get_weather(city="Paris", days=3)') == 1.0
+
+
+def test_unknown_parameters_are_checked_against_the_listed_signature() -> None:
+    """A minimal signature lists only the gold parameters, so inventing the others fails; with
+    no schema for the tool, extra parameters cannot be judged and are tolerated."""
+    minimal = [{"name": "get_weather", "params": ["city", "days"]}]
+    answer = 'get_weather(city="Paris", days=3, unit="celsius")'
+    assert score(call_task(WEATHER, tools=minimal), answer) == 0.0
+    assert score(call_task(WEATHER, tools=TOOLS), answer) == 1.0
+    assert score(call_task(WEATHER, tools=None), answer) == 1.0
 
 
 def test_parallel_calls_match_in_any_order() -> None:
