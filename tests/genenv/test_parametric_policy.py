@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -48,6 +49,12 @@ def test_save_load_roundtrip_and_version(tmp_path) -> None:
     (tmp_path / "bad.json").write_text('{"kind": "llm"}')
     with pytest.raises(ValueError):
         other.load(tmp_path / "bad.json")
+    # a file saved before the family gained a knob is refused by name, not with a KeyError
+    old = policy.to_json()
+    del old["logits"][FAMILY]["tool"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    with pytest.raises(ValueError, match="function_calling.tool"):
+        other.load(tmp_path / "old.json")
 
 
 def _samples(policy: ParametricPolicy, n: int, seed: int) -> list:

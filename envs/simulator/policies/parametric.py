@@ -55,6 +55,10 @@ class ParametricPolicy:
             raise ValueError("family logits do not match the families")
         self.logits[FAMILY_KEY] = fam
         for f, knobs in self.knob_values.items():
+            missing = sorted(set(knobs) - set(logits.get(f, {})))
+            if missing:
+                raise ValueError(f"the logits have no {f}.{', '.join(missing)} (saved before the family "
+                                 f"gained that knob?); knobs now: {', '.join(knobs)}")
             for k, values in knobs.items():
                 arr = np.asarray(logits[f][k], dtype=float)
                 if arr.shape != (len(values),):
