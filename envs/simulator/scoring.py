@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.envs.bfcl.calls import dotted_name
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task import SimTask, unknown_parameters
 
 _IDENT_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\s*\(")
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\n?(.*?)```", re.DOTALL)
@@ -218,7 +218,7 @@ def bind_arguments(call: ParsedCall, tools: Sequence[dict[str, Any]] | None) -> 
     the listed tool does not have (a call that real code would refuse with a TypeError)."""
     args = dict(call.arguments)
     schema = next((t for t in tools or () if t.get("name") == call.name), None)
-    if schema is not None and "params" in schema and not set(args) <= set(schema["params"]):
+    if schema is not None and unknown_parameters(schema, args):
         return None
     if not call.positional:
         return args

@@ -16,6 +16,12 @@ from typing import Any
 CHECKERS = ("tool_call", "exact", "f1")
 
 
+def unknown_parameters(schema: dict[str, Any], arguments: Any) -> set[str]:
+    """The argument names a tool schema does not list (one without "params" lists none): a gold
+    call with any is invalid, a predicted call with any is wrong."""
+    return set(arguments) - set(schema.get("params", []))
+
+
 @dataclass(frozen=True)
 class SimTask:
     #: Which generator made it: a procedural family ("function_calling") or "llm:<base family>".

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from coevo.envs.simulator.scoring import score
-from coevo.envs.simulator.task import CHECKERS, SimTask, gold_answer_text
+from coevo.envs.simulator.task import CHECKERS, SimTask, gold_answer_text, unknown_parameters
 
 MAX_PROMPT_CHARS = 12_000
 MAX_ANSWER_CHARS = 2_000
@@ -52,7 +52,7 @@ def _check_calls(task: SimTask) -> None:
             schema = schemas.get(call["name"])
             if schema is None:
                 raise InvalidTask(f"gold call {call['name']} is not among the task's tools")
-            unknown = set(args) - set(schema.get("params", []))
+            unknown = unknown_parameters(schema, args)
             if unknown:
                 raise InvalidTask(f"gold call {call['name']} uses unknown parameters {sorted(unknown)}")
 

@@ -65,6 +65,10 @@ def test_unknown_parameters_are_checked_against_the_listed_signature() -> None:
     assert score(call_task(WEATHER, tools=minimal), answer) == 0.0
     assert score(call_task(WEATHER, tools=TOOLS), answer) == 1.0
     assert score(call_task(WEATHER, tools=None), answer) == 1.0
+    # a schema without "params" lists none, as the validity gate reads it
+    ping = {"name": "ping", "arguments": {}}
+    assert score(call_task(ping, tools=[{"name": "ping"}]), "ping()") == 1.0
+    assert score(call_task(ping, tools=[{"name": "ping"}]), "ping(host=1)") == 0.0
 
 
 def test_parallel_calls_match_in_any_order() -> None:
