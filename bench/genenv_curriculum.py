@@ -28,7 +28,7 @@ import numpy as np
 from coevo.envs.simulator.families.function_calling import TOOLS_BY_NAME
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
 from coevo.genenv import curriculum
-from coevo.genenv.config import RWR_AVERAGES, GenEnvConfig, preset
+from coevo.genenv.config import GenEnvConfig, preset
 
 FAMILY = "function_calling"
 #: Additive difficulty (logit units) of each knob value; the easiest value of each ordered knob is 0.
@@ -64,8 +64,8 @@ class Setting:
     @classmethod
     def parse(cls, text: str) -> Setting:
         window, coef, cap, *average = text.split(":")
-        if len(average) > 1 or (average and average[0] not in RWR_AVERAGES):
-            raise ValueError(f"the fourth field is one of {', '.join(RWR_AVERAGES)}")
+        if len(average) > 1 or (average and average[0] not in curriculum.RWR_AVERAGES):
+            raise ValueError(f"the fourth field is one of {', '.join(curriculum.RWR_AVERAGES)}")
         return cls(int(window), float(coef), float(cap), *average)
 
     def __str__(self) -> str:
@@ -98,10 +98,8 @@ def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, 
         recent = pool if setting.window <= 0 else pool[-setting.window:]
         kept = [sample for epoch in recent for sample in epoch]
         if kept:
-            weights = curriculum.rwr_weights([r for _, r in kept], cfg.rwr_lambda)
-            scale = 1.0
-            if setting.average == "generated":
-                scale = curriculum.band_mass([r for _, r in kept], tasks * len(recent), cfg.rwr_lambda)
+            weights, scale = curriculum.rwr_fit([r for _, r in kept], tasks * len(recent), setting.average,
+                                                cfg.rwr_lambda)
             policy, _ = policy.fit_weighted([s for s, _ in kept], weights, reference=reference, lr=cfg.param_lr,
                                             steps=cfg.param_steps, kl_coef=setting.kl_coef, kl_cap=setting.kl_cap,
                                             likelihood_scale=scale)
@@ -144,7 +142,7 @@ def main() -> None:
     settings = args.setting or [
         Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, defaults.env_rwr_average),
         *(Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, average)
-          for average in RWR_AVERAGES if average != defaults.env_rwr_average),
+          for average in curriculum.RWR_AVERAGES if average != defaults.env_rwr_average),
         Setting(0, 0.05, 0.5),  # the first settings: the whole pool, weak KL, a wide cap
     ]
     agent = AgentModel(args.skill, args.slope, args.task_noise, args.learn)

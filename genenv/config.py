@@ -13,11 +13,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from coevo.genenv.curriculum import RWR_AVERAGES
 from coevo.hardware import SETTINGS as BF16_SETTINGS
 
 ARMS = ("genenv", "random", "static")
-#: What the RWR log-likelihood is averaged over (`env_rwr_average`).
-RWR_AVERAGES = ("in_band", "generated")
 
 
 @dataclass

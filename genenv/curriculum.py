@@ -23,6 +23,8 @@ ALPHA = 0.5
 BETA = 2.0
 K_MIN = 0.1
 LAMBDA = 1.0
+#: What the RWR log-likelihood is averaged over (GenEnvConfig.env_rwr_average).
+RWR_AVERAGES = ("in_band", "generated")
 #: Floating-point slack for the band edges (0.6 - 0.5 is 0.0999...98).
 _EPS = 1e-9
 
@@ -71,6 +73,17 @@ def band_mass(r_envs_in_band: Sequence[float], n_generated: int, lam: float = LA
         raise ValueError("n_generated counts every generated task, in band or not")
     r = np.asarray(r_envs_in_band, dtype=float)
     return float(np.exp(lam * (r - 1.0)).sum() / n_generated)
+
+
+def rwr_fit(r_envs_in_band: Sequence[float], n_generated: int, average: str,
+            lam: float = LAMBDA) -> tuple[np.ndarray, float]:
+    """The RWR weights of a window's in-band tasks and the scale of their log-likelihood: 1 when
+    it is averaged over the in-band tasks ("in_band"), their band mass when it is averaged over
+    every task generated in the window ("generated")."""
+    if average not in RWR_AVERAGES:
+        raise ValueError(f"the RWR average is one of {', '.join(RWR_AVERAGES)}")
+    scale = band_mass(r_envs_in_band, n_generated, lam) if average == "generated" else 1.0
+    return rwr_weights(r_envs_in_band, lam), scale
 
 
 def misranking_bound(delta1: float, delta2: float, n: int) -> float:

@@ -426,9 +426,8 @@ class GenEnvTrainer:
         kept = [r for r in window if r.in_band]
         if not kept:
             return {"samples": 0, "skipped": "no task in band"}
-        weights = curriculum.rwr_weights([r.r_env for r in kept], cfg.rwr_lambda)
+        weights, scale = curriculum.rwr_fit([r.r_env for r in kept], len(window), cfg.env_rwr_average, cfg.rwr_lambda)
         self.pools.set_weights([r.id for r in kept], weights)
-        scale = curriculum.band_mass([r.r_env for r in kept], len(window), cfg.rwr_lambda) if by_generated else 1.0
         versions = self.out / "genenv" / "env_policy"
         if cfg.env_backend == "parametric":
             out = versions / f"epoch-{epoch:03d}.json"

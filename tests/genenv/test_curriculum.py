@@ -82,3 +82,15 @@ def test_band_mass_is_the_in_band_share_of_the_rwr_objective() -> None:
     assert c.band_mass([], 5) == 0.0
     with pytest.raises(ValueError):
         c.band_mass([1.0, 1.0], 1)  # more in band than generated
+
+
+def test_rwr_fit_scales_the_likelihood_only_when_averaged_over_generated_tasks() -> None:
+    r = [1.0, float(c.r_env(0.4))]
+    weights, scale = c.rwr_fit(r, 10, "in_band")
+    np.testing.assert_allclose(weights, c.rwr_weights(r))
+    assert scale == 1.0
+    weights, scale = c.rwr_fit(r, 10, "generated")
+    np.testing.assert_allclose(weights, c.rwr_weights(r))
+    assert scale == pytest.approx(c.band_mass(r, 10))
+    with pytest.raises(ValueError, match="in_band, generated"):
+        c.rwr_fit(r, 10, "sometimes")
