@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from coevo.genenv.agent_prompts import AgentPrompts
 from coevo.genenv.config import GenEnvConfig
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, Simulator
@@ -51,7 +52,7 @@ class GRPOAgent:
 
         self.config = config
         self.simulator = simulator
-        self._demos: dict[str, tuple[str, str] | None] = {}
+        self.prompts = AgentPrompts(config, simulator)
         self._records: list[Trace] = []
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         if tokenizer.pad_token is None:
@@ -89,17 +90,6 @@ class GRPOAgent:
         # The trainer's per-step dict printing; the GenEnv loop logs one line per epoch instead.
         self.trainer.remove_callback(PrinterCallback)
 
-    # ------------------------------------------------------------------ prompts
-    def messages(self, task: BatchTask) -> list[dict[str, str]]:
-        messages = [{"role": "system", "content": self.config.agent_system_prompt}]
-        if self.config.agent_demo:
-            if task.family not in self._demos:
-                self._demos[task.family] = self.simulator.demo(task.family)
-            demo = self._demos[task.family]
-            if demo is not None:
-                messages += [{"role": "user", "content": demo[0]}, {"role": "assistant", "content": demo[1]}]
-        return messages + [{"role": "user", "content": task.prompt}]
-
     # ------------------------------------------------------------------ reward
     def reward(self, prompts: list[Any], completions: list[Any], task_id: list[str], **_: Any) -> list[float]:
         texts = [_text(c) for c in completions]
@@ -114,7 +104,7 @@ class GRPOAgent:
         from datasets import Dataset
 
         self._records = []
-        rows = [{"prompt": self.messages(t), "task_id": t.task_id} for t in tasks]
+        rows = [{"prompt": self.prompts.messages(t), "task_id": t.task_id} for t in tasks]
         # TRL drops a last step that is not full; fill it with the first tasks again (they get
         # a second group, and p_hat counts both), so every task is trained on and scored.
         missing = -len(rows) % self.config.tasks_per_step

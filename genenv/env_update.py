@@ -68,11 +68,14 @@ def update_llm(
     model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
     examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
     kl_coef: float, kl_cap: float, prefix: str, max_length: int = 1024, seed: int = 0,
-    likelihood_scale: float = 1.0,
+    likelihood_scale: float = 1.0, bf16: bool = False,
 ) -> dict[str, float]:
-    """Weighted SFT of the LLM simulator (its loss times `likelihood_scale`) with a KL penalty
-    to `reference_dir` (None: no penalty, e.g. the warm-up) and the per-update cap; saves the
-    model to out_dir."""
+    """Weighted SFT of a model (its loss times `likelihood_scale`) with a KL penalty to
+    `reference_dir` (None: no penalty, e.g. a warm-up) and the per-update cap; saves the model
+    to out_dir. `bf16`: forward passes under bf16 autocast (weights and AdamW stay fp32).
+    Stats: `nll_first` and `nll` are the batch NLL at the first and the last step."""
+    import contextlib
+
     import torch
     from accelerate import Accelerator
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -99,6 +102,9 @@ def update_llm(
     device = accelerator.device
     generator = torch.Generator().manual_seed(seed)
 
+    def autocast() -> contextlib.AbstractContextManager[Any]:
+        return torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+
     def batch(indices: list[int]) -> tuple[torch.Tensor, ...]:
         width = max(len(encoded[i][0]) for i in indices)
         ids = torch.full((len(indices), width), tokenizer.pad_token_id, dtype=torch.long)
@@ -118,34 +124,38 @@ def update_llm(
         picked = logp.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
         return picked * valid, valid
 
-    # Token log-probs before the update, for the cap.
-    order = list(range(len(examples)))
+    # Token log-probs before the update, for the cap (none to keep without one).
+    has_cap = math.isfinite(kl_cap)
+    order = list(range(len(examples))) if has_cap else []
     before: dict[int, torch.Tensor] = {}
     model.eval()
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             ids, labels, mask, _ = batch(idx)
-            picked, valid = token_logprobs(model(input_ids=ids, attention_mask=mask).logits, labels)
+            with autocast():
+                logits = model(input_ids=ids, attention_mask=mask).logits
+            picked, valid = token_logprobs(logits, labels)
             for row, i in enumerate(idx):
                 before[i] = picked[row][valid[row]].detach()
 
     model.train()
     previous: dict[str, torch.Tensor] = {}
-    stats = {"samples": float(len(examples)), "steps": 0.0, "loss": math.nan, "nll": math.nan,
-             "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0}
+    stats = {"samples": float(len(examples)), "steps": 0.0, "loss": math.nan, "nll_first": math.nan,
+             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0}
     for step in range(steps):
         perm = torch.randperm(len(examples), generator=generator).tolist()
         idx = perm[:batch_size]
         ids, labels, mask, w = batch(idx)
-        logits = model(input_ids=ids, attention_mask=mask).logits
+        with autocast():
+            logits = model(input_ids=ids, attention_mask=mask).logits
         picked, valid = token_logprobs(logits, labels)
         count = valid.sum(dim=1).clamp(min=1)
         nll = -(picked.sum(dim=1) / count)
         loss = likelihood_scale * (w * nll).mean()
         kl_ref = torch.tensor(0.0, device=device)
         if reference is not None:
-            with torch.no_grad():
+            with torch.no_grad(), autocast():
                 ref_logits = reference(input_ids=ids, attention_mask=mask).logits
             logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
             ref_logp = torch.log_softmax(ref_logits[:, :-1].float(), dim=-1)
@@ -154,17 +164,21 @@ def update_llm(
             loss = loss + kl_coef * kl_ref
         # The cap: how far the current weights already are from the pre-update policy. Past
         # it, go back to the weights before the last step and stop.
-        kl_step = torch.stack([_k3(before[i], picked[row][valid[row]].detach()) for row, i in enumerate(idx)]).mean()
+        kl_step = torch.tensor(0.0)
+        if has_cap:
+            kl_step = torch.stack([_k3(before[i], picked[row][valid[row]].detach()) for row, i in enumerate(idx)]).mean()
         if step > 0 and kl_step.item() > kl_cap:
             accelerator.unwrap_model(model).load_state_dict(previous)
             stats.update(capped=1.0, steps=float(step - 1))
             break
-        if math.isfinite(kl_cap):
+        if has_cap:
             previous = {k: v.detach().clone() for k, v in accelerator.unwrap_model(model).state_dict().items()}
         optimizer.zero_grad()
         accelerator.backward(loss)
         accelerator.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        if step == 0:
+            stats["nll_first"] = float(nll.mean().item())
         stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
                      kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
     accelerator.wait_for_everyone()

@@ -36,6 +36,9 @@ class TaskBatch:
 class Simulator(Protocol):
     def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch: ...
     def score(self, pairs: list[tuple[str, str]]) -> list[float]: ...
+    def expert(self, task_id: str) -> str | None:
+        """The gold answer of a generated or base task (None where it has none)."""
+        ...
     def demo(self, family: str) -> tuple[str, str] | None:
         """The family's first base task (its worked example), solved: the agent's one-shot demo."""
         ...
@@ -94,13 +97,16 @@ class LocalSimulator(_AdminCommands):
             rewards.append(self._env.step(answer).reward)
         return rewards
 
+    def expert(self, task_id: str) -> str | None:
+        self._env.reset(task_id=task_id, seed=0)
+        return self._env.expert_action()
+
     def demo(self, family: str) -> tuple[str, str] | None:
         base = _base_family(family)
         task = next((t for t in self.shared.base if t.family == base), None)
         if task is None:
             return None
-        self._env.reset(task_id=task.task_id, seed=0)
-        answer = self._env.expert_action()
+        answer = self.expert(task.task_id)
         return (task.prompt, answer) if answer else None
 
     def close(self) -> None:
@@ -144,6 +150,10 @@ class RemoteSimulator(_AdminCommands):
                 raise RuntimeError(f"scoring failed: {r.error}")
             rewards.append(r.result.reward)
         return rewards
+
+    def expert(self, task_id: str) -> str | None:
+        with self.client.create(task_id=task_id, seed=0) as session:
+            return session.expert_action()
 
     def demo(self, family: str) -> tuple[str, str] | None:
         base, offset = _base_family(family), 0

@@ -10,7 +10,8 @@ Per epoch and arm:
   5. D_train (every completion with its reward) and D_env (context -> task, p_hat, R_env,
      weight) grow in the SQL store; one metrics line per epoch and arm goes to metrics.jsonl.
 
-Output directory: config.json, metrics.jsonl, genenv.png, store.db (unless --db-url), and per
+Output directory: config.json, metrics.jsonl, genenv.png, store.db (unless --db-url),
+agent_warmup/ (the warmed starting agent and its warmup.json, with agent_warmup_steps), and per
 arm: state.json (epochs done), agent/ (weights, optimizer), env_policy/ (pi_env versions).
 Re-running with the same directory resumes after the last finished epoch.
 """
@@ -38,6 +39,10 @@ log = logging.getLogger(__name__)
 
 #: LLM warm-up: example sets shown per target task.
 WARMUP_CONTEXTS_PER_TASK = 4
+#: The seed streams of tasks drawn outside the epochs (see _epoch_seed): the static pool's and
+#: the agent warm-up's, apart from each other and from every epoch's.
+STATIC_POOL_EPOCH = -1
+WARMUP_EPOCH = -2
 #: Config fields that may change between a run and its resume (they do not change results).
 RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm"}
 
@@ -261,6 +266,37 @@ class GenEnvTrainer:
                            prefix=TASK_HEADER, seed=cfg.seed)
         log.info("LLM simulator warm-up: %s", stats)
 
+    def _starting_agent(self, initial_policy: Path) -> str:
+        """The model every arm starts from (and GRPO's KL reference): `agent_model`, or with
+        `agent_warmup_steps` that model after SFT on gold answers of tasks the initial simulator
+        generated (see coevo.genenv.agent_warmup), made once and reused on resume."""
+        cfg = self.config
+        if cfg.agent_warmup_steps == 0:
+            return cfg.agent_model
+        target = self.out / "agent_warmup"
+        if (target / "config.json").exists():
+            return str(target)
+        from coevo.genenv.agent_warmup import warm_up_agent
+
+        partial = self.out / "agent_warmup.tmp"
+        if self.state.is_main_process:
+            shutil.rmtree(partial, ignore_errors=True)
+        t0 = time.time()
+        simulator = self._simulator(cfg.arms[0], initial_policy)
+        try:
+            stats = warm_up_agent(self._model_dir(cfg.agent_model), partial, simulator, cfg,
+                                  _epoch_seed(cfg.seed, WARMUP_EPOCH))
+        finally:
+            simulator.close()
+        stats["elapsed_s"] = round(time.time() - t0, 1)
+        log.info("agent warm-up: %s", stats)
+        if self.state.is_main_process:
+            (partial / "warmup.json").write_text(json.dumps(stats, indent=1))
+            shutil.rmtree(target, ignore_errors=True)  # a copy without config.json is incomplete
+            partial.replace(target)
+        self.state.wait_for_everyone()
+        return str(target)
+
     def _simulator(self, arm: str, policy_path: Path) -> Simulator:
         cfg = self.config
         if arm in cfg.simulator_urls:
@@ -285,8 +321,9 @@ class GenEnvTrainer:
     # ------------------------------------------------------------------ the run
     def run(self) -> list[dict[str, Any]]:
         initial = self._initial_env_policy()
+        agent_model = self._starting_agent(initial)
         for arm in self.config.arms:
-            self.run_arm(arm, self.config.agent_model, initial)
+            self.run_arm(arm, agent_model, initial)
         if self.state.is_main_process:
             from coevo.genenv.plot import plot_metrics
 
@@ -346,7 +383,7 @@ class GenEnvTrainer:
     # ------------------------------------------------------------------ steps of an epoch
     def _static_pool(self, simulator: Simulator) -> dict[str, Any]:
         """The static-augmentation pool: generated once by the initial simulator, then fixed."""
-        batch = simulator.generate(self.config.static_pool_size, _epoch_seed(self.config.seed, -1))
+        batch = simulator.generate(self.config.static_pool_size, _epoch_seed(self.config.seed, STATIC_POOL_EPOCH))
         return {
             "tasks": [vars(t) for t in batch.tasks],
             "attempts": batch.attempts, "valid": batch.valid, "policy_version": batch.policy_version,

@@ -186,6 +186,8 @@ def test_the_trainers_remote_simulator_speaks_protocol_and_admin(http: TestClien
     assert "Request:" in prompt and "(" in answer
     rewards = sim.score([(batch.tasks[0].task_id, "nonsense"), (batch.tasks[1].task_id, "wrong(x=1)")])
     assert rewards == [0.0, 0.0]
+    gold = sim.expert(batch.tasks[2].task_id)
+    assert gold and sim.score([(batch.tasks[2].task_id, gold)]) == [1.0]
     policy = ParametricPolicy(["function_calling"])
     policy.logits["function_calling"]["n_args"] = np.array([-9.0, -9.0, 9.0])
     policy.save(tmp_path / "three_args.json")

@@ -66,6 +66,51 @@ def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) 
         preset("ci", tasks_per_step=0)
 
 
+def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SFT on gold answers before GRPO: its loss falls, both arms' GRPO agents are built from
+    the warmed model (not the tiny one), and a resumed run reuses it rather than training again."""
+    from safetensors.torch import load_file
+
+    out = tmp_path / "run"
+    cfg = preset("ci", output_dir=str(out), arms=("genenv", "random"), epochs=1,
+                 agent_warmup_steps=20, agent_warmup_lr=1e-2, agent_warmup_tasks=6)
+    built: list[tuple[str, str]] = []
+
+    def recording(trainer: GenEnvTrainer) -> GenEnvTrainer:
+        real = trainer.agent_factory
+
+        def factory(arm, model, arm_dir, simulator):  # type: ignore[no-untyped-def]
+            built.append((arm, model))
+            return real(arm, model, arm_dir, simulator)
+
+        trainer.agent_factory = factory
+        return trainer
+
+    rows = recording(GenEnvTrainer(cfg)).run()
+    warm = out / "agent_warmup"
+    stats = json.loads((warm / "warmup.json").read_text())
+    assert stats["steps"] == 20 and stats["examples"] == 6 == stats["tasks"]
+    assert stats["nll"] < 0.5 * stats["nll_first"], stats
+    assert built == [("genenv", str(warm)), ("random", str(warm))]
+    assert [r["arm"] for r in rows] == ["genenv", "random"]
+    tiny = load_file(str(out / "tiny-model" / "model.safetensors"))
+    warmed = load_file(str(warm / "model.safetensors"))
+    assert any(not (tiny[k] == warmed[k]).all() for k in tiny)
+    assert not (out / "agent_warmup.tmp").exists()
+
+    def train_again(*_: object, **__: object) -> None:
+        raise AssertionError("the warm-up ran again on resume")
+
+    monkeypatch.setattr("coevo.genenv.agent_warmup.warm_up_agent", train_again)
+    rows = recording(GenEnvTrainer(preset("ci", **{**vars(cfg), "epochs": 2}))).run()
+    assert [(r["arm"], r["epoch"]) for r in rows][-2:] == [("genenv", 1), ("random", 1)]
+    assert built[2:] == [("genenv", str(warm)), ("random", str(warm))]
+    with pytest.raises(ValueError, match="different config"):
+        GenEnvTrainer(preset("ci", **{**vars(cfg), "agent_warmup_steps": 5}))
+    with pytest.raises(ValueError, match="agent_warmup_tasks"):
+        preset("ci", agent_warmup_tasks=0)
+
+
 def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
     import coevo.cli.genenv_cmd  # noqa: F401
 
