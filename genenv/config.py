@@ -193,7 +193,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # The paper's settings (GPU scale).
     "paper": {},
     # SmolLM2-135M on two CPU cores, parametric pi_env: GenEnv beside GenEnv-Random in under an
-    # hour (add the static arm with --set arms=genenv,random,static: about 17 minutes more).
+    # hour (add the static arm with --set arms=genenv,random,static: about 27 minutes more).
     # Differences from the paper, all for a 135M model on a CPU budget: 20 tasks per epoch
     # and 6 epochs (not 64 and 10); a group of 5 (not 8), so that p_hat can land in the band
     # at 0.4 and 0.6 (of 8 rollouts only 4/8 is in band), and pi_env gets twice the samples
