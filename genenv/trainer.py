@@ -230,15 +230,33 @@ class GenEnvTrainer:
             return path
         if cfg.llm_endpoint:
             return Path(str(cfg.env_model))
-        path = self.out / "env_policy_initial"
-        if not (path / "config.json").exists():
+
+        def make(partial: Path) -> None:
             source = self._model_dir(str(cfg.env_model))
             if cfg.env_warmup_steps > 0:
-                self._warm_up_llm(source, path)
+                self._warm_up_llm(source, partial)
             elif self.state.is_main_process:
-                shutil.copytree(source, path, dirs_exist_ok=True)
-            self.state.wait_for_everyone()
-        return path
+                shutil.copytree(source, partial)
+
+        return self._model_once(self.out / "env_policy_initial", make)
+
+    def _model_once(self, target: Path, make: Callable[[Path], None]) -> Path:
+        """A model directory made once per run: `make(partial)` writes it (on every process, as
+        training under accelerate needs; the main process saves) into a partial directory that is
+        then renamed into place, so an interrupted run never leaves a model that looks finished
+        (config.json present) but is not. An existing `target` is reused."""
+        if (target / "config.json").exists():
+            return target
+        partial = target.with_name(target.name + ".tmp")
+        if self.state.is_main_process:
+            shutil.rmtree(partial, ignore_errors=True)
+        self.state.wait_for_everyone()
+        make(partial)
+        if self.state.is_main_process:
+            shutil.rmtree(target, ignore_errors=True)
+            partial.replace(target)
+        self.state.wait_for_everyone()
+        return target
 
     def _warm_up_llm(self, source: str, target: Path) -> None:
         """Plain SFT on base tasks in the generator's own format: the simulator learns to write
@@ -273,29 +291,23 @@ class GenEnvTrainer:
         cfg = self.config
         if cfg.agent_warmup_steps == 0:
             return cfg.agent_model
-        target = self.out / "agent_warmup"
-        if (target / "config.json").exists():
-            return str(target)
-        from coevo.genenv.agent_warmup import warm_up_agent
 
-        partial = self.out / "agent_warmup.tmp"
-        if self.state.is_main_process:
-            shutil.rmtree(partial, ignore_errors=True)
-        t0 = time.time()
-        simulator = self._simulator(cfg.arms[0], initial_policy)
-        try:
-            stats = warm_up_agent(self._model_dir(cfg.agent_model), partial, simulator, cfg,
-                                  _epoch_seed(cfg.seed, WARMUP_EPOCH))
-        finally:
-            simulator.close()
-        stats["elapsed_s"] = round(time.time() - t0, 1)
-        log.info("agent warm-up: %s", stats)
-        if self.state.is_main_process:
-            (partial / "warmup.json").write_text(json.dumps(stats, indent=1))
-            shutil.rmtree(target, ignore_errors=True)  # a copy without config.json is incomplete
-            partial.replace(target)
-        self.state.wait_for_everyone()
-        return str(target)
+        def make(partial: Path) -> None:
+            from coevo.genenv.agent_warmup import warm_up_agent
+
+            t0 = time.time()
+            simulator = self._simulator(cfg.arms[0], initial_policy)
+            try:
+                stats = warm_up_agent(self._model_dir(cfg.agent_model), partial, simulator, cfg,
+                                      _epoch_seed(cfg.seed, WARMUP_EPOCH))
+            finally:
+                simulator.close()
+            stats["elapsed_s"] = round(time.time() - t0, 1)
+            log.info("agent warm-up: %s", stats)
+            if self.state.is_main_process:
+                (partial / "warmup.json").write_text(json.dumps(stats, indent=1))
+
+        return str(self._model_once(self.out / "agent_warmup", make))
 
     def _simulator(self, arm: str, policy_path: Path) -> Simulator:
         cfg = self.config
