@@ -107,8 +107,23 @@ def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(tmp_path: Pa
     assert built[2:] == [("genenv", str(warm)), ("random", str(warm))]
     with pytest.raises(ValueError, match="different config"):
         GenEnvTrainer(preset("ci", **{**vars(cfg), "agent_warmup_steps": 5}))
-    with pytest.raises(ValueError, match="agent_warmup_tasks"):
-        preset("ci", agent_warmup_tasks=0)
+    for bad in ({"agent_warmup_tasks": 0}, {"agent_warmup_steps": -1}, {"agent_warmup_batch_size": 0}):
+        with pytest.raises(ValueError, match="agent_warmup_tasks"):
+            preset("ci", **bad)
+
+
+def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from coevo.genenv.agent_warmup import warm_up_agent
+
+    cfg = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=2, agent_warmup_tasks=3)
+    trainer = GenEnvTrainer(cfg)
+    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
+    monkeypatch.setattr(simulator, "expert", lambda task_id: None)
+    with pytest.raises(RuntimeError, match="no generated task with a gold answer"):
+        warm_up_agent(trainer._model_dir("tiny"), tmp_path / "warm", simulator, cfg, seed=0)
+    assert not (tmp_path / "warm").exists()
+    simulator.close()
 
 
 def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
