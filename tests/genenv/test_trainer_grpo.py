@@ -126,6 +126,38 @@ def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(tmp_pa
     simulator.close()
 
 
+def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A completion cut at max_completion_length cannot be right; the warm-up says how many of
+    its gold answers would not fit, so a budget that makes tasks unsolvable is noticed."""
+    from transformers import AutoTokenizer
+
+    from coevo.genenv.agent_warmup import answers_over_budget, warm_up_agent
+
+    cfg = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=1, agent_warmup_tasks=3)
+    trainer = GenEnvTrainer(cfg)
+    model = trainer._model_dir("tiny")
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    short, long = 'f(a=1)', 'search_flights(origin="Dublin", destination="Hanoi", passengers=1)'
+    n_short, n_long = (len(tokenizer(x, add_special_tokens=False)["input_ids"]) for x in (short, long))
+    assert n_short < n_long
+    assert answers_over_budget(model, [short, long], n_long) == 0
+    assert answers_over_budget(model, [short, long], n_short) == 1
+    assert answers_over_budget(model, [short, long], n_short - 1) == 2
+
+    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
+    with caplog.at_level("WARNING", logger="coevo.genenv.agent_warmup"):
+        stats = warm_up_agent(model, tmp_path / "tight", simulator, cfg, seed=0)
+    assert stats["answers_over_budget"] == 3  # ci's 6 tokens hold no gold call
+    assert "3 of 3 gold answers are longer than max_completion_length=6" in caplog.text
+    caplog.clear()
+    roomy = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=1, agent_warmup_tasks=3,
+                   max_completion_length=200)
+    assert warm_up_agent(model, tmp_path / "roomy", simulator, roomy, seed=0)["answers_over_budget"] == 0
+    assert "gold answers are longer" not in caplog.text
+    simulator.close()
+
+
 def test_cli_rejects_bad_settings(tmp_path: Path) -> None:
     import coevo.cli.genenv_cmd  # noqa: F401
 
