@@ -3,7 +3,8 @@
 One GRPOTrainer lives for the whole arm, so AdamW state carries over between epochs and the
 KL reference stays the initial agent. Each epoch hands it that epoch's tasks; the reward
 function scores every completion through the simulator and records it, so the GRPO group
-of each task is also its p_hat sample.
+of each task is also its p_hat sample. With dynamic sampling (grpo_tasks_per_epoch > 0) the
+p_hat sample comes from `sample` instead: the same prompts and sampling settings, no training.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from coevo.genenv.simulator import BatchTask, Simulator
 from coevo.hardware import use_bf16
 
 log = logging.getLogger(__name__)
+
+#: Tasks per generate() call in `sample` (each with group_size completions).
+SAMPLE_TASKS_PER_CALL = 8
 
 
 def _vllm_usable(setting: str) -> bool:
@@ -115,6 +119,59 @@ class GRPOAgent:
         if self.trainer.accelerator.num_processes > 1:
             records = list(gather_object(records))
         return records
+
+    # ------------------------------------------------------------------ sampling without training
+    def sample(self, tasks: Sequence[BatchTask], seed: int) -> list[Trace]:
+        """group_size completions per task from the current weights, scored by the simulator —
+        the prompts, temperature and completion budget GRPO samples with, on a seeded RNG of its
+        own (GRPO's stream is left as it was). Under several processes each takes a share of the
+        tasks and every process gets all the traces back."""
+        import torch
+        from accelerate.utils import gather_object
+
+        cfg = self.config
+        accelerator = self.trainer.accelerator
+        model = accelerator.unwrap_model(self.trainer.model)
+        tokenizer = self.trainer.processing_class
+        mine = list(tasks)[accelerator.process_index::accelerator.num_processes]
+        generation = self._generation_config()
+        autocast = torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=use_bf16(cfg.bf16))
+        was_training = model.training
+        model.eval()
+        pairs: list[tuple[str, str]] = []
+        try:
+            with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
+                torch.manual_seed(seed + accelerator.process_index)
+                for start in range(0, len(mine), SAMPLE_TASKS_PER_CALL):
+                    chunk = mine[start:start + SAMPLE_TASKS_PER_CALL]
+                    texts = [tokenizer.apply_chat_template(self.prompts.messages(t), tokenize=False,
+                                                           add_generation_prompt=True) for t in chunk]
+                    inputs = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
+                                       add_special_tokens=False).to(model.device)
+                    with torch.no_grad(), autocast:
+                        output = model.generate(**inputs, generation_config=generation)
+                    completions = tokenizer.batch_decode(output[:, inputs["input_ids"].shape[1]:],
+                                                         skip_special_tokens=True)
+                    pairs += [(chunk[i // cfg.group_size].task_id, text) for i, text in enumerate(completions)]
+        finally:
+            model.train(was_training)
+        rewards = self.simulator.score(pairs) if pairs else []
+        records = [Trace(t, c, r) for (t, c), r in zip(pairs, rewards)]
+        if accelerator.num_processes > 1:
+            records = list(gather_object(records))
+        return records
+
+    def _generation_config(self) -> Any:
+        """GRPO's own sampling settings (TRL keeps them on the trainer whatever the engine)."""
+        from transformers import GenerationConfig
+
+        t = self.trainer
+        return GenerationConfig(
+            max_new_tokens=self.config.max_completion_length, do_sample=True, temperature=t.temperature,
+            top_p=t.top_p, top_k=t.top_k, min_p=t.min_p, repetition_penalty=t.repetition_penalty,
+            pad_token_id=t.processing_class.pad_token_id, eos_token_id=t.eos_token_ids, disable_compile=True,
+            num_return_sequences=self.config.group_size,
+        )
 
     # ------------------------------------------------------------------ checkpoints
     def save(self, directory: Path, optimizer: bool) -> None:

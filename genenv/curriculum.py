@@ -86,6 +86,17 @@ def rwr_fit(r_envs_in_band: Sequence[float], n_generated: int, average: str,
     return rwr_weights(r_envs_in_band, lam), scale
 
 
+def learnable_first(groups: Sequence[Sequence[float]], limit: int, alpha: float = ALPHA) -> list[int]:
+    """Indices of the tasks GRPO can learn from — those whose group's rewards are not all equal
+    (equal rewards give every completion zero advantage) — nearest alpha first (ties: in order),
+    at most `limit` of them."""
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    mixed = [i for i, rewards in enumerate(groups) if len(rewards) > 1 and max(rewards) > min(rewards)]
+    mixed.sort(key=lambda i: (abs(p_hat(groups[i]) - alpha), i))
+    return mixed[:limit]
+
+
 def misranking_bound(delta1: float, delta2: float, n: int) -> float:
     """Theorem 1's bound on P(the task at distance delta2 from alpha looks at least as close as
     the one at delta1 < delta2), with n rollouts each: 4 exp(-(2/9)(delta2 - delta1)^2 n)."""

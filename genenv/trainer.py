@@ -3,7 +3,9 @@
 Per epoch and arm:
   1. tasks: pi_env generates a batch (genenv, random) or a batch is drawn from the fixed pool
      the initial simulator generated once (static);
-  2. agent: GRPO on the batch; each task's group of completions gives p_hat;
+  2. agent: GRPO on the batch; each task's group of completions gives p_hat (with dynamic
+     sampling, grpo_tasks_per_epoch > 0: a sampling pass over the batch gives p_hat, then GRPO
+     trains on the tasks with unequal rewards nearest alpha);
   3. R_env = exp(-beta (p_hat - alpha)^2); tasks with |p_hat - alpha| > k_min are excluded;
   4. genenv only: pi_env is updated by RWR (weights ~ exp(lambda R_env)) on the in-band part
      of D_env, saved, and hot-loaded into the simulator;
@@ -49,9 +51,10 @@ RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_t
 
 class Agent(Protocol):
     """What the loop needs from an agent: learn on a batch (returning every scored rollout),
-    and checkpoint."""
+    sample a group per task without learning (dynamic sampling), and checkpoint."""
 
     def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]: ...
+    def sample(self, tasks: Sequence[BatchTask], seed: int) -> list[Trace]: ...
     def save(self, directory: Path, optimizer: bool) -> None: ...
     def load(self, directory: Path) -> None: ...
 
@@ -369,8 +372,8 @@ class GenEnvTrainer:
                 batch = self._shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
-                traces = agent.train_epoch(batch.tasks) if batch.tasks else []
-                row = self._after_rollouts(arm, epoch, batch, traces, simulator, state, policy_path)
+                sampled, trained = self._rollouts(agent, epoch, batch.tasks) if batch.tasks else ([], [])
+                row = self._after_rollouts(arm, epoch, batch, sampled, trained, simulator, state, policy_path)
                 policy_path = Path(state.get("policy_path") or policy_path)
                 row["elapsed_s"] = round(time.time() - t0, 1)
                 row["cpu_threads"] = threads
@@ -425,11 +428,33 @@ class GenEnvTrainer:
             simulator.set_context({"agent_success": state["last_success"], "target_success": cfg.alpha})
         return simulator.generate(cfg.tasks_per_epoch, _epoch_seed(cfg.seed, epoch))
 
-    def _after_rollouts(
-        self, arm: str, epoch: int, batch: TaskBatch, traces: list[Trace], simulator: Simulator,
-        state: dict[str, Any], policy_path: Path,
-    ) -> dict[str, Any]:
+    def _rollouts(self, agent: Agent, epoch: int, tasks: Sequence[BatchTask]) -> tuple[list[Trace], list[Trace]]:
+        """The epoch's rollouts: (the traces p_hat is estimated from, GRPO's traces). Algorithm 1
+        (grpo_tasks_per_epoch 0): GRPO on every task, and its groups are the p_hat sample. Dynamic
+        sampling: a sampling pass over every task gives p_hat before any training on them (so it
+        is not biased by the selection), then GRPO trains on the learnable tasks nearest alpha."""
         cfg = self.config
+        if cfg.grpo_tasks_per_epoch <= 0:
+            traces = agent.train_epoch(tasks)
+            return traces, traces
+        t0 = time.time()
+        sampled = agent.sample(tasks, _epoch_seed(cfg.seed, epoch))
+        log.info("epoch %d: sampled %d completions in %.1f s", epoch, len(sampled), time.time() - t0)
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for t in sampled:
+            by_task[t.task_id].append(t.reward)
+        unique = list({t.task_id: t for t in tasks}.values())
+        chosen = curriculum.learnable_first([by_task[t.task_id] for t in unique], cfg.grpo_tasks_per_epoch, cfg.alpha)
+        return sampled, agent.train_epoch([unique[i] for i in chosen]) if chosen else []
+
+    def _after_rollouts(
+        self, arm: str, epoch: int, batch: TaskBatch, traces: list[Trace], trained: list[Trace],
+        simulator: Simulator, state: dict[str, Any], policy_path: Path,
+    ) -> dict[str, Any]:
+        """Metrics, D_env and the pi_env update from the p_hat sample `traces`; D_train gets
+        every trace (the GRPO rollouts `trained` are the same list under Algorithm 1)."""
+        cfg = self.config
+        dynamic = cfg.grpo_tasks_per_epoch > 0
         by_task: dict[str, list[float]] = defaultdict(list)
         for t in traces:
             by_task[t.task_id].append(t.reward)
@@ -451,11 +476,14 @@ class GenEnvTrainer:
             "in_band_fraction": float(np.mean([s.in_band for s in samples])) if samples else 0.0,
             "mean_r_env": float(np.mean([s.r_env for s in samples])) if samples else 0.0,
             "validity_rate": batch.validity_rate,
-            "tasks": len(samples), "rollouts": len(traces), "policy_version": batch.policy_version,
+            "tasks": len(samples), "rollouts": len(traces) + (len(trained) if dynamic else 0),
+            "grpo_tasks": len({t.task_id for t in trained}), "policy_version": batch.policy_version,
         }
         state["last_success"] = row["success_rate"]
         if self.state.is_main_process:
-            self.pools.add_traces(arm, epoch, "static" if arm == "static" else "on_policy", traces)
+            if dynamic:
+                self.pools.add_traces(arm, epoch, "sampled", traces)
+            self.pools.add_traces(arm, epoch, "static" if arm == "static" else "on_policy", trained)
             self.pools.add_env_samples(arm, epoch, samples)
             if arm == "genenv":
                 row["env_update"] = self._update_env(epoch, simulator, state, policy_path)

@@ -75,7 +75,8 @@ class GenEnvTrainTrace(Base):
     run_id: Mapped[str] = mapped_column(String(64))
     arm: Mapped[str] = mapped_column(String(16))
     epoch: Mapped[int] = mapped_column(Integer)
-    #: on_policy (this epoch's rollouts) | static (the fixed augmentation pool) | base
+    #: on_policy (this epoch's GRPO rollouts) | static (GRPO rollouts on the fixed augmentation
+    #: pool) | sampled (the sampling pass of dynamic sampling: no training) | base
     source: Mapped[str] = mapped_column(String(16))
     task_id: Mapped[str] = mapped_column(String(40))
     completion: Mapped[str] = mapped_column(Text)

@@ -33,14 +33,25 @@ class SkillAgent:
         self.group_size = group_size
         self.seed = seed
         self.calls = 0
+        #: The task ids of each train_epoch and sample call, in order.
+        self.trained: list[list[str]] = []
+        self.sampled: list[list[str]] = []
 
     def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]:
         self.calls += 1
+        self.trained.append([t.task_id for t in tasks])
+        return self._rollouts(tasks, f"{self.seed}:{self.calls}")
+
+    def sample(self, tasks: Sequence[BatchTask], seed: int) -> list[Trace]:
+        self.sampled.append([t.task_id for t in tasks])
+        return self._rollouts(tasks, f"sample:{seed}")
+
+    def _rollouts(self, tasks: Sequence[BatchTask], stream: str) -> list[Trace]:
         pairs = []
         for task in tasks:
             gold = gold_answer_text(self.simulator.shared.lookup(task.task_id))
             p = success_probability(task.context.get("knobs"), task.task_id)
-            rng = random.Random(f"{self.seed}:{self.calls}:{task.task_id}")
+            rng = random.Random(f"{stream}:{task.task_id}")
             for _ in range(self.group_size):
                 pairs.append((task.task_id, gold if rng.random() < p else "wrong_tool(x=0)"))
         rewards = self.simulator.score(pairs)

@@ -94,3 +94,22 @@ def test_rwr_fit_scales_the_likelihood_only_when_averaged_over_generated_tasks()
     assert scale == pytest.approx(c.band_mass(r, 10))
     with pytest.raises(ValueError, match="in_band, generated"):
         c.rwr_fit(r, 10, "sometimes")
+
+
+def test_learnable_first_keeps_groups_with_unequal_rewards_nearest_alpha_first() -> None:
+    groups = [
+        [1, 1, 1, 1, 1],        # 0: all right: zero advantage
+        [0, 0, 1, 0, 0],        # 1: p_hat 0.2
+        [0, 0, 0, 0, 0],        # 2: all wrong
+        [1, 0, 1, 0, 1],        # 3: p_hat 0.6
+        [0.5, 0.5, 0.5],        # 4: equal partial rewards: zero advantage too
+        [0, 1, 0, 1, 0],        # 5: p_hat 0.4, as near alpha as task 3: order breaks the tie
+        [0.2, 0.9],             # 6: F1-style rewards, p_hat 0.55
+        [1],                    # 7: one rollout: no group to compare
+    ]
+    assert c.learnable_first(groups, 10) == [6, 3, 5, 1]
+    assert c.learnable_first(groups, 2) == [6, 3]
+    assert c.learnable_first(groups, 0) == []
+    assert c.learnable_first(groups, 10, alpha=0.2) == [1, 5, 6, 3]
+    with pytest.raises(ValueError):
+        c.learnable_first(groups, -1)

@@ -66,6 +66,40 @@ def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) 
         preset("ci", tasks_per_step=0)
 
 
+def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untouched(tmp_path: Path) -> None:
+    """Dynamic sampling's p_hat sample: group_size scored completions per task, the same for the
+    same seed, drawn on an RNG of its own (GRPO's sampling stream is not moved)."""
+    import torch
+
+    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), max_completion_length=8)
+    trainer = GenEnvTrainer(cfg)
+    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
+    agent = trainer.agent_factory("genenv", trainer._model_dir("tiny"), tmp_path / "agent", simulator)
+    tasks = simulator.generate(11, seed=5).tasks  # more than one generate() call's worth
+    rng_before = torch.random.get_rng_state()
+    agent.trainer.model.train()
+    first = agent.sample(tasks, seed=3)
+    assert torch.equal(torch.random.get_rng_state(), rng_before)
+    assert agent.trainer.model.training  # back in the mode it was in
+    assert [t.task_id for t in first] == [t.task_id for t in tasks for _ in range(cfg.group_size)]
+    assert all(0 <= t.reward <= 1 for t in first)
+    assert [t.completion for t in agent.sample(tasks, seed=3)] == [t.completion for t in first]
+    assert [t.completion for t in agent.sample(tasks, seed=4)] != [t.completion for t in first]
+    simulator.close()
+
+
+def test_dynamic_sampling_with_the_grpo_agent_skips_grpo_when_no_group_is_mixed(tmp_path: Path) -> None:
+    """A tiny random model never answers right: every group is all zeros, so there is nothing
+    for GRPO to learn and it is skipped, while p_hat and the metrics still cover every task."""
+    trainer = GenEnvTrainer(preset("ci", output_dir=str(tmp_path), arms=("genenv", "random"), epochs=1,
+                                   tasks_per_epoch=4, grpo_tasks_per_epoch=2))
+    rows = trainer.run()
+    for row in rows:
+        assert row["tasks"] == 4 and row["grpo_tasks"] == 0 and row["rollouts"] == 4 * 2
+        assert row["success_rate"] == 0.0
+    assert trainer.pools.sizes("genenv") == (8, 4)
+
+
 def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SFT on gold answers before GRPO: its loss falls, both arms' GRPO agents are built from
     the warmed model (not the tiny one), and a resumed run reuses it rather than training again."""

@@ -134,3 +134,46 @@ def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(t
     assert row["env_update"]["likelihood_scale"] == 1.0  # in_band: the in-band samples alone
     with pytest.raises(ValueError, match="env_rwr_average"):
         preset("ci", env_rwr_average="sometimes")
+
+
+def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learnable_nearest_alpha(
+        tmp_path: Path) -> None:
+    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv", "random"), epochs=2, tasks_per_epoch=24,
+                 group_size=5, grpo_tasks_per_epoch=4)
+    agents: dict[str, SkillAgent] = {}
+
+    def factory(arm, model, arm_dir, simulator):
+        agents[arm] = SkillAgent(simulator, 5)
+        return agents[arm]
+
+    trainer = GenEnvTrainer(cfg, agent_factory=factory)
+    rows = trainer.run()
+    for row in rows:
+        agent = agents[row["arm"]]
+        sampled, trained = agent.sampled[row["epoch"]], agent.trained[row["epoch"]]
+        # p_hat and the metrics come from the sampling pass over the whole batch
+        assert len(sampled) == 24 and row["tasks"] == len(set(sampled))
+        epoch_samples = [s for s in trainer.pools.env_samples(row["arm"], first_epoch=row["epoch"], in_band_only=False)
+                         if s.epoch == row["epoch"]]
+        p_hat = {s.task_id: s.p_hat for s in epoch_samples}
+        assert row["success_rate"] == pytest.approx(np.mean(list(p_hat.values())))
+        # GRPO got at most 4 tasks, each with a mixed group, and none farther from alpha than
+        # a learnable task it skipped
+        assert 1 <= len(trained) <= 4 and row["grpo_tasks"] == len(trained)
+        assert all(0 < p_hat[t] < 1 for t in trained)
+        skipped = [p for t, p in p_hat.items() if 0 < p < 1 and t not in trained]
+        if skipped:
+            assert max(abs(p_hat[t] - 0.5) for t in trained) <= min(abs(p - 0.5) for p in skipped)
+        assert row["rollouts"] == 5 * (len(sampled) + len(trained))
+    # D_train keeps both kinds of rollout, told apart by their source
+    from sqlalchemy import func, select
+
+    from coevo.store.genenv import GenEnvTrainTrace
+
+    with trainer.pools.engine.connect() as conn:
+        counts = dict(conn.execute(select(GenEnvTrainTrace.source, func.count()).where(
+            GenEnvTrainTrace.arm == "genenv").group_by(GenEnvTrainTrace.source)).all())
+    g = [r for r in rows if r["arm"] == "genenv"]
+    assert counts == {"sampled": 5 * 48, "on_policy": 5 * sum(r["grpo_tasks"] for r in g)}
+    with pytest.raises(ValueError, match="grpo_tasks_per_epoch"):
+        preset("ci", grpo_tasks_per_epoch=-1)
