@@ -100,6 +100,19 @@ class _CpuThreads:
         return max(0.0, os.getloadavg()[0] - own)
 
 
+def _rewards_by_task(traces: Sequence[Trace]) -> dict[str, list[float]]:
+    """Each task's group: the rewards of its rollouts, by task id."""
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for t in traces:
+        by_task[t.task_id].append(t.reward)
+    return by_task
+
+
+def _distinct(tasks: Sequence[BatchTask]) -> list[BatchTask]:
+    """The batch's tasks once each, in order (a content-addressed task can be generated twice)."""
+    return list({t.task_id: t for t in tasks}.values())
+
+
 _PROC_STAT = Path("/proc/stat")
 
 
@@ -440,10 +453,8 @@ class GenEnvTrainer:
         t0 = time.time()
         sampled = agent.sample(tasks, _epoch_seed(cfg.seed, epoch))
         log.info("epoch %d: sampled %d completions in %.1f s", epoch, len(sampled), time.time() - t0)
-        by_task: dict[str, list[float]] = defaultdict(list)
-        for t in sampled:
-            by_task[t.task_id].append(t.reward)
-        unique = list({t.task_id: t for t in tasks}.values())
+        by_task = _rewards_by_task(sampled)
+        unique = _distinct(tasks)
         chosen = curriculum.learnable_first([by_task[t.task_id] for t in unique], cfg.grpo_tasks_per_epoch, cfg.alpha)
         return sampled, agent.train_epoch([unique[i] for i in chosen]) if chosen else []
 
@@ -455,15 +466,12 @@ class GenEnvTrainer:
         every trace (the GRPO rollouts `trained` are the same list under Algorithm 1)."""
         cfg = self.config
         dynamic = cfg.grpo_tasks_per_epoch > 0
-        by_task: dict[str, list[float]] = defaultdict(list)
-        for t in traces:
-            by_task[t.task_id].append(t.reward)
-        samples, seen = [], set()
-        for task in batch.tasks:
+        by_task = _rewards_by_task(traces)
+        samples = []
+        for task in _distinct(batch.tasks):  # a task generated twice counts once
             rewards = by_task.get(task.task_id)
-            if not rewards or task.task_id in seen:  # a task generated twice counts once
+            if not rewards:
                 continue
-            seen.add(task.task_id)
             p = curriculum.p_hat(rewards)
             samples.append(EnvSample(
                 task.task_id, task.context, task.output, p, len(rewards),
