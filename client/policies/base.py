@@ -31,6 +31,10 @@ class Sampling:
 
     temperature: float = 0.0
     top_p: float = 1.0
+    #: Sample among the k likeliest tokens only (0: no limit).
+    top_k: int = 0
+    #: Drop tokens less likely than min_p times the likeliest one (0: keep all).
+    min_p: float = 0.0
     max_new_tokens: int = 128
     #: Seed for sampling; None draws fresh randomness.
     seed: int | None = None
@@ -93,6 +97,10 @@ class Policy(ABC):
 
     async def aclose(self) -> None:
         """Release connections, threads or models."""
+
+    def cancel(self) -> None:
+        """Abandon work in progress as soon as possible (SIGTERM, Ctrl-C); safe from any thread.
+        Local models stop decoding at the next token; others have nothing long-running to stop."""
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able description for results files and the store."""

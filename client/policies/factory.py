@@ -1,22 +1,110 @@
 """Policies by name, for command lines: `expert`, `random`, `smollm2`, a model directory,
-`hf:DIR`, or `openai:MODEL[@BASE_URL]`."""
+`hf:DIR`, or `openai:MODEL[@BASE_URL]`; and the choice of engine for local models."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coevo.client.policies.base import Policy, Sampling
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from coevo.client.policies.local import ChatModelPolicy
 
 POLICY_HELP = (
     "expert | random | smollm2 (the default CPU model) | hf:DIR or a model directory | "
     "openai:MODEL[@BASE_URL] (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY)"
 )
 
+#: Engines for local models. auto: llama.cpp on a CPU-only host where it is installed,
+#: transformers on a GPU host (vLLM serves GPU rollouts through openai:...) or without llama.cpp.
+BACKENDS = ("auto", "llamacpp", "transformers")
+BACKEND_HELP = "Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"
+#: Overrides "auto" for every command and trainer.
+BACKEND_ENV = "COEVO_POLICY_BACKEND"
 
-def make_policy(spec: str, *, sampling: Sampling | None = None, **options: Any) -> Policy:
+#: Options each local engine takes (the rest of a command's options are for other policies).
+_LOCAL_OPTIONS = {
+    "transformers": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "device", "dtype", "name"},
+    "llamacpp": {
+        "max_batch_size", "max_prompt_tokens", "max_cached_episodes", "max_reply_tokens", "threads", "precision",
+        "kv_type", "name", "seed",
+    },
+}  # fmt: skip
+
+
+def resolve_backend(setting: str | None = None) -> str:
+    """The engine a local model runs on: `setting` (or $COEVO_POLICY_BACKEND), with auto decided
+    by the hardware and what is installed."""
+    setting = setting or os.environ.get(BACKEND_ENV) or "auto"
+    if setting not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {setting!r}")
+    from coevo.client.policies.llamacpp import llama_cpp_available
+
+    if setting == "llamacpp" and not llama_cpp_available():
+        raise ValueError("backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
+    if setting != "auto":
+        return setting
+    if not llama_cpp_available():
+        return "transformers"
+    import torch
+
+    return "transformers" if torch.cuda.is_available() else "llamacpp"
+
+
+def _local_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if k in _LOCAL_OPTIONS[backend]}
+
+
+def local_policy(
+    model: str | Path, *, backend: str | None = None, sampling: Sampling | None = None, **options: Any
+) -> ChatModelPolicy:
+    """A checkpoint directory as a policy on the chosen engine."""
+    chosen = resolve_backend(backend)
+    kwargs = _local_options(chosen, options)
+    if chosen == "llamacpp":
+        from coevo.client.policies.llamacpp import LlamaCppPolicy
+
+        return LlamaCppPolicy(model, sampling=sampling, **kwargs)
+    from coevo.client.policies.hf import TransformersPolicy
+
+    return TransformersPolicy(model, sampling=sampling, **kwargs)
+
+
+def in_memory_policy(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    *,
+    workdir: str | Path,
+    backend: str | None = None,
+    sampling: Sampling | None = None,
+    **options: Any,
+) -> ChatModelPolicy:
+    """A trainer's in-memory model as a policy: llama.cpp gets a GGUF copy under `workdir` (a
+    weight sync; its time is in `last_sync_s`), transformers uses the model itself."""
+    chosen = resolve_backend(backend)
+    kwargs = _local_options(chosen, options)
+    if chosen == "llamacpp" and model.device.type == "cpu":
+        import time
+
+        from coevo.client.policies.llamacpp import LlamaCppPolicy
+
+        started = time.perf_counter()
+        policy = LlamaCppPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
+        policy.last_sync_s = time.perf_counter() - started
+        return policy
+    from coevo.client.policies.hf import TransformersPolicy
+
+    return TransformersPolicy((model, tokenizer), sampling=sampling, **_local_options("transformers", options))
+
+
+def make_policy(spec: str, *, sampling: Sampling | None = None, backend: str | None = None, **options: Any) -> Policy:
     """Build the policy `spec` names. Options go to the policy's constructor (e.g.
-    max_batch_size, max_prompt_tokens for models; max_concurrency for endpoints)."""
+    max_batch_size, max_prompt_tokens for models; max_concurrency for endpoints); `backend`
+    picks the engine of local models (see BACKENDS)."""
     if spec == "expert":
         from coevo.client.policies.expert import ExpertPolicy
 
@@ -35,15 +123,11 @@ def make_policy(spec: str, *, sampling: Sampling | None = None, **options: Any) 
         return OpenAIChatPolicy(
             model, base_url=base_url or None, sampling=sampling, **{k: v for k, v in options.items() if k in allowed}
         )
-    from coevo.client.policies.hf import TransformersPolicy
-
-    allowed = {"max_batch_size", "max_prompt_tokens", "device", "dtype"}
-    kwargs = {k: v for k, v in options.items() if k in allowed}
     if spec in ("smollm2", "default"):
         from coevo.client.policies.models import default_model_dir
 
-        return TransformersPolicy(default_model_dir(), name="smollm2-135m", sampling=sampling, **kwargs)
+        return local_policy(default_model_dir(), backend=backend, sampling=sampling, **{**options, "name": "smollm2-135m"})
     path = Path(spec[len("hf:") :] if spec.startswith("hf:") else spec)
     if not (path / "config.json").is_file():
         raise ValueError(f"unknown policy {spec!r}; expected {POLICY_HELP}")
-    return TransformersPolicy(path, sampling=sampling, **kwargs)
+    return local_policy(path, backend=backend, sampling=sampling, **options)

@@ -52,7 +52,7 @@ def _is_checkpoint(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -66,7 +66,7 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
     """Dequantize a GGUF causal LM into a regular transformers checkpoint at `out`."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-    from coevo.client.policies.hf import prepare_tokenizer
+    from coevo.client.policies.local import prepare_tokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
@@ -97,7 +97,7 @@ def default_model_dir() -> Path:
     if _is_checkpoint(out):
         return out
     gguf = smollm2_gguf_path()
-    with _file_lock(out.parent / f".{out.name}.lock"):
+    with file_lock(out.parent / f".{out.name}.lock"):
         if not _is_checkpoint(out):  # another process may have finished while we waited
             convert_gguf(gguf, out)
     return out
@@ -134,7 +134,7 @@ def build_tiny_model(
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from coevo.client.policies.hf import CHATML_TEMPLATE
+    from coevo.client.policies.local import CHATML_TEMPLATE
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

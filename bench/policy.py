@@ -1,0 +1,215 @@
+"""Local-policy benchmark: transformers against the llama.cpp backend, in one run, on the same
+fixed prompts (first turns of BFCL simple_python and ALFWorld valid_unseen episodes, rendered
+with the prompts the rollout engine uses) and the same SmolLM2-135M-Instruct weights.
+
+- transformers_tok_per_s_{1,8}, backend_tok_per_s_{1,8}: decode rate (new tokens per second)
+  at batch 1 and 8 after the ~500-token prompts, greedy, exactly `--new-tokens` tokens per
+  prompt (no stop rules, so both backends do the same work); the prompt's own cost is measured
+  apart (*_prompt_tok_per_s_*), since later turns of an episode reuse their prefix. No prefix
+  reuse here: every prompt is new to both backends.
+- speedup_1, speedup_8: decode rate, backend / transformers, at the same batch size;
+  prompt_speedup_{1,8}: the same for prompt tokens.
+- greedy_agreement: share of `--agreement-prompts` prompts whose first 32 greedy tokens are
+  identical in both backends (f32 weights in both; llama.cpp's KV cache in f16 unless
+  --kv-type f32); agreement_tokens: share of agreeing tokens before the first difference.
+- weight_sync_s: a trained checkpoint's weights reach the backend (GGUF export + reload),
+  measured on a perturbed copy of the model; synced_outputs_differ says the backend then
+  answers as the new weights do, not as the old.
+- bfcl_eval_100_s: wall time of `coevo eval --env bfcl --policy smollm2 --split simple_python
+  --n 100` (default backend, server start and model load included), and its success rate.
+
+    python bench/policy.py --json [--agreement-prompts 100] [--skip-eval]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from measure import log  # noqa: E402
+
+from coevo.client.policies.base import Message, Sampling  # noqa: E402
+from coevo.client.policies.prompts import prompt_for  # noqa: E402
+
+
+def first_turns(env_name: str, split: str, count: int) -> list[list[Message]]:
+    """The conversation the rollout engine sends for the first move of `count` tasks spread over a split."""
+    from coevo.client.evaluation import spread_indices
+    from coevo.envs import registry
+
+    env = registry.make(env_name)
+    total = env.splits()[split]
+    prompt = prompt_for(env_name, env.action_format)
+    conversations = []
+    for index in spread_indices(total, count):
+        task_id = env.task_ids(split, index, 1)[0]
+        result = env.reset(task_id=task_id, seed=0)
+        conversations.append(prompt.start() + [{"role": "user", "content": prompt.render_observation(result.observation, result.info, first=True)}])
+    return conversations
+
+
+def transformers_ids(policy: Any, prompts: list[list[int]], new_tokens: int, exact: bool = True) -> list[list[int]]:
+    """Greedy tokens from transformers' generate: exactly new_tokens of them (end-of-turn
+    suppressed, for timing), or up to new_tokens ending at the first end-of-turn token (for
+    comparing outputs; the end-of-turn token itself is left out, as the backend leaves it out)."""
+    import torch
+
+    width = max(len(p) for p in prompts)
+    pad = policy.tokenizer.pad_token_id
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+    with torch.inference_mode():
+        out = policy.model.generate(
+            input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens, min_new_tokens=new_tokens if exact else None,
+            do_sample=False, temperature=None, top_p=None, top_k=None, pad_token_id=pad, eos_token_id=policy._stop_ids,
+        )  # fmt: skip
+    rows = [row[width:].tolist() for row in out]
+    if exact:
+        return rows
+    stops = set(policy._stop_ids)
+    return [row[: next((i for i, t in enumerate(row) if t in stops), len(row))] for row in rows]
+
+
+def rates(generate: Any, prompts: list[list[int]], batch: int, new_tokens: int, rounds: int) -> tuple[float, float]:
+    """(decode tokens/s, prompt tokens/s) at one batch size, after a warm-up batch. Each round
+    times the same `batch` prompts twice: with one new token (the prompt's cost) and with
+    `new_tokens` (prompt + decode); decode steps are the difference. Both are reported because
+    a first turn is mostly prompt, while later turns of an episode reuse their prefix."""
+    generate(prompts[:batch], 2)
+    prefill_s = full_s = 0.0
+    prompt_tokens = 0
+    for r in range(rounds):
+        chunk = [prompts[(r * batch + i) % len(prompts)] for i in range(batch)]
+        started = time.perf_counter()
+        generate(chunk, 1)
+        prefill_s += time.perf_counter() - started
+        started = time.perf_counter()
+        produced = generate(chunk, new_tokens)
+        full_s += time.perf_counter() - started
+        assert all(len(x) == new_tokens for x in produced)
+        prompt_tokens += sum(map(len, chunk))
+    decoded = rounds * batch * (new_tokens - 1)
+    return decoded / max(1e-9, full_s - prefill_s), prompt_tokens / prefill_s
+
+
+def agreement(a: list[list[int]], b: list[list[int]], length: int) -> tuple[float, float]:
+    """Share of identical outputs (first `length` tokens, or the whole reply when it ends
+    sooner), and the share of tokens that agree before the first difference."""
+    same = sum(x[:length] == y[:length] for x, y in zip(a, b)) / len(a)
+    prefix = total = 0
+    for x, y in zip(a, b):
+        k = 0
+        while k < length and k < len(x) and k < len(y) and x[k] == y[k]:
+            k += 1
+        prefix += k
+        total += min(length, max(len(x), len(y)))
+    return same, prefix / max(1, total)
+
+
+def eval_wall_time(n: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "eval.json"
+        command = [
+            sys.executable, "-m", "coevo.cli", "eval", "--env", "bfcl", "--policy", "smollm2", "--split",
+            "simple_python", "--n", str(n), "--out", str(out), "--no-store",
+        ]  # fmt: skip
+        started = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
+        wall = time.perf_counter() - started
+        document = json.loads(out.read_text())
+    return {"wall_s": wall, "success_rate": document["summary"]["success_rate"], "policy": document["policy"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--agreement-prompts", type=int, default=100)
+    parser.add_argument("--new-tokens", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3, help="timed batches per (backend, batch size)")
+    parser.add_argument("--kv-type", default="f16", choices=["f16", "f32"])
+    parser.add_argument("--eval-n", type=int, default=100)
+    parser.add_argument("--skip-eval", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    from coevo.client.policies.hf import TransformersPolicy
+    from coevo.client.policies.llamacpp import LlamaCppPolicy
+    from coevo.client.policies.models import default_model_dir
+
+    model_dir = default_model_dir()
+    threads = len(os.sched_getaffinity(0))
+    torch.set_num_threads(threads)
+    log(f"prompts: {args.agreement_prompts // 2} BFCL + {args.agreement_prompts - args.agreement_prompts // 2} ALFWorld first turns")
+    conversations = first_turns("bfcl", "simple_python", args.agreement_prompts // 2)
+    conversations += first_turns("alfworld", "valid_unseen", args.agreement_prompts - len(conversations))
+    hf = TransformersPolicy(model_dir)
+    backend = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048)
+    prompts = [hf.encode(hf.render(c)) for c in conversations]
+    greedy = Sampling(temperature=0.0, max_new_tokens=args.new_tokens)
+
+    def run_hf(chunk: list[list[int]], n: int, exact: bool = True) -> list[list[int]]:
+        return transformers_ids(hf, chunk, n, exact)
+
+    def run_backend(chunk: list[list[int]], n: int, exact: bool = True) -> list[list[int]]:
+        return backend.generate_ids(chunk, greedy.but(max_new_tokens=n), stop="none" if exact else "eos")
+
+    result: dict[str, Any] = {
+        "model": model_dir.name, "threads": threads, "new_tokens": args.new_tokens, "kv_type": args.kv_type,
+        "prompt_tokens_mean": sum(map(len, prompts)) / len(prompts),
+    }  # fmt: skip
+    for batch in (1, 8):
+        for name, fn in (("transformers", run_hf), ("backend", run_backend)):
+            log(f"{name}: batch {batch}")
+            decode, prefill = rates(fn, prompts, batch, args.new_tokens, args.rounds)
+            result[f"{name}_tok_per_s_{batch}"], result[f"{name}_prompt_tok_per_s_{batch}"] = decode, prefill
+        result[f"speedup_{batch}"] = result[f"backend_tok_per_s_{batch}"] / result[f"transformers_tok_per_s_{batch}"]
+        result[f"prompt_speedup_{batch}"] = (
+            result[f"backend_prompt_tok_per_s_{batch}"] / result[f"transformers_prompt_tok_per_s_{batch}"]
+        )
+
+    log(f"greedy agreement on {len(prompts)} prompts")
+    reference = [x for i in range(0, len(prompts), 8) for x in run_hf(prompts[i : i + 8], 32, exact=False)]
+    fast = [x for i in range(0, len(prompts), 8) for x in run_backend(prompts[i : i + 8], 32, exact=False)]
+    result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
+    result["agreement_prompts"] = len(prompts)
+
+    log("weight sync")
+    with torch.no_grad():
+        for p in hf.model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    before = run_backend(prompts[:8], 16, exact=False)
+    result["weight_sync_s"] = backend.sync_weights(hf.model)
+    after = run_backend(prompts[:8], 16, exact=False)
+    trained = run_hf(prompts[:8], 16, exact=False)
+    result["synced_outputs_differ"] = before != after
+    result["synced_agreement"] = agreement(trained, after, 16)[0]
+
+    if not args.skip_eval:
+        log(f"coevo eval on {args.eval_n} BFCL simple_python tasks")
+        evaluation = eval_wall_time(args.eval_n)
+        result["bfcl_eval_100_s"] = evaluation["wall_s"]
+        result["bfcl_eval_success_rate"] = evaluation["success_rate"]
+        result["bfcl_eval_backend"] = evaluation["policy"].get("kind")
+    result["targets"] = {
+        "speedup_1": result["speedup_1"] >= 5, "speedup_8": result["speedup_8"] >= 10,
+        "greedy_agreement": result["greedy_agreement"] >= 0.95, "weight_sync_s": result["weight_sync_s"] <= 10,
+        **({"bfcl_eval_100_s": result["bfcl_eval_100_s"] <= 300} if "bfcl_eval_100_s" in result else {}),
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

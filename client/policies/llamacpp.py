@@ -1,0 +1,477 @@
+"""The fast CPU backend: a local model decoded by llama.cpp (llama-cpp-python, built from source
+by the set-up), behind the same policy interface as the transformers backend.
+
+Why llama.cpp on a CPU: transformers spends most of a small model's decode step in Python and
+framework overhead (SmolLM2-135M: ~150 ms a step where the arithmetic is ~3 ms); llama.cpp runs
+the same f32 weights in fused C kernels. bench/policy.py measures the two in one run.
+
+How it decodes:
+- One llama.cpp context holds a KV sequence per live episode (a "slot"), each in a stream of
+  its own (`context_tokens` cells): with one shared pool, every token would attend over all
+  episodes' cells, masked, and a batch of eight 500-token first turns took 2x longer. A round
+  only feeds each episode's new tokens: the conversation so far stays in its slot between turns
+  (prefix reuse), and an episode whose prompt was cut is trimmed back to the tokens it still
+  shares. With more episodes than slots, the least recently used idle one gives its slot up.
+- Every episode of a round is decoded together, one token each per llama.cpp call, whatever
+  their prompt lengths (llama.cpp batches sequences without padding), and an episode leaves the
+  batch as soon as its reply is over (local.reply_over), so finished rows cost nothing.
+- Prompts are tokenized by the model's transformers tokenizer (local.ChatModelPolicy), so both
+  backends see identical tokens; sampling (temperature, top-p) is done here on the logits with a
+  seeded numpy generator.
+- `sync_weights(model)` writes the trainer's in-memory model to GGUF (gguf_export) and reloads,
+  dropping every slot: rollouts after an update always run the updated weights.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coevo.client.policies.base import PolicyRequest, Sampling
+from coevo.client.policies.gguf_export import export_gguf
+from coevo.client.policies.local import ChatModelPolicy, common_prefix, read_prompt_options, reply_over
+
+if TYPE_CHECKING:
+    import numpy as np
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+log = logging.getLogger(__name__)
+
+#: Highest number of sequences one llama.cpp context holds (llama.cpp's LLAMA_MAX_SEQ).
+MAX_SLOTS = 256
+#: When a reply ends (see LlamaCppPolicy.generate_ids).
+STOP_MODES = ("reply", "eos", "none")
+#: ggml's type ids for the KV cache.
+_KV_TYPES = {"f32": 0, "f16": 1}
+
+
+def llama_cpp_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Slot:
+    """One episode's KV sequence: its id in the context and the tokens it holds."""
+
+    seq: int
+    tokens: list[int] = field(default_factory=list)
+
+
+class LlamaCppModel:
+    """A GGUF model and one llama.cpp context with `slots` KV sequences of `context_tokens`
+    cells each. Not thread-safe: the policy serialises calls."""
+
+    _log_callback: Any = None
+
+    def __init__(
+        self, path: str | Path, *, slots: int, context_tokens: int, threads: int, batch_tokens: int = 1024,
+        kv_type: str = "f16",
+    ) -> None:  # fmt: skip
+        import llama_cpp
+
+        if not 1 <= slots <= MAX_SLOTS:
+            raise ValueError(f"slots must be in 1..{MAX_SLOTS}, got {slots}")
+        if kv_type not in _KV_TYPES:
+            raise ValueError(f"kv_type must be one of {sorted(_KV_TYPES)}, got {kv_type!r}")
+        self._lib = llama_cpp
+        self._quiet()
+        llama_cpp.llama_backend_init()
+        self.path = Path(path)
+        model_params = llama_cpp.llama_model_default_params()
+        model_params.n_gpu_layers = 0
+        self._model = llama_cpp.llama_model_load_from_file(str(self.path).encode(), model_params)
+        if not self._model:
+            raise RuntimeError(f"llama.cpp could not load {self.path}")
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = slots * context_tokens
+        params.n_batch = batch_tokens
+        params.n_ubatch = min(512, batch_tokens)
+        params.n_seq_max = slots
+        params.kv_unified = False  # a stream per sequence (see the module docstring)
+        params.n_threads = threads
+        params.n_threads_batch = threads
+        params.type_k = params.type_v = _KV_TYPES[kv_type]
+        params.no_perf = True
+        self._ctx = llama_cpp.llama_init_from_model(self._model, params)
+        if not self._ctx:
+            llama_cpp.llama_model_free(self._model)
+            raise RuntimeError(f"llama.cpp could not create a context for {self.path} ({slots} x {context_tokens} cells)")
+        self._memory = llama_cpp.llama_get_memory(self._ctx)
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
+        self.slots, self.context_tokens, self.batch_tokens = slots, context_tokens, batch_tokens
+        self._batch = llama_cpp.llama_batch_init(batch_tokens, 0, 1)
+
+    @classmethod
+    def _quiet(cls) -> None:
+        """llama.cpp's own messages go to Python logging (debug), not to the terminal."""
+        import llama_cpp
+
+        if cls._log_callback is None:
+
+            @llama_cpp.llama_log_callback
+            def forward(level: int, text: bytes, user_data: Any) -> None:
+                if level == 4:  # GGML_LOG_LEVEL_ERROR (3 is WARN, 2 INFO, 1 DEBUG, 5 a continuation)
+                    log.warning("llama.cpp: %s", text.decode(errors="replace").rstrip())
+                elif level == 3:
+                    log.debug("llama.cpp: %s", text.decode(errors="replace").rstrip())
+
+            cls._log_callback = forward
+        llama_cpp.llama_log_set(cls._log_callback, ctypes.c_void_p(0))
+
+    def close(self) -> None:
+        lib = self._lib
+        if getattr(self, "_batch", None) is not None:
+            lib.llama_batch_free(self._batch)
+            self._batch = None
+        if getattr(self, "_ctx", None):
+            lib.llama_free(self._ctx)
+            self._ctx = None
+        if getattr(self, "_model", None):
+            lib.llama_model_free(self._model)
+            self._model = None
+
+    def forget(self, seq: int, keep: int = 0) -> None:
+        """Drop sequence `seq`'s cells from position `keep` on."""
+        self._lib.llama_memory_seq_rm(self._memory, seq, keep, -1)
+
+    def decode(self, entries: Sequence[tuple[int, int, int, bool]]) -> list[np.ndarray]:
+        """Feed (token, position, seq, wants_logits) entries, at most batch_tokens of them;
+        returns the logits of the entries that want them, in order."""
+        import numpy as np
+
+        batch = self._batch
+        for i, (token, pos, seq, wants) in enumerate(entries):
+            batch.token[i] = token
+            batch.pos[i] = pos
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = seq
+            batch.logits[i] = 1 if wants else 0
+        batch.n_tokens = len(entries)
+        status = self._lib.llama_decode(self._ctx, batch)
+        if status != 0:
+            raise RuntimeError(f"llama_decode failed with status {status}")
+        rows = []
+        for i, (_, _, _, wants) in enumerate(entries):
+            if wants:
+                pointer = self._lib.llama_get_logits_ith(self._ctx, i)
+                rows.append(np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).copy())
+        return rows
+
+
+def pick_token(logits: np.ndarray, sampling: Sampling, rng: np.random.Generator) -> int:
+    """Greedy, or sampling at a temperature with transformers' filters in its order (top-k,
+    top-p, min-p), from one row of logits."""
+    import numpy as np
+
+    if sampling.greedy:
+        return int(np.argmax(logits))
+    z = logits.astype(np.float64) / sampling.temperature
+    candidates = np.arange(len(z))
+    if 0 < sampling.top_k < len(z):
+        candidates = np.argpartition(-z, sampling.top_k - 1)[: sampling.top_k]
+    z = z[candidates]
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    if sampling.top_p < 1.0:
+        order = np.argsort(-p, kind="stable")
+        cut = int(np.searchsorted(np.cumsum(p[order]), sampling.top_p)) + 1
+        keep = np.sort(order[:cut])
+        candidates, p = candidates[keep], p[keep] / p[keep].sum()
+    if sampling.min_p > 0.0:
+        keep = p >= sampling.min_p * p.max()
+        candidates, p = candidates[keep], p[keep] / p[keep].sum()
+    return int(candidates[rng.choice(len(p), p=p)])
+
+
+def gguf_cache_path(model_dir: Path, precision: str) -> Path:
+    """Where the GGUF copy of a checkpoint directory lives: keyed by the directory and the
+    sizes and times of its weight files, so a retrained checkpoint gets a fresh copy."""
+    from coevo.client.policies.models import cache_dir
+
+    stamp = hashlib.sha256(str(model_dir.resolve()).encode())
+    for weights in sorted(model_dir.glob("*.safetensors")) + sorted(model_dir.glob("*.bin")):
+        info = weights.stat()
+        stamp.update(f"{weights.name}:{info.st_size}:{info.st_mtime_ns}".encode())
+    return cache_dir() / "gguf" / f"{model_dir.name}-{stamp.hexdigest()[:16]}-{precision}.gguf"
+
+
+def gguf_for_dir(model_dir: Path, precision: str) -> tuple[Path, PreTrainedTokenizerBase]:
+    """The checkpoint's GGUF copy (written on first use) and its tokenizer."""
+    from transformers import AutoTokenizer
+
+    from coevo.client.policies.models import file_lock
+
+    path = gguf_cache_path(model_dir, precision)
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    if not path.is_file():
+        with file_lock(path.with_suffix(".lock")):
+            if not path.is_file():
+                from coevo.client.policies.hf import load_model
+
+                model, _ = load_model(model_dir, device="cpu", dtype="float32")
+                export_gguf(model, tokenizer, path, precision=precision)
+    return path, tokenizer
+
+
+class LlamaCppPolicy(ChatModelPolicy):
+    """A local model on llama.cpp. Build it from a checkpoint directory, or with `from_model`
+    from a trainer's in-memory model (then `sync_weights` after each update)."""
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        tokenizer: PreTrainedTokenizerBase | None = None,
+        name: str | None = None,
+        sampling: Sampling | None = None,
+        max_batch_size: int = 16,
+        max_prompt_tokens: int = 2048,
+        max_cached_episodes: int | None = None,
+        max_reply_tokens: int = 512,
+        threads: int | None = None,
+        precision: str = "f32",
+        kv_type: str = "f16",
+        seed: int | None = None,
+    ) -> None:
+        """`model`: a checkpoint directory (converted to GGUF once, cached) or, with `tokenizer`
+        given, a GGUF file written by gguf_export."""
+        import numpy as np
+
+        model = Path(model)
+        options: dict[str, Any] = {}
+        if tokenizer is None:
+            if not (model / "config.json").is_file():
+                raise ValueError(f"{model} is not a model directory (no config.json)")
+            gguf_path, tokenizer = gguf_for_dir(model, precision)
+            options = read_prompt_options(model)
+        else:
+            gguf_path = model
+        # A slot per episode of a full batch by default: each costs context_tokens KV cells.
+        slots = max(1, min(MAX_SLOTS, max(max_cached_episodes or max_batch_size, max_batch_size)))
+        super().__init__(
+            tokenizer, name=name or model.stem, sampling=sampling, max_batch_size=min(max_batch_size, slots),
+            max_prompt_tokens=max_prompt_tokens, max_cached_episodes=slots,
+        )  # fmt: skip
+        self.prompt_options = options
+        self.precision, self.kv_type = precision, kv_type
+        self.threads = threads or _cpu_count()
+        #: KV cells of one episode: its prompt budget and the longest reply; a longer reply is
+        #: cut where the episode's context ends.
+        self.context_tokens = max_prompt_tokens + max_reply_tokens
+        self._slots: OrderedDict[str, _Slot] = OrderedDict()
+        #: Episodes that ended while a batch was running; their slots are freed before the next.
+        self._pending: set[str] = set()
+        #: Sampling randomness when a call names no seed: seeded once here, so a run is repeatable.
+        self._rng = np.random.default_rng(seed)
+        #: Seconds the last weight sync took (export + reload), for logs and the bench.
+        self.last_sync_s: float | None = None
+        self.engine = self._load(gguf_path)
+
+    @classmethod
+    def from_model(
+        cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, workdir: str | Path, **options: Any
+    ) -> LlamaCppPolicy:
+        """A policy serving a trainer's in-memory model (written to workdir/policy-<precision>.gguf)."""
+        precision = options.get("precision", "f32")
+        path = export_gguf(model, tokenizer, Path(workdir) / f"policy-{precision}.gguf", precision=precision)
+        options.setdefault("name", "model")
+        return cls(path, tokenizer=tokenizer, **options)
+
+    def _load(self, path: Path) -> LlamaCppModel:
+        return LlamaCppModel(
+            path, slots=self.max_cached_episodes, context_tokens=self.context_tokens, threads=self.threads,
+            kv_type=self.kv_type,
+        )  # fmt: skip
+
+    # ---------------------------------------------------------------- weights
+    def sync_weights(self, model: PreTrainedModel) -> float:
+        """Serve `model`'s current weights: export to this policy's GGUF file and reload. Every
+        cached episode is dropped (its KV came from the old weights). Returns the seconds taken."""
+        started = time.perf_counter()
+        with self._busy:
+            path = self.engine.path
+            export_gguf(model, self.tokenizer, path, precision=self.precision)
+            self.engine.close()
+            with self._lock:
+                self._slots.clear()
+            self.engine = self._load(path)
+        self.last_sync_s = time.perf_counter() - started
+        log.info("llama.cpp: weights synced in %.2fs (%s)", self.last_sync_s, path.name)
+        return self.last_sync_s
+
+    # ---------------------------------------------------------------- slots
+    def release(self, key: str) -> None:
+        super().release(key)
+        if self._busy.acquire(blocking=False):  # else the running batch's bookkeeping frees it
+            try:
+                self._free(key)
+            finally:
+                self._busy.release()
+        else:
+            with self._lock:
+                self._pending.add(key)
+
+    def _free(self, key: str) -> None:
+        with self._lock:
+            slot = self._slots.pop(key, None)
+        if slot is not None:
+            self.engine.forget(slot.seq)
+
+    def _claim(self, keys: Sequence[str]) -> list[_Slot]:
+        """A slot for every key of this batch: its own, else a free one, else the least
+        recently used slot of an episode outside the batch."""
+        with self._lock:
+            pending, self._pending = self._pending, set()
+        for key in pending:
+            self._free(key)
+        wanted = set(keys)
+        slots = []
+        for key in keys:
+            slot = self._slots.get(key)
+            if slot is None:
+                used = {s.seq for s in self._slots.values()}
+                free = next((i for i in range(self.max_cached_episodes) if i not in used), None)
+                if free is None:
+                    victim = next(k for k in self._slots if k not in wanted)
+                    free = self._slots.pop(victim).seq
+                    self.engine.forget(free)
+                slot = _Slot(free)
+                self._slots[key] = slot
+            self._slots.move_to_end(key)
+            slots.append(slot)
+        return slots
+
+    # ---------------------------------------------------------------- generation
+    def _generator(self, sampling: Sampling) -> Any:
+        import numpy as np
+
+        if sampling.seed is not None:
+            return np.random.default_rng(sampling.seed)
+        return self._rng
+
+    def generate_ids(
+        self, prompts: Sequence[Sequence[int]], sampling: Sampling, *, keys: Sequence[str] | None = None,
+        single_line: Sequence[bool] | None = None, stop: str = "reply",
+    ) -> list[list[int]]:  # fmt: skip
+        """The new tokens for each prompt (end-of-turn tokens left out). `keys` name the episodes
+        whose KV is kept between calls (None: throwaway slots). `stop`: "reply" ends a reply at an
+        end-of-turn token or when local.reply_over says so, "eos" at an end-of-turn token only,
+        "none" decodes max_new_tokens regardless (to compare backends token by token)."""
+        if stop not in STOP_MODES:
+            raise ValueError(f"stop must be one of {STOP_MODES}, got {stop!r}")
+        if keys is not None and len(keys) > self.max_cached_episodes:
+            raise ValueError(f"{len(keys)} episodes in one call; this policy holds {self.max_cached_episodes}")
+        outputs: list[list[int]] = []
+        with self._busy:
+            for start in range(0, len(prompts), self.max_cached_episodes):
+                end = start + self.max_cached_episodes
+                outputs += self._generate_ids(
+                    prompts[start:end], sampling.but(seed=None if sampling.seed is None else sampling.seed + start),
+                    None if keys is None else keys[start:end], None if single_line is None else single_line[start:end],
+                    stop,
+                )  # fmt: skip
+        return outputs
+
+    def _generate_ids(
+        self, prompts: Sequence[Sequence[int]], sampling: Sampling, keys: Sequence[str] | None,
+        single_line: Sequence[bool] | None, stop: str,
+    ) -> list[list[int]]:  # fmt: skip
+        throwaway = keys is None
+        names = [f"\0tmp{i}" for i in range(len(prompts))] if keys is None else list(keys)
+        lines = list(single_line) if single_line is not None else [False] * len(prompts)
+        rng = self._generator(sampling)
+        stop_ids = set(self._stop_ids) if stop != "none" else set()
+        slots = self._claim(names)
+        outputs: list[list[int]] = [[] for _ in prompts]
+        try:
+            # Prefill: each episode's tokens past what its slot already holds.
+            feed: list[tuple[int, int, int, bool, int]] = []  # token, pos, seq, wants, request
+            for i, (ids, slot) in enumerate(zip(prompts, slots)):
+                ids = list(ids)
+                keep = min(common_prefix(slot.tokens, ids), len(ids) - 1)
+                self.engine.forget(slot.seq, keep)
+                slot.tokens = ids[:keep]
+                for pos in range(keep, len(ids)):
+                    feed.append((ids[pos], pos, slot.seq, pos == len(ids) - 1, i))
+            firsts: dict[int, Any] = {}
+            for start in range(0, len(feed), self.engine.batch_tokens):
+                self.check_cancelled()
+                chunk = feed[start : start + self.engine.batch_tokens]
+                rows = self.engine.decode([e[:4] for e in chunk])
+                firsts.update(zip((e[4] for e in chunk if e[3]), rows))
+                for token, _, _, _, i in chunk:
+                    slots[i].tokens.append(token)
+            logits = [firsts[i] for i in range(len(prompts))]
+            # Decode: one token per unfinished episode per call.
+            active = list(range(len(prompts)))
+            while active:
+                still = []
+                for i in active:
+                    token = pick_token(logits[i], sampling, rng)
+                    if token in stop_ids:
+                        continue
+                    outputs[i].append(token)
+                    if len(outputs[i]) >= sampling.max_new_tokens or len(slots[i].tokens) + 1 >= self.context_tokens:
+                        continue
+                    if stop == "reply" and reply_over(self.decode(outputs[i]), lines[i]):
+                        continue
+                    still.append(i)
+                active = still
+                if not active:
+                    break
+                self.check_cancelled()
+                entries = [(outputs[i][-1], len(slots[i].tokens), slots[i].seq, True) for i in active]
+                rows = self.engine.decode(entries)
+                for i, row in zip(active, rows):
+                    slots[i].tokens.append(outputs[i][-1])
+                    logits[i] = row
+        except BaseException:
+            for name in names:  # a half-fed slot no longer matches its token list
+                self._free(name)
+            raise
+        if throwaway:
+            for name in names:
+                self._free(name)
+        return outputs
+
+    def _generate(self, requests: Sequence[PolicyRequest], sampling: Sampling) -> list[str]:
+        keys = [self.key_of(r) or f"\0anon{i}" for i, r in enumerate(requests)]
+        prompts = self.prompts_for(requests)
+        outputs = self._generate_ids(prompts, sampling, keys, [self.single_line(r) for r in requests], "reply")
+        for key in keys:
+            if key.startswith("\0"):
+                self._free(key)
+        return [self.decode(ids).strip() for ids in outputs]
+
+    async def aclose(self) -> None:
+        with self._busy:
+            self.engine.close()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": "llama.cpp",
+            "model": str(self.engine.path),
+            "precision": self.precision,
+            "kv_type": self.kv_type,
+            "threads": self.threads,
+            "max_prompt_tokens": self.max_prompt_tokens,
+            "max_batch_size": self.max_batch_size,
+        }
+

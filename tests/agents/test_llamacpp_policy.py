@@ -1,0 +1,187 @@
+"""The llama.cpp backend on a tiny random Llama: the same greedy replies as transformers (one
+round and whole episodes, prompt cuts and prefix reuse included), a trained model's weights
+served after a sync, seeded sampling, the KV cache kept within bounds, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("transformers")
+pytest.importorskip("llama_cpp")
+
+import numpy as np  # noqa: E402
+
+from coevo.client.policies.base import PolicyRequest, Sampling  # noqa: E402
+from coevo.client.policies.factory import in_memory_policy, local_policy, resolve_backend  # noqa: E402
+from coevo.client.policies.gguf_export import UnsupportedModel, export_gguf  # noqa: E402
+from coevo.client.policies.hf import TransformersPolicy, load_model  # noqa: E402
+from coevo.client.policies.llamacpp import LlamaCppPolicy, pick_token  # noqa: E402
+from coevo.client.policies.local import GenerationCancelled  # noqa: E402
+from coevo.client.rollout import RolloutEngine  # noqa: E402
+from coevo.client.trajectory import EpisodeSpec  # noqa: E402
+from tests.agents.servers import asgi_env_client  # noqa: E402
+from tests.agents.test_hf_policy import _conversation  # noqa: E402
+
+
+class _Session:
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+
+
+def _requests(turns: tuple[int, ...] = (0, 1, 3, 6)) -> list[PolicyRequest]:
+    return [PolicyRequest(_conversation(k), "guess", _Session(f"s{k}")) for k in turns]  # type: ignore[arg-type]
+
+
+def test_greedy_replies_equal_transformers(tiny_model_dir: Path) -> None:
+    greedy = Sampling(max_new_tokens=16)
+    reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, sampling=greedy)
+    fast = LlamaCppPolicy(tiny_model_dir, sampling=greedy, kv_type="f32", threads=1)
+    assert fast.generate(_requests()) == reference.generate(_requests())
+    assert len(set(reference.generate(_requests()))) > 1  # different prompts, different replies
+
+
+class _NoReuse(LlamaCppPolicy):
+    """Every call on fresh slots: the whole prompt is fed each round."""
+
+    @staticmethod
+    def key_of(request: PolicyRequest) -> str | None:
+        return None
+
+
+def test_prefix_reuse_changes_nothing_over_whole_episodes_and_slots_are_freed(tiny_model_dir: Path) -> None:
+    """Multi-turn episodes with prompt cuts: each round feeds only the new tokens, yet every
+    conversation is token for token what feeding whole prompts gives, and the first replies are
+    transformers' (later rounds of this random model amplify float rounding differences)."""
+
+    async def play(policy: Any) -> list[list[str]]:
+        async with asgi_env_client("guess") as client:
+            engine = RolloutEngine(policy, {"guess": client}, max_rounds=6, concurrency=3)
+            trajectories = await engine.run([EpisodeSpec("guess", task_id=f"train-{i}") for i in range(1, 4)])
+        return [[m["content"] for m in t.messages] for t in trajectories]
+
+    options = dict(max_prompt_tokens=400, sampling=Sampling(max_new_tokens=10))
+    fast = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=3, **options)  # type: ignore[arg-type]
+    fed: list[int] = []  # tokens llama.cpp was given, generated ones included
+    prompted: list[int] = []  # prompt tokens a backend without prefix reuse would feed
+    decode, prompts_for = fast.engine.decode, fast.prompts_for
+    fast.engine.decode = lambda entries: (fed.append(len(entries)), decode(entries))[1]  # type: ignore[method-assign]
+    fast.prompts_for = lambda requests: (lambda ids: (prompted.extend(map(len, ids)), ids)[1])(prompts_for(requests))  # type: ignore[method-assign]
+    replies = asyncio.run(play(fast))
+    assert replies == asyncio.run(play(_NoReuse(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=3, **options)))  # type: ignore[arg-type]
+    reference = asyncio.run(play(TransformersPolicy(tiny_model_dir, prefix_cache=False, **options)))  # type: ignore[arg-type]
+    assert [r[:4] for r in replies] == [r[:4] for r in reference]
+    assert all(len(r) > 8 for r in replies)  # several rounds each
+    assert fast._slots == {} and fast._dropped == {}  # finished episodes released their slots
+    assert sum(fed) < 0.6 * sum(prompted)  # later rounds fed only their new tokens
+
+
+def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: Path, tmp_path: Path) -> None:
+    import torch
+
+    model, tokenizer = load_model(tiny_model_dir)
+    greedy = Sampling(max_new_tokens=8)
+    served = in_memory_policy(model, tokenizer, workdir=tmp_path, backend="llamacpp", sampling=greedy, kv_type="f32")
+    assert isinstance(served, LlamaCppPolicy) and served.last_sync_s is not None
+    request = _requests((2,))
+    before = served.generate(request)
+    # train the model to answer this prompt with a fixed reply
+    target = tokenizer("Action: go to desk 1\n", add_special_tokens=False)["input_ids"]
+    prompt = served.prompt_ids(request[0])[0]
+    ids = torch.tensor([prompt + target])
+    labels = torch.tensor([[-100] * len(prompt) + target])
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    for _ in range(40):
+        optimizer.zero_grad()
+        model(input_ids=ids, labels=labels).loss.backward()
+        optimizer.step()
+    model.eval()
+    trained = TransformersPolicy((model, tokenizer), prefix_cache=False, sampling=greedy).generate(request)
+    assert trained[0].startswith("Action: go to desk 1") and trained != before
+    assert served.generate(request) == before  # still the old weights until the sync
+    seconds = served.sync_weights(model)
+    assert seconds > 0 and served.last_sync_s == seconds
+    assert served.generate(request) == trained
+
+
+def test_seeded_sampling_repeats_and_seeds_differ(tiny_model_dir: Path) -> None:
+    policy = LlamaCppPolicy(tiny_model_dir, threads=1)
+    prompts = [policy.prompt_ids(r)[0] for r in _requests((1, 4))] * 4
+
+    def draw(seed: int) -> list[list[int]]:
+        return policy.generate_ids(prompts, Sampling(temperature=1.0, max_new_tokens=12, seed=seed), stop="none")
+
+    assert draw(3) == draw(3)
+    assert draw(3) != draw(4)
+    assert len({tuple(x) for x in draw(3)}) > 2  # copies of one prompt get different samples
+
+
+def test_pick_token_filters() -> None:
+    rng = np.random.default_rng(0)
+    logits = np.array([0.0, 3.0, 2.9, -5.0, 1.0], dtype=np.float32)
+    assert pick_token(logits, Sampling(), rng) == 1
+    assert {pick_token(logits, Sampling(temperature=5.0, top_k=1), rng) for _ in range(50)} == {1}
+    assert {pick_token(logits, Sampling(temperature=1.0, top_k=2), rng) for _ in range(200)} == {1, 2}
+    assert {pick_token(logits, Sampling(temperature=1.0, top_p=0.01), rng) for _ in range(50)} == {1}
+    assert {pick_token(logits, Sampling(temperature=1.0, min_p=0.5), rng) for _ in range(200)} == {1, 2}
+    assert len({pick_token(logits, Sampling(temperature=50.0), rng) for _ in range(400)}) == 5
+
+
+def test_more_episodes_than_slots_and_replies_cut_at_the_context_end(tiny_model_dir: Path) -> None:
+    greedy = Sampling(max_new_tokens=6)
+    policy = LlamaCppPolicy(tiny_model_dir, max_batch_size=2, max_prompt_tokens=300, max_reply_tokens=64, threads=1, sampling=greedy)
+    reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, max_prompt_tokens=300, sampling=greedy)
+    requests = [PolicyRequest(_conversation(k), "guess", _Session(f"e{k}")) for k in range(5)]  # type: ignore[arg-type]
+    for request in requests + requests[::-1]:  # later episodes take the slots of idle ones, then come back
+        assert policy.generate([request]) == reference.generate([request])
+        assert len(policy._slots) <= 2
+    prompt = policy.prompt_ids(requests[0])[0]
+    [long] = policy.generate_ids([prompt], Sampling(temperature=1.0, max_new_tokens=5000), stop="none")
+    assert len(prompt) + len(long) == policy.context_tokens  # cut where the episode's context ends
+    with pytest.raises(ValueError, match="holds 2"):
+        policy.generate_ids([prompt] * 3, greedy, keys=["a", "b", "c"])
+
+
+def test_cancel_stops_a_generation_in_both_backends(tiny_model_dir: Path) -> None:
+    for policy in (
+        LlamaCppPolicy(tiny_model_dir, threads=1, max_reply_tokens=8000, max_prompt_tokens=512),
+        TransformersPolicy(tiny_model_dir),
+    ):
+        outcome: dict[str, Any] = {}
+        request = PolicyRequest(_conversation(0), "guess")
+        long = Sampling(temperature=1.0, max_new_tokens=6000)
+
+        def run(policy: Any = policy) -> None:
+            try:
+                outcome["reply"] = policy.generate([request], long)
+            except GenerationCancelled as exc:
+                outcome["cancelled"] = exc
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        policy.cancel()
+        worker.join(timeout=120)
+        assert not worker.is_alive() and "cancelled" in outcome, type(policy).__name__
+
+
+def test_backend_choice_and_refusals(tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    assert resolve_backend("auto") == ("transformers" if torch.cuda.is_available() else "llamacpp")
+    assert resolve_backend("transformers") == "transformers"
+    monkeypatch.setenv("COEVO_POLICY_BACKEND", "transformers")
+    assert isinstance(local_policy(tiny_model_dir), TransformersPolicy)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        resolve_backend("vllm-on-cpu")
+    model, tokenizer = load_model(tiny_model_dir)
+    model.config.architectures = ["GPT2LMHeadModel"]
+    with pytest.raises(UnsupportedModel, match="backend transformers"):
+        export_gguf(model, tokenizer, tmp_path / "x.gguf")
+    with pytest.raises(ValueError, match="precision"):
+        export_gguf(model, tokenizer, tmp_path / "x.gguf", precision="q2")
+    assert not (tmp_path / "x.gguf").exists() and list(tmp_path.iterdir()) == []  # nothing half-written
