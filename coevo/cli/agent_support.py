@@ -7,7 +7,10 @@ import contextlib
 import re
 import signal
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -18,10 +21,57 @@ if TYPE_CHECKING:
     from coevo.client.trajectory import Trajectory
 
 
+#: Called first when SIGTERM or SIGINT arrives (e.g. a policy's cancel, so a generation in a
+#: worker thread stops at its next token instead of holding up the exit).
+_ON_SIGNAL: list[Callable[[], None]] = []
+
+
+def on_signal(callback: Callable[[], None]) -> None:
+    """Run `callback` when SIGTERM or Ctrl-C arrives, before the exit starts."""
+    _ON_SIGNAL.append(callback)
+
+
+def _handle(signum: int, frame: Any) -> None:
+    for callback in list(_ON_SIGNAL):
+        callback()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    sys.exit(128 + signum)
+
+
 def exit_cleanly_on_sigterm() -> None:
     """Turn SIGTERM into SystemExit so `finally` blocks run and started servers are stopped
-    (Python's default SIGTERM action kills the process on the spot and orphans them)."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    (Python's default SIGTERM action kills the process on the spot and orphans them); on both
+    SIGTERM and Ctrl-C, the `on_signal` callbacks run first."""
+    signal.signal(signal.SIGTERM, _handle)
+    signal.signal(signal.SIGINT, _handle)
+
+
+class ProgressLog:
+    """Progress lines in a log file, beside the terminal's progress bar: a run started from a
+    script, under nohup or in CI shows where it stands with `tail -f`."""
+
+    def __init__(self, path: Path, title: str, total: int) -> None:
+        self.path, self.title, self.total = path, title, total
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("a", buffering=1)
+        self._started = time.monotonic()
+        self.done = self.ok = 0
+        self.write(f"start: {title}, {total} episodes")
+
+    def write(self, message: str) -> None:
+        stamp = datetime.now().isoformat(timespec="seconds")
+        self._file.write(f"{stamp} {message}\n")
+
+    def episode(self, success: bool) -> None:
+        self.done += 1
+        self.ok += int(success)
+        elapsed = time.monotonic() - self._started
+        self.write(f"{self.title}: {self.done}/{self.total} episodes, {self.ok} successful, {elapsed:.0f}s")
+
+    def close(self) -> None:
+        self.write(f"end: {self.title}, {self.ok}/{self.done} successful")
+        self._file.close()
 
 
 @contextlib.contextmanager

@@ -38,6 +38,7 @@ def demo(
     model_rounds: int = typer.Option(DEMO_MODEL_ROUNDS, help="Turns per episode for model policies"),
     max_new_tokens: int = typer.Option(48, help="Longest model reply, in tokens"),
     max_prompt_tokens: int = typer.Option(512, help="Model prompt budget in tokens (oldest turns dropped first)"),
+    backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
     out_dir: Path = typer.Option(Path("demo-results"), help="Leaderboard JSON and AgentTraj JSONL go here"),
 ) -> None:
@@ -48,15 +49,21 @@ def demo(
     from rich.console import Console
     from rich.table import Table
 
-    from coevo.cli.agent_support import RunRecorder, env_servers, pct, progress_bar, slug
+    from coevo.cli.agent_support import (
+        RunRecorder,
+        env_servers,
+        exit_cleanly_on_sigterm,
+        on_signal,
+        pct,
+        progress_bar,
+        slug,
+    )
     from coevo.client.agenttraj import write_jsonl
     from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, rollout_tasks
     from coevo.client.policies import Sampling, make_policy
     from coevo.client.rollout import shard_clients
     from coevo.client.summary import summarize
     from coevo.store import default_db_url
-
-    from coevo.cli.agent_support import exit_cleanly_on_sigterm
 
     exit_cleanly_on_sigterm()
     console = Console()
@@ -82,9 +89,11 @@ def demo(
             for spec in policy_names:
                 with console.status(f"loading policy {spec}"):
                     policy = make_policy(
-                        spec, sampling=Sampling(max_new_tokens=max_new_tokens), max_prompt_tokens=max_prompt_tokens,
+                        spec, sampling=Sampling(max_new_tokens=max_new_tokens), backend=backend,
+                        max_prompt_tokens=max_prompt_tokens,
                         max_batch_size=len(tasks),  # one forward pass per round for every episode
                     )  # fmt: skip
+                on_signal(policy.cancel)
                 model = spec not in ("expert", "random")
                 config = {"envs": names, "n": n, "max_rounds": model_rounds if model else None}
                 run_id = recorder.start(name=f"demo {policy.name}", kind="demo", policy=policy.name, config=config)

@@ -27,8 +27,10 @@ def evaluate(
     max_new_tokens: int = typer.Option(128, help="Longest reply, in tokens"),
     batch_size: int = typer.Option(16, help="Local models: most prompts per forward pass"),
     max_prompt_tokens: int = typer.Option(2048, help="Local models: prompt budget (oldest turns dropped first)"),
+    backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
     seed: int = typer.Option(0, help="Episode seed (and sampling seed)"),
     out: Path = typer.Option(None, "--out", help="Results JSON (default results/eval-ENV-SPLIT-POLICY.json)"),
+    log_file: Path = typer.Option(None, "--log-file", help="Progress log (default: the results file with .log)"),
     export_jsonl: Path = typer.Option(None, help="Also write the trajectories as AgentTraj JSONL"),
     export_hf: Path = typer.Option(None, help="Also write the trajectories as a Hugging Face dataset directory"),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
@@ -39,7 +41,16 @@ def evaluate(
 
     from rich.console import Console
 
-    from coevo.cli.agent_support import RunRecorder, env_servers, progress_bar, results_table, slug
+    from coevo.cli.agent_support import (
+        ProgressLog,
+        RunRecorder,
+        env_servers,
+        exit_cleanly_on_sigterm,
+        on_signal,
+        progress_bar,
+        results_table,
+        slug,
+    )
     from coevo.cli.serve_cmd import parse_options
     from coevo.client.agenttraj import save_hf_dataset, write_jsonl
     from coevo.client.evaluation import eval_split, pick_tasks, results_document, rollout_tasks
@@ -47,13 +58,15 @@ def evaluate(
     from coevo.client.rollout import sharded_clients
     from coevo.client.summary import summarize
 
-    from coevo.cli.agent_support import exit_cleanly_on_sigterm
-
     exit_cleanly_on_sigterm()
     console = Console()
     sampling = Sampling(temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens, seed=None if temperature <= 0 else seed)
     with console.status(f"loading policy {policy}"):
-        agent = make_policy(policy, sampling=sampling, max_batch_size=batch_size, max_prompt_tokens=max_prompt_tokens, seed=seed)
+        agent = make_policy(
+            policy, sampling=sampling, backend=backend, max_batch_size=batch_size, max_prompt_tokens=max_prompt_tokens,
+            seed=seed,
+        )  # fmt: skip
+    on_signal(agent.cancel)  # stop decoding at once, not after the current generation
     recorder = RunRecorder(db_url, enabled=not no_store)
 
     async def run(base_urls: list[str]) -> tuple[list, dict, str]:
@@ -75,28 +88,37 @@ def evaluate(
                 "sampling": sampling.__dict__, "seed": seed, "env_version": info.env_version,
             }  # fmt: skip
             run_id = recorder.start(name=f"eval {env}/{chosen} {agent.name}", kind="eval", policy=agent.name, config=config)
-            done_count = {"ok": 0, "n": 0}
+            progress = ProgressLog(log_path(chosen), f"{env}/{chosen} · {agent.name}", len(tasks) * samples)
+            console.print(f"progress log: {progress.path}")
             with progress_bar(console) as bar:
                 task = bar.add_task(f"{env} · {agent.name}", total=len(tasks) * samples, success="-")
 
                 def on_done(t) -> None:  # type: ignore[no-untyped-def]
-                    done_count["n"] += 1
-                    done_count["ok"] += int(t.success)
-                    bar.update(task, advance=1, success=f"{done_count['ok']}/{done_count['n']}")
+                    progress.episode(t.success)
+                    bar.update(task, advance=1, success=f"{progress.ok}/{progress.done}")
 
-                trajectories = await rollout_tasks(
-                    agent, {env: clients}, tasks, samples=samples, seed=seed, max_rounds=max_rounds,
-                    concurrency=concurrency, on_done=on_done,
-                )  # fmt: skip
+                try:
+                    trajectories = await rollout_tasks(
+                        agent, {env: clients}, tasks, samples=samples, seed=seed, max_rounds=max_rounds,
+                        concurrency=concurrency, on_done=on_done,
+                    )  # fmt: skip
+                finally:
+                    progress.close()
             summary = summarize(trajectories)
             recorder.save(run_id, trajectories, summary)
             return trajectories, config, chosen
+
+    def results_path(chosen: str) -> Path:
+        return out or Path("results") / f"eval-{slug(env)}-{slug(chosen)}-{slug(agent.name)}.json"
+
+    def log_path(chosen: str) -> Path:
+        return log_file or results_path(chosen).with_suffix(".log")
 
     with env_servers([env], urls={env: url}, options={env: parse_options(option)}, db_url=db_url) as servers:
         trajectories, config, chosen = asyncio.run(run(servers[env]))
     document = results_document(trajectories, policy=agent, config=config)
     console.print(results_table(f"{env} · {chosen} · {agent.name}", document["summary"]))
-    out = out or Path("results") / f"eval-{slug(env)}-{slug(chosen)}-{slug(agent.name)}.json"
+    out = results_path(chosen)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=2, default=str))
     console.print(f"results: {out}")

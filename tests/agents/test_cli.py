@@ -60,3 +60,45 @@ def test_demo_builds_a_leaderboard_and_leaves_trajectories(tmp_path: Path) -> No
     assert _count(db, "rollout_trajectories") == 8  # 2 policies x 2 envs x 2 tasks
     assert _count(db, "episodes") >= 6  # the servers recorded their side in the same store
     assert (tmp_path / "demo" / "expert.jsonl").is_file()
+
+
+def test_eval_writes_progress_to_a_log_file(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    done = coevo(
+        "eval", "--env", "tests.fixture_env:GuessEnv", "--policy", "expert", "--split", "test", "--n", "4",
+        "--no-store", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = out.with_suffix(".log").read_text().splitlines()
+    assert "start:" in lines[0] and "4 episodes" in lines[0]
+    assert [line.split(": ", 1)[1].split(",")[0] for line in lines[1:5]] == [f"{k}/4 episodes" for k in range(1, 5)]
+    assert "end:" in lines[-1] and "4/4 successful" in lines[-1]
+
+
+def test_eval_stops_promptly_on_sigterm(tmp_path: Path, tiny_model_dir: Path) -> None:
+    """A generation that would run for minutes is abandoned at the next token: the process
+    exits with 143 soon after SIGTERM, and the env server it started is gone too."""
+    import os
+    import signal
+    import time
+
+    log = tmp_path / "eval.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "coevo.cli", "eval", "--env", "tests.fixture_env:GuessEnv", "--policy", str(tiny_model_dir),
+         "--backend", "transformers", "--split", "test", "--n", "2", "--max-new-tokens", "200000", "--temperature", "1",
+         "--max-prompt-tokens", "256", "--no-store", "--out", str(tmp_path / "r.json"), "--log-file", str(log)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not (log.is_file() and "start:" in log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2)  # the first round's generation is under way
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    children = subprocess.run(["pgrep", "-s", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert children == []  # the started env server was stopped, not orphaned
