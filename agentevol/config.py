@@ -72,6 +72,10 @@ class AgentEvolConfig:
     max_new_tokens: int = field(default=64, metadata={"help": "Longest reply while rolling out"})
     max_prompt_tokens: int = field(default=1024, metadata={"help": "Prompt budget while rolling out (old turns dropped)"})
     gen_batch_size: int = field(default=16, metadata={"help": "Prompts per generation batch"})
+    backend: str = field(
+        default="auto",
+        metadata={"help": "Rollout engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"},
+    )
     concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
 
     def __post_init__(self) -> None:
@@ -81,6 +85,10 @@ class AgentEvolConfig:
             raise ValueError("iterations >= 0, samples_per_task >= 1 and bc_tasks >= 0 are required")
         if not self.envs:
             raise ValueError("at least one env is needed")
+        from coevo.client.policies.factory import BACKENDS
+
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -174,15 +174,21 @@ class AgentEvol:
         tmp.rename(out)
         return out
 
-    def policy(self, model: Any, tokenizer: Any, name: str) -> Policy:
-        from coevo.client.policies.hf import TransformersPolicy
+    def policy(self, model: Any, tokenizer: Any, name: str, seed: int | None = None) -> Policy:
+        """The in-memory model as a rollout policy on the configured engine (llama.cpp on CPU
+        hosts: a GGUF copy of the current weights under output_dir/policy, i.e. a weight sync)."""
+        from coevo.client.policies.factory import in_memory_policy
 
         c = self.config
-        policy = TransformersPolicy(
-            (model, tokenizer), name=name, max_batch_size=c.gen_batch_size, max_prompt_tokens=c.max_prompt_tokens,
+        policy = in_memory_policy(
+            model, tokenizer, workdir=self.layout.root / "policy", backend=c.backend, name=name, seed=seed,
+            max_batch_size=c.gen_batch_size, max_prompt_tokens=c.max_prompt_tokens,
             sampling=Sampling(max_new_tokens=c.max_new_tokens),
         )  # fmt: skip
         policy.prompt_options = dict(self.prompt_options)
+        synced = getattr(policy, "last_sync_s", None)
+        if synced is not None:
+            self.log(f"[{name}] weights synced to {policy.describe()['kind']} in {synced:.1f}s")
         return policy
 
     # ------------------------------------------------------------------ rollouts
@@ -263,7 +269,7 @@ class AgentEvol:
         write_jsonl(path, records)
         return records
 
-    async def explore(self, policy: Policy, stage: str, iteration: int) -> list[dict[str, Any]]:
+    async def explore(self, explorer: tuple[Any, Any], name: str, stage: str, iteration: int) -> list[dict[str, Any]]:
         """D_m: K samples per instruction with the current policy, scored by the env reward."""
         import torch
 
@@ -277,9 +283,13 @@ class AgentEvol:
         # shifted by the iteration: each iteration explores other instructions than the last
         tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split, offset=iteration)
         sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
-        trajectories = await self.rollout(
-            policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling
-        )
+        policy = self.policy(*explorer, name=name, seed=c.seed + iteration)
+        try:
+            trajectories = await self.rollout(
+                policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling
+            )
+        finally:
+            await policy.aclose()
         records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in trajectories if t.status != "error"]
         write_jsonl(path, records)
         return records
@@ -338,7 +348,7 @@ class AgentEvol:
             else:
                 iteration = int(stage[len("iter") :])
                 explorer = current if current is not None else model_of(previous_stage)
-                explore = functools.partial(self.explore, self.policy(*explorer, name=previous_stage), stage, iteration)
+                explore = functools.partial(self.explore, explorer, previous_stage, stage, iteration)
                 new = await self.main_first(explore)
                 row.update(
                     explore_episodes=len(new),
@@ -353,7 +363,11 @@ class AgentEvol:
                 current = (model, start[1])
                 row.update(train_row)
             if self.main:
-                row.update(await self.evaluate(self.policy(*current, name=stage), stage))
+                policy = self.policy(*current, name=stage)
+                try:
+                    row.update(await self.evaluate(policy, stage))
+                finally:
+                    await policy.aclose()
                 row.update(duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat())
                 self._record_stage(row)
             self.barrier()

@@ -56,6 +56,9 @@ class GRPOAgent:
 
         self.config = config
         self.simulator = simulator
+        self.workdir = workdir
+        #: The llama.cpp copy of the agent the sampling pass decodes with (made on first use).
+        self._sampler: Any = None
         self.prompts = AgentPrompts(config, simulator)
         self._records: list[Trace] = []
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
@@ -126,14 +129,67 @@ class GRPOAgent:
         the prompts, temperature and completion budget GRPO samples with, on a seeded RNG of its
         own (GRPO's stream is left as it was). Under several processes each takes a share of the
         tasks and every process gets all the traces back."""
-        import torch
         from accelerate.utils import gather_object
 
-        cfg = self.config
         accelerator = self.trainer.accelerator
         model = accelerator.unwrap_model(self.trainer.model)
-        tokenizer = self.trainer.processing_class
         mine = list(tasks)[accelerator.process_index::accelerator.num_processes]
+        if self._sample_with_llamacpp(model):
+            pairs = self._sample_llamacpp(model, mine, seed + accelerator.process_index)
+        else:
+            pairs = self._sample_transformers(model, mine, seed + accelerator.process_index)
+        rewards = self.simulator.score(pairs) if pairs else []
+        records = [Trace(t, c, r) for (t, c), r in zip(pairs, rewards)]
+        if accelerator.num_processes > 1:
+            records = list(gather_object(records))
+        return records
+
+    def _sample_with_llamacpp(self, model: Any) -> bool:
+        from coevo.client.policies.factory import resolve_backend
+
+        if model.device.type != "cpu" or self.trainer.repetition_penalty != 1.0:
+            return False  # llama.cpp serves CPU models, sampled without a repetition penalty
+        return resolve_backend(self.config.sample_backend) == "llamacpp"
+
+    def _sample_llamacpp(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
+        """The sampling pass on llama.cpp: the current weights are synced first (a GGUF export
+        and reload), then every task's group is decoded in one batch with GRPO's settings."""
+        from coevo.client.policies.base import Sampling
+        from coevo.client.policies.llamacpp import LlamaCppPolicy
+
+        cfg = self.config
+        tokenizer = self.trainer.processing_class
+        if self._sampler is None:
+            self._sampler = LlamaCppPolicy.from_model(
+                model, tokenizer, self.workdir / "sampler", max_batch_size=SAMPLE_TASKS_PER_CALL * cfg.group_size,
+                max_prompt_tokens=4096, max_cached_episodes=SAMPLE_TASKS_PER_CALL * cfg.group_size,
+            )  # fmt: skip
+            log.info("sampling pass on llama.cpp (weights exported)")
+        else:
+            log.info("sampling pass: llama.cpp weights synced in %.1fs", self._sampler.sync_weights(model))
+        t = self.trainer
+        sampling = Sampling(
+            temperature=t.temperature, top_p=t.top_p, top_k=t.top_k or 0, min_p=t.min_p or 0.0,
+            max_new_tokens=cfg.max_completion_length, seed=seed,
+        )  # fmt: skip
+        prompts = [
+            list(tokenizer.apply_chat_template(self.prompts.messages(task), tokenize=True, add_generation_prompt=True))
+            for task in tasks
+        ]
+        pairs: list[tuple[str, str]] = []
+        for start in range(0, len(tasks), SAMPLE_TASKS_PER_CALL):
+            chunk = range(start, min(len(tasks), start + SAMPLE_TASKS_PER_CALL))
+            group = [prompts[i] for i in chunk for _ in range(cfg.group_size)]
+            outputs = self._sampler.generate_ids(group, sampling.but(seed=seed + start), stop="eos")
+            ids = [tasks[i].task_id for i in chunk for _ in range(cfg.group_size)]
+            pairs += [(task_id, tokenizer.decode(out, skip_special_tokens=True)) for task_id, out in zip(ids, outputs)]
+        return pairs
+
+    def _sample_transformers(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
+        import torch
+
+        cfg = self.config
+        tokenizer = self.trainer.processing_class
         generation = self._generation_config()
         autocast = torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=use_bf16(cfg.bf16))
         was_training = model.training
@@ -141,9 +197,9 @@ class GRPOAgent:
         pairs: list[tuple[str, str]] = []
         try:
             with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
-                torch.manual_seed(seed + accelerator.process_index)
-                for start in range(0, len(mine), SAMPLE_TASKS_PER_CALL):
-                    chunk = mine[start:start + SAMPLE_TASKS_PER_CALL]
+                torch.manual_seed(seed)
+                for start in range(0, len(tasks), SAMPLE_TASKS_PER_CALL):
+                    chunk = tasks[start:start + SAMPLE_TASKS_PER_CALL]
                     texts = [tokenizer.apply_chat_template(self.prompts.messages(t), tokenize=False,
                                                            add_generation_prompt=True) for t in chunk]
                     inputs = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
@@ -155,11 +211,7 @@ class GRPOAgent:
                     pairs += [(chunk[i // cfg.group_size].task_id, text) for i, text in enumerate(completions)]
         finally:
             model.train(was_training)
-        rewards = self.simulator.score(pairs) if pairs else []
-        records = [Trace(t, c, r) for (t, c), r in zip(pairs, rewards)]
-        if accelerator.num_processes > 1:
-            records = list(gather_object(records))
-        return records
+        return pairs
 
     def _generation_config(self) -> Any:
         """GRPO's own sampling settings (TRL keeps them on the trainer whatever the engine)."""

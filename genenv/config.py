@@ -82,6 +82,10 @@ class GenEnvConfig:
     agent_warmup_batch_size: int = 8
     #: "auto": vLLM for agent generation when it is installed and a GPU is present.
     use_vllm: str = "auto"
+    #: Engine of the sampling pass (grpo_tasks_per_epoch > 0): "auto" (llama.cpp on a CPU host
+    #: where it is installed, with the weights synced before every pass; else GRPO's model
+    #: through transformers), "llamacpp", "transformers".
+    sample_backend: str = "auto"
     #: torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes
     #: keep half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one).
     cpu_threads: int = 0
@@ -146,6 +150,10 @@ class GenEnvConfig:
             raise ValueError("agent_warmup_steps must be >= 0, agent_warmup_tasks and agent_warmup_batch_size >= 1")
         if self.bf16 not in BF16_SETTINGS:
             raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
+        from coevo.client.policies.factory import BACKENDS
+
+        if self.sample_backend not in BACKENDS:
+            raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}")
         if self.env_rwr_average not in RWR_AVERAGES:
             raise ValueError(f"env_rwr_average is one of {', '.join(RWR_AVERAGES)}")
         if self.env_backend not in ("parametric", "llm"):

@@ -66,12 +66,16 @@ def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) 
         preset("ci", tasks_per_step=0)
 
 
-def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untouched(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["transformers", "llamacpp"])
+def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untouched(tmp_path: Path, backend: str) -> None:
     """Dynamic sampling's p_hat sample: group_size scored completions per task, the same for the
-    same seed, drawn on an RNG of its own (GRPO's sampling stream is not moved)."""
+    same seed, drawn on an RNG of its own (GRPO's sampling stream is not moved); on llama.cpp,
+    the weights are synced before every pass."""
     import torch
 
-    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), max_completion_length=8)
+    if backend == "llamacpp":
+        pytest.importorskip("llama_cpp")
+    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), max_completion_length=8, sample_backend=backend)
     trainer = GenEnvTrainer(cfg)
     simulator = trainer._simulator("genenv", trainer._initial_env_policy())
     agent = trainer.agent_factory("genenv", trainer._model_dir("tiny"), tmp_path / "agent", simulator)
@@ -85,6 +89,15 @@ def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untou
     assert all(0 <= t.reward <= 1 for t in first)
     assert [t.completion for t in agent.sample(tasks, seed=3)] == [t.completion for t in first]
     assert [t.completion for t in agent.sample(tasks, seed=4)] != [t.completion for t in first]
+    if backend == "llamacpp":
+        assert agent._sampler is not None and agent._sampler.last_sync_s is not None  # synced before later passes
+        with torch.no_grad():  # an update: the next pass must sample from the new weights
+            for p in agent.trainer.model.parameters():
+                p.mul_(0.0)
+        zeroed = agent.sample(tasks, seed=3)
+        assert [t.completion for t in zeroed] != [t.completion for t in first]
+    else:
+        assert agent._sampler is None
     simulator.close()
 
 
