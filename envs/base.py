@@ -86,6 +86,9 @@ class Env(ABC):
     max_steps: ClassVar[int] = 50
     #: Split used when a reset names neither task nor split.
     default_split: ClassVar[str] = "train"
+    #: Splits kept for evaluation: trainers never draw training tasks from them, and held-out
+    #: evaluation reads them (the first one present is an env's default held-out split).
+    heldout_splits: ClassVar[tuple[str, ...]] = ()
     #: False for envs whose step is a few microseconds: the server may then run it inline.
     cpu_heavy: ClassVar[bool] = True
 

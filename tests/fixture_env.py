@@ -21,6 +21,7 @@ class GuessEnv(Env):
     action_format = "guess N  (an integer between 1 and 100)"
     max_steps = 12
     default_split = "train"
+    heldout_splits = ("test",)
     cpu_heavy = False
 
     SPLITS = {"train": 200, "test": 50}

@@ -105,6 +105,7 @@ class ApiBankEnv(Env):
                      "is expected, otherwise the AI's reply to the user")
     max_steps = 64
     default_split = "train"
+    heldout_splits = ("level1", "test")
     cpu_heavy = False
 
     # ----------------------------------------------------------------- shared data

@@ -94,6 +94,7 @@ class TravelPlannerEnv(Env):
     #: The official ReAct agent's step limit.
     max_steps = 30
     default_split = "train"
+    heldout_splits = ("validation",)
     cpu_heavy = True
 
     # ----------------------------------------------------------------- shared data

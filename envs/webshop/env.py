@@ -67,6 +67,7 @@ class WebShopEnv(Env):
     action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
     max_steps = 15
     default_split = "train"
+    heldout_splits = ("test",)
     cpu_heavy = True
 
     @classmethod

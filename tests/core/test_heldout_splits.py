@@ -1,0 +1,44 @@
+"""Every env's held-out splits are disjoint from the splits trainers may draw from: no task id
+and no first observation (the task as an agent sees it) is shared, generated splits included."""
+
+from __future__ import annotations
+
+import pytest
+
+from coevo.client.heldout import task_indices
+from coevo.envs import registry
+
+#: Tasks compared per split (spread by a seeded draw, as held-out lists are).
+SAMPLE = 40
+
+
+def _first_observations(env: object, split: str, total: int) -> dict[str, str]:
+    seen = {}
+    for index in task_indices(total, SAMPLE, 0, "disjoint", split):
+        task_id = env.task_ids(split, index, 1)[0]  # type: ignore[attr-defined]
+        seen[task_id] = env.reset(task_id=task_id, seed=0).observation.strip()  # type: ignore[attr-defined]
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(registry.BUILTIN))
+def test_heldout_splits_share_no_task_with_training_splits(name: str) -> None:
+    try:
+        env = registry.make(name)
+    except Exception as exc:  # an optional env's dependency missing here
+        pytest.skip(f"{name} does not load: {exc}")
+    splits = {s: n for s, n in env.splits().items() if n}
+    heldout = [s for s in type(env).heldout_splits if s in splits]
+    training = [s for s in splits if s not in type(env).heldout_splits]
+    if name == "simulator":
+        assert heldout == []  # GenEnv's simulator only generates training tasks
+        return
+    assert heldout, f"{name} declares no held-out split it has ({type(env).heldout_splits}, splits {sorted(splits)})"
+    assert type(env).default_split not in heldout or name == "bfcl"  # BFCL is all evaluation data
+    held = {s: _first_observations(env, s, splits[s]) for s in heldout}
+    trained = {s: _first_observations(env, s, splits[s]) for s in training}
+    held_ids = {task_id for seen in held.values() for task_id in seen}
+    held_texts = {text for seen in held.values() for text in seen.values()}
+    for split, seen in trained.items():
+        assert not held_ids & set(seen), f"{name}: {split} shares task ids with a held-out split"
+        shared = held_texts & set(seen.values())
+        assert not shared, f"{name}: {split} shares {len(shared)} task(s) with a held-out split, e.g. {next(iter(shared))[:200]!r}"
