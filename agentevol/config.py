@@ -66,8 +66,14 @@ class AgentEvolConfig:
         default=True, metadata={"help": "Save a resumable trainer checkpoint (with optimizer state) after each epoch"}
     )
     # ------------------------------------------------------------------ rollouts and evaluation
-    eval_split: str | None = field(default=None, metadata={"help": "Evaluation split (default: the env's test/valid split)"})
-    eval_tasks: int = field(default=20, metadata={"help": "Evaluation tasks per env"})
+    eval_split: str | None = field(
+        default=None, metadata={"help": "Held-out split evaluated at every stage, for every env (default: each env's first held-out split)"}
+    )
+    eval_tasks: int = field(default=20, metadata={"help": "Held-out tasks per env, a fixed seeded list (0: the whole split)"})
+    heldout: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Held-out task lists ENV:SPLIT[:N] evaluated at every stage instead of eval_split (N defaults to eval_tasks)"},
+    )
     max_rounds: int | None = field(default=20, metadata={"help": "Agent turns per episode (default: the env's max steps)"})
     max_new_tokens: int = field(default=64, metadata={"help": "Longest reply while rolling out"})
     max_prompt_tokens: int = field(default=1024, metadata={"help": "Prompt budget while rolling out (old turns dropped)"})
@@ -85,7 +91,13 @@ class AgentEvolConfig:
             raise ValueError("iterations >= 0, samples_per_task >= 1 and bc_tasks >= 0 are required")
         if not self.envs:
             raise ValueError("at least one env is needed")
+        from coevo.client.heldout import HeldoutSplit
         from coevo.client.policies.factory import BACKENDS
+
+        for item in self.heldout:
+            HeldoutSplit.parse(item, self.eval_tasks)  # refuses a malformed entry before any work
+        if self.eval_tasks < 0:
+            raise ValueError("eval_tasks must be >= 0 (0: the whole split)")
 
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")

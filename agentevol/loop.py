@@ -27,7 +27,7 @@ import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,9 @@ from typing import Any
 from coevo.agentevol.config import AgentEvolConfig
 from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
-from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, results_document, rollout_tasks
+from coevo.client.evaluation import TaskRef, pick_tasks, results_document, rollout_tasks
+from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit
+from coevo.client.stats import wilson_interval
 from coevo.client.policies.base import Policy, Sampling
 from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
@@ -92,6 +94,7 @@ class AgentEvol:
             {} if config.show_available_actions is None else {"show_available_actions": config.show_available_actions}
         )
         self.clients: dict[str, list[AsyncEnvClient]] = {}
+        self._heldout: HeldoutEvaluator | None = None
         self.recorder: Any = None
         #: Launched as one of several processes (accelerate launch, torchrun): rank 0 leads.
         self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
@@ -133,7 +136,9 @@ class AgentEvol:
         stages[row["stage"]] = row
         self.layout.state.write_text(json.dumps({"stages": stages}, indent=2))
         with self.layout.metrics.open("a") as f:
-            f.write(json.dumps(row) + "\n")
+            for heldout in row.get("heldout", []):  # one row per held-out split, then the stage's
+                f.write(json.dumps({"kind": "heldout", "stage": row["stage"], "arm": "agentevol", **heldout}) + "\n")
+            f.write(json.dumps({"kind": "stage", **row}) + "\n")
         self.log(
             f"[{row['stage']}] success {100 * row['success_rate']:.1f}%  mean reward {row['mean_reward']:.3f}  "
             f"({row['eval_n']} eval episodes, {row['duration_s']:.0f}s)"
@@ -192,23 +197,38 @@ class AgentEvol:
         return policy
 
     # ------------------------------------------------------------------ rollouts
-    async def _tasks(self, split_of: Callable[[Any, str], str], n: int, offset: int = 0) -> list[TaskRef]:
+    async def heldout_evaluator(self) -> HeldoutEvaluator:
+        """The run's held-out task lists (drawn once by the run's seed; every stage is scored on
+        the same tasks): `heldout` entries, else eval_split or each env's first held-out split."""
+        if self._heldout is None:
+            c = self.config
+            splits = [HeldoutSplit.parse(item, c.eval_tasks) for item in c.heldout]
+            if not splits:
+                for env, group in self.clients.items():
+                    info = await group[0].info()
+                    split = c.eval_split or next(iter(info.heldout_splits), None)
+                    if split is None:
+                        raise ValueError(f"{env} lists no held-out split; name one with --heldout ENV:SPLIT")
+                    splits.append(HeldoutSplit(env, split, c.eval_tasks))
+            self._heldout = HeldoutEvaluator(
+                self.clients, splits, seed=c.seed, max_rounds=c.max_rounds, concurrency=c.concurrency
+            )
+        return self._heldout
+
+    async def train_tasks(self, n: int, split: str | None, offset: int = 0) -> list[TaskRef]:
+        """n instructions spread evenly over the split, starting at `offset`; never a held-out split."""
         tasks: list[TaskRef] = []
         for env, group in self.clients.items():
             info = await group[0].info()
-            split = split_of(info, env)
-            if split not in info.splits:
-                raise ValueError(f"{env} has no split {split!r}; it has {sorted(info.splits)}")
-            tasks += await pick_tasks(group[0], env, split, n, offset)
+            chosen = split or info.default_split
+            if chosen not in info.splits:
+                raise ValueError(f"{env} has no split {chosen!r}; it has {sorted(info.splits)}")
+            if chosen in info.heldout_splits:
+                raise ValueError(
+                    f"{env}'s split {chosen!r} is held out for evaluation; train on another (--bc-split / --explore-split)"
+                )
+            tasks += await pick_tasks(group[0], env, chosen, n, offset)
         return tasks
-
-    async def eval_tasks(self) -> list[TaskRef]:
-        c = self.config
-        return await self._tasks(lambda info, env: c.eval_split or eval_split(info.splits, info.default_split), c.eval_tasks)
-
-    async def train_tasks(self, n: int, split: str | None, offset: int = 0) -> list[TaskRef]:
-        """n instructions spread evenly over the split, starting at `offset`."""
-        return await self._tasks(lambda info, env: split or info.default_split, n, offset)
 
     async def rollout(
         self, policy: Policy, tasks: Sequence[TaskRef], *, kind: str, stage: str, samples: int = 1,
@@ -234,18 +254,35 @@ class AgentEvol:
         return trajectories
 
     async def evaluate(self, policy: Policy, stage: str) -> dict[str, Any]:
-        trajectories = await self.rollout(policy, await self.eval_tasks(), kind="eval", stage=stage)
-        document = results_document(trajectories, policy=policy, config={"stage": stage, **self.config.to_dict()})
+        """Held-out evaluation of one stage: the stage's summary, and one row per held-out split
+        (n, success rate, its Wilson 95% interval, mean reward) under "heldout"."""
+        c = self.config
+        evaluator = await self.heldout_evaluator()
+        run_id = self.recorder.start(
+            name=f"agentevol {c.output_dir} {stage} eval", kind="eval", policy=policy.name, config={"stage": stage},
+        )  # fmt: skip
+        started = time.monotonic()
+        played: list[Trajectory] = []
+        rows = await evaluator.evaluate(policy, prompt_options=self.prompt_options, on_done=played.append)
+        summary = summarize(played)
+        self.recorder.save(run_id, played, summary)
+        self.log(f"[{stage}] eval: {len(played)} held-out episodes, success {100 * summary['success_rate']:.1f}%, "
+                 f"{time.monotonic() - started:.0f}s")  # fmt: skip
+        document = results_document(played, policy=policy, config={"stage": stage, **c.to_dict()})
+        document["heldout"] = [asdict(row) for row in rows]
+        document["task_lists"] = evaluator.recorded_lists()
         path = self.layout.eval_file(stage)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, default=str))
         s = document["summary"]
+        low, high = wilson_interval(sum(t.success for t in played), len(played)) if played else (0.0, 0.0)
         return {
-            "success_rate": s["success_rate"], "mean_reward": s["mean_reward"], "mean_steps": s["mean_steps"],
-            "invalid_reply_rate": s["invalid_reply_rate"], "accepted_action_rate": s["accepted_action_rate"],
-            "eval_n": s["n"],
+            "success_rate": s["success_rate"], "ci95_low": low, "ci95_high": high, "mean_reward": s["mean_reward"],
+            "mean_steps": s["mean_steps"], "invalid_reply_rate": s["invalid_reply_rate"],
+            "accepted_action_rate": s["accepted_action_rate"], "eval_n": s["n"],
             "by_env": {env: {"success_rate": v["success_rate"], "mean_reward": v["mean_reward"]} for env, v in document["by_env"].items()},
             "by_task_type": {k: v["success_rate"] for k, v in s["by_task_type"].items()},
+            "heldout": [row.metrics() for row in rows],
         }  # fmt: skip
 
     # ------------------------------------------------------------------ data

@@ -47,13 +47,14 @@ def agentevol(
     rows = evol.run()
     if not evol.main:  # other processes of a distributed run: the main one reports
         return
-    table = Table(title="AgentEvol: evaluation after each stage")
-    for column in ("stage", "success", "mean reward", "mean steps", "accepted actions", "train examples", "train loss",
+    table = Table(title="AgentEvol: evaluation after each stage (held-out tasks)")
+    for column in ("stage", "n", "success", "95% CI", "mean reward", "mean steps", "accepted actions", "train examples", "train loss",
                    "explore success", "time"):  # fmt: skip
         table.add_column(column, justify="left" if column == "stage" else "right")
     for r in rows:
         table.add_row(
-            r["stage"], f"{100 * r['success_rate']:.1f}%", f"{r['mean_reward']:.3f}", f"{r['mean_steps']:.1f}",
+            r["stage"], str(r.get("eval_n", "-")), f"{100 * r['success_rate']:.1f}%",
+            f"{100 * r['ci95_low']:.1f}-{100 * r['ci95_high']:.1f}%" if "ci95_low" in r else "-", f"{r['mean_reward']:.3f}", f"{r['mean_steps']:.1f}",
             f"{100 * r['accepted_action_rate']:.1f}%" if r.get("accepted_action_rate") is not None else "-",
             str(r.get("train_examples", "-")), f"{r['train_loss']:.3f}" if r.get("train_loss") is not None else "-",
             f"{100 * r['explore_success_rate']:.1f}%" if "explore_success_rate" in r else "-", f"{r['duration_s']:.0f}s",

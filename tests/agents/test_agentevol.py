@@ -142,7 +142,14 @@ def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
     assert rows[1]["bc_trajectories"] == 4 and rows[1]["train_examples"] == 4 and rows[1]["train_loss"] > 0
     assert rows[2]["explore_episodes"] == 4  # 2 instructions x K=2 samples
     lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [line["stage"] for line in lines] == ["base", "bc", "iter1", "iter2"]
+    assert [line["stage"] for line in lines if line["kind"] == "stage"] == ["base", "bc", "iter1", "iter2"]
+    heldout = [line for line in lines if line["kind"] == "heldout"]
+    assert [h["stage"] for h in heldout] == ["base", "bc", "iter1", "iter2"]  # one held-out split, every stage
+    for h in heldout:
+        assert (h["arm"], h["env"], h["split"], h["n"]) == ("agentevol", "alfworld", "valid_unseen", 2)
+        assert 0.0 <= h["ci95_low"] <= h["success_rate"] <= h["ci95_high"] <= 1.0 and "mean_reward" in h
+    lists = [json.loads((out / "eval" / f"{stage}.json").read_text())["task_lists"] for stage in ("base", "iter2")]
+    assert lists[0] == lists[1] and len(lists[0]["alfworld:valid_unseen"]) == 2  # every stage, the same tasks
     for stage in ("bc", "iter1", "iter2"):
         assert (out / "checkpoints" / stage / "config.json").is_file()
         assert json.loads((out / "checkpoints" / stage / "coevo_agent.json").read_text())["prompt_options"] == {
@@ -156,7 +163,7 @@ def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
     again = _run_ci(out)
     assert [r["finished_at"] for r in again] == [r["finished_at"] for r in rows]
     assert not any("learning on" in line for line in again[0]["_logs"])
-    assert len((out / "metrics.jsonl").read_text().splitlines()) == 4
+    assert len((out / "metrics.jsonl").read_text().splitlines()) == 8
 
     # losing the last stage re-runs just that stage, reusing its saved exploration data
     state = json.loads((out / "state.json").read_text())

@@ -25,7 +25,8 @@ def test_two_processes_run_every_stage_once(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    stages = [json.loads(line)["stage"] for line in (out / "metrics.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    stages = [row["stage"] for row in rows if row["kind"] == "stage"]
     assert stages == ["base", "bc", "iter1", "iter2"]
     assert all((out / "checkpoints" / stage / "config.json").is_file() for stage in ("bc", "iter1", "iter2"))
     assert {p.name for p in (out / "data").iterdir()} == {"bc.jsonl", "iter1-explore.jsonl", "iter2-explore.jsonl"}
