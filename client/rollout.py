@@ -250,7 +250,7 @@ class RolloutEngine:
                 continue
             info = await self.clients[env][0].info()
             self._env_max_steps[env] = info.max_steps
-            prompt = self._prompts.get(env) or prompt_for(env, info.action_format)
+            prompt = self._prompts.get(env) or prompt_for(env, info.action_format, info.action_example)
             self._prompts[env] = dataclasses.replace(prompt, **self.prompt_options) if self.prompt_options else prompt
 
     def prompt(self, env: str) -> EnvPrompt:

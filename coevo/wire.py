@@ -45,6 +45,8 @@ class InfoResponse(_Model):
     max_steps: int
     splits: dict[str, int]
     default_split: str
+    #: A worked example for agents' prompts: [thought, action] (empty strings: none).
+    action_example: list[str] = Field(default_factory=lambda: ["", ""])
     #: Evaluation splits this server has (never trained on); the first is the env's default.
     heldout_splits: list[str] = Field(default_factory=list)
 

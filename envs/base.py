@@ -82,6 +82,9 @@ class Env(ABC):
     version: ClassVar[str] = "1"
     #: One line telling an agent (or a person) what an action looks like.
     action_format: ClassVar[str] = "free text"
+    #: One concrete action and the thought that could lead to it: the worked example agents'
+    #: prompts show (small models copy "<placeholder>" templates word for word instead).
+    action_example: ClassVar[tuple[str, str]] = ("", "")
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
     max_steps: ClassVar[int] = 50
     #: Split used when a reset names neither task nor split.

@@ -109,7 +109,7 @@ class EnvService:
         cls = self.runtime.env_cls
         return InfoResponse(
             env=self.env_name, env_version=str(cls.version), server_version=__version__,
-            action_format=cls.action_format, max_steps=cls.max_steps,
+            action_format=cls.action_format, action_example=list(cls.action_example), max_steps=cls.max_steps,
             splits=dict(self.runtime.catalog.splits()), default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
         )

@@ -22,6 +22,7 @@ class GuessEnv(Env):
     max_steps = 12
     default_split = "train"
     heldout_splits = ("test",)
+    action_example = ("Half of the range is left, so I guess its middle.", "guess 50")
     cpu_heavy = False
 
     SPLITS = {"train": 200, "test": 50}

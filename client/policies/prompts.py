@@ -4,8 +4,12 @@ An episode's conversation starts with an instruction turn from the user and a sh
 acknowledgement from the agent (AgentGym trains with `loss: False` on it), then alternates
 observations (user) and ReAct replies (assistant):
 
-    Thought: <a short reasoning step>
-    Action: <one action in the env's own syntax>
+    Thought: a short reasoning step
+    Action: one action in the env's own syntax
+
+The format is taught by a worked example from the env (its `action_example`), never by a
+"<placeholder>" template: SmolLM2-135M copied "Thought: <one short sentence of reasoning>"
+word for word.
 
 Envs with no dedicated prompt get a generic one built from their `/info` action format, so a
 newly registered env is playable by every policy at once. The wording is ours; the shape
@@ -15,7 +19,7 @@ newly registered env is playable by every policy at once. The wording is ours; t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,11 +27,17 @@ from coevo.client.policies.base import Message
 
 ACKNOWLEDGEMENT = "OK. I will think briefly, then give exactly one action per turn."
 
-REACT_FORMAT = (
-    "Reply in exactly this format:\n"
-    "Thought: <one short sentence of reasoning>\n"
-    "Action: <your next action>"
-)
+
+
+def react_format(example: tuple[str, str] = ("", "")) -> str:
+    """How to reply: two labelled lines, shown by a worked example when the env gives one."""
+    thought, action = example
+    if not action:
+        return (
+            'Reply with two lines: "Thought:" followed by one short sentence of reasoning, then '
+            '"Action:" followed by your next action.'
+        )
+    return f"Reply with two lines, a short thought and then your action, like this:\nThought: {thought}\nAction: {action}"
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,8 @@ class EnvPrompt:
     expert_thought: Callable[[str], str] = field(default=lambda action: "I will do the next step of the plan.")
     #: Renders info["available_actions"] (an env may list its actions more compactly).
     render_actions: Callable[[Any], str] = field(default=lambda available: render_available_actions(available))
+    #: The env's worked example (thought, action), repeated when a reply cannot be read.
+    example: tuple[str, str] = ("", "")
 
     def start(self) -> list[Message]:
         """The instruction turn and the agent's acknowledgement."""
@@ -67,7 +79,7 @@ class EnvPrompt:
 
     def render_invalid(self, reason: str, info: Mapping[str, Any]) -> str:
         """The user turn that tells the agent its reply could not be read (the env is not stepped)."""
-        text = f"Invalid action: {reason}\n{REACT_FORMAT}"
+        text = f"Invalid action: {reason}\n{react_format(self.example)}"
         if self.show_available_actions:
             actions = self.render_actions(info.get("available_actions"))
             if actions:
@@ -89,15 +101,14 @@ def render_available_actions(available: Any) -> str:
 
 
 # ---------------------------------------------------------------------------- ALFWorld
+_ALFWORLD_EXAMPLE = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
 _ALFWORLD_INSTRUCTION = (
     "You are an agent in a household. Complete the task you are given by acting on the "
     "receptacles and objects in the room, one command per turn; the environment answers each "
     "command. Commands: go to X, open X, close X, take X from Y, move X to Y, heat X with Y, "
     "cool X with Y, clean X with Y, use X, examine X, look, inventory. When available actions "
     "are listed, choose one of them. \"Nothing happens.\" means the command had no effect.\n"
-    + REACT_FORMAT
-    + "\nExample:\nThought: The task needs an apple; apples are often on the countertop.\n"
-    "Action: go to countertop 1"
+    + react_format(_ALFWORLD_EXAMPLE)
 )
 
 _ALFWORLD_THOUGHTS: list[tuple[re.Pattern[str], str]] = [
@@ -146,10 +157,12 @@ ALFWORLD = EnvPrompt(
     show_available_actions=True,
     expert_thought=_alfworld_thought,
     render_actions=_alfworld_actions,
+    example=_ALFWORLD_EXAMPLE,
 )
 
 
 # ---------------------------------------------------------------------------- BFCL
+_BFCL_EXAMPLE = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
 BFCL = EnvPrompt(
     env="bfcl",
     instruction=(
@@ -157,8 +170,9 @@ BFCL = EnvPrompt(
         "request. Answer with the function calls that fulfil it, in Python call syntax inside a "
         "list, e.g. [get_weather(city='Paris'), get_time(zone='CET')]. When the functions return "
         "results, continue calling until the request is done; when nothing is left to call, "
-        "reply with an action that contains no call to end the turn.\n" + REACT_FORMAT
+        "reply with an action that contains no call to end the turn.\n" + react_format(_BFCL_EXAMPLE)
     ),
+    example=_BFCL_EXAMPLE,
     single_line_action=False,
     show_available_actions=False,
     expert_thought=lambda action: (
@@ -169,15 +183,16 @@ BFCL = EnvPrompt(
 )
 
 
-def generic_prompt(env: str, action_format: str) -> EnvPrompt:
-    """A ReAct prompt for any env, from the one-line action format its server reports."""
+def generic_prompt(env: str, action_format: str, example: tuple[str, str] = ("", "")) -> EnvPrompt:
+    """A ReAct prompt for any env, from the action format and worked example its server reports."""
     return EnvPrompt(
         env=env,
         instruction=(
             "You are an agent solving a task by interacting with an environment. Each turn you "
             "see an observation and send one action; the environment answers with the next "
-            f"observation.\nActions look like: {action_format}\n" + REACT_FORMAT
+            f"observation.\nActions look like: {action_format}\n" + react_format(example)
         ),
+        example=example,
         single_line_action=False,
         show_available_actions=True,
         expert_thought=lambda action: "I will take the next step towards the goal.",
@@ -187,6 +202,7 @@ def generic_prompt(env: str, action_format: str) -> EnvPrompt:
 PROMPTS: dict[str, EnvPrompt] = {p.env: p for p in (ALFWORLD, BFCL)}
 
 
-def prompt_for(env: str, action_format: str = "free text") -> EnvPrompt:
-    """The env's dedicated prompt, or the generic one for its action format."""
-    return PROMPTS.get(env) or generic_prompt(env, action_format)
+def prompt_for(env: str, action_format: str = "free text", example: Sequence[str] = ("", "")) -> EnvPrompt:
+    """The env's dedicated prompt, or the generic one for its action format and example."""
+    thought, action = (list(example) + ["", ""])[:2]
+    return PROMPTS.get(env) or generic_prompt(env, action_format, (thought, action))

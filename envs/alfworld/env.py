@@ -117,6 +117,7 @@ class AlfWorldEnv(Env):
                      "countertop 2', 'move apple 1 to fridge 1', 'heat apple 1 with microwave 1', 'use desklamp 1'")
     max_steps = 50
     default_split = "train"
+    action_example = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
     heldout_splits = ("valid_unseen", "valid_seen")
     cpu_heavy = True
 

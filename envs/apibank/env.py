@@ -105,6 +105,7 @@ class ApiBankEnv(Env):
                      "is expected, otherwise the AI's reply to the user")
     max_steps = 64
     default_split = "train"
+    action_example = ("The user asks for the weather, so I call the weather API.", "API-Request: [QueryWeather(city='Paris', date='2023-03-01')]")
     heldout_splits = ("level1", "test")
     cpu_heavy = False
 

@@ -106,6 +106,7 @@ class BfclEnv(Env):
     #: A turn allows 20 call steps (the 21st force-quits) plus the reply that ends it.
     max_steps = MAX_TURNS * 22
     default_split = "simple_python"
+    action_example = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
     heldout_splits = ("simple_python", "multiple", "parallel", "parallel_multiple")
     #: Multi-turn steps run API code (about a millisecond, tens on a long-context world's first
     #: check), so the server runs steps off its event loop.

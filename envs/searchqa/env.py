@@ -60,6 +60,7 @@ class SearchQAEnv(Env):
     action_format = "<search>query</search> or <answer>text</answer> (also search[query] / answer[text])"
     max_steps = 8
     default_split = "train"
+    action_example = ("I need the founder first, so I search for the company.", "<search>founder of Velmora Works</search>")
     heldout_splits = ("test",)
     cpu_heavy = True
 

@@ -94,6 +94,7 @@ class TravelPlannerEnv(Env):
     #: The official ReAct agent's step limit.
     max_steps = 30
     default_split = "train"
+    action_example = ("I need flights first, so I search them for the travel dates.", "FlightSearch[New York, London, 2022-03-16]")
     heldout_splits = ("validation",)
     cpu_heavy = True
 

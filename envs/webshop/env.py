@@ -67,6 +67,7 @@ class WebShopEnv(Env):
     action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
     max_steps = 15
     default_split = "train"
+    action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
     heldout_splits = ("test",)
     cpu_heavy = True
 

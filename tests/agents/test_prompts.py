@@ -56,4 +56,12 @@ def test_invalid_feedback_repeats_the_format_and_the_actions() -> None:
     text = ALFWORLD.render_invalid("no 'Action:' line was found in your reply.", {"available_actions": ["look"]})
     assert prompt_for("guess", "guess N").render_invalid("x", {"available_actions": ["a", "b"]}).endswith("AVAILABLE ACTIONS: a, b")
     assert text.startswith("Invalid action: no 'Action:' line")
-    assert "Thought: <" in text and text.endswith("AVAILABLE ACTIONS: look")
+    assert "Thought: The task needs an apple" in text and text.endswith("AVAILABLE ACTIONS: look")
+    assert "<" not in text  # a worked example, no placeholder a small model would copy
+
+
+def test_generic_prompt_shows_the_envs_worked_example() -> None:
+    prompt = prompt_for("some-new-env", "click[x] or search[y]", ["I will look for shoes.", "search[shoes]"])
+    assert prompt.instruction.endswith("Thought: I will look for shoes.\nAction: search[shoes]")
+    bare = prompt_for("other-env", "free text")
+    assert "<" not in bare.instruction and '"Action:"' in bare.instruction
