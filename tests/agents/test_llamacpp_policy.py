@@ -45,18 +45,10 @@ def test_greedy_replies_equal_transformers(tiny_model_dir: Path) -> None:
     assert len(set(reference.generate(_requests()))) > 1  # different prompts, different replies
 
 
-class _NoReuse(LlamaCppPolicy):
-    """Every call on fresh slots: the whole prompt is fed each round."""
-
-    @staticmethod
-    def key_of(request: PolicyRequest) -> str | None:
-        return None
-
-
-def test_prefix_reuse_changes_nothing_over_whole_episodes_and_slots_are_freed(tiny_model_dir: Path) -> None:
-    """Multi-turn episodes with prompt cuts: each round feeds only the new tokens, yet every
-    conversation is token for token what feeding whole prompts gives, and the first replies are
-    transformers' (later rounds of this random model amplify float rounding differences)."""
+def test_whole_episodes_reuse_prefixes_and_free_their_slots(tiny_model_dir: Path) -> None:
+    """Multi-turn episodes with prompt cuts: later rounds feed only their new tokens, finished
+    episodes release their slots, and the first replies are transformers' (later rounds of this
+    random model amplify float rounding, so they are compared by logits below)."""
 
     async def play(policy: Any) -> list[list[str]]:
         async with asgi_env_client("guess") as client:
@@ -72,12 +64,33 @@ def test_prefix_reuse_changes_nothing_over_whole_episodes_and_slots_are_freed(ti
     fast.engine.decode = lambda entries: (fed.append(len(entries)), decode(entries))[1]  # type: ignore[method-assign]
     fast.prompts_for = lambda requests: (lambda ids: (prompted.extend(map(len, ids)), ids)[1])(prompts_for(requests))  # type: ignore[method-assign]
     replies = asyncio.run(play(fast))
-    assert replies == asyncio.run(play(_NoReuse(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=3, **options)))  # type: ignore[arg-type]
     reference = asyncio.run(play(TransformersPolicy(tiny_model_dir, prefix_cache=False, **options)))  # type: ignore[arg-type]
     assert [r[:4] for r in replies] == [r[:4] for r in reference]
     assert all(len(r) > 8 for r in replies)  # several rounds each
     assert fast._slots == {} and fast._dropped == {}  # finished episodes released their slots
     assert sum(fed) < 0.6 * sum(prompted)  # later rounds fed only their new tokens
+
+
+def test_a_reused_prefix_gives_the_logits_of_a_fresh_prompt(tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round after round of one growing conversation (cut to the budget on the way), the next
+    token's logits with the cached prefix match feeding the whole prompt, to float rounding."""
+    import coevo.client.policies.llamacpp as llamacpp
+
+    seen: list[np.ndarray] = []
+    real_pick = llamacpp.pick_token
+    monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
+    one = Sampling(max_new_tokens=1)
+    cached = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_prompt_tokens=260, sampling=one)
+    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_prompt_tokens=260, sampling=one)
+    for turns in range(9):
+        request = PolicyRequest(_conversation(turns), "guess", _Session("s1"))  # type: ignore[arg-type]
+        cached.generate([request])
+        fresh._free("s1")  # the same prompt cut as `cached`, but its KV computed from scratch
+        fresh.generate([request])
+        reused, whole = seen[-2], seen[-1]
+        scale = float(np.abs(whole).max())
+        assert float(np.abs(reused - whole).max()) <= 1e-3 * scale, turns
+    assert cached._dropped["s1"] == fresh._dropped["s1"] > 0  # the prompt was cut along the way
 
 
 def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: Path, tmp_path: Path) -> None:
