@@ -172,10 +172,11 @@ class GRPOAgent:
             temperature=t.temperature, top_p=t.top_p, top_k=t.top_k or 0, min_p=t.min_p or 0.0,
             max_new_tokens=cfg.max_completion_length, seed=seed,
         )  # fmt: skip
-        prompts = [
-            list(tokenizer.apply_chat_template(self.prompts.messages(task), tokenize=True, add_generation_prompt=True))
+        texts = [
+            tokenizer.apply_chat_template(self.prompts.messages(task), tokenize=False, add_generation_prompt=True)
             for task in tasks
-        ]
+        ]  # tokenized as the transformers pass tokenizes them
+        prompts = [list(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
         pairs: list[tuple[str, str]] = []
         for start in range(0, len(tasks), SAMPLE_TASKS_PER_CALL):
             chunk = range(start, min(len(tasks), start + SAMPLE_TASKS_PER_CALL))
