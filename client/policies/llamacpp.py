@@ -255,6 +255,7 @@ class LlamaCppPolicy(ChatModelPolicy):
 
         model = Path(model)
         options: dict[str, Any] = {}
+        tokenizer_given = tokenizer is not None
         if tokenizer is None:
             if not (model / "config.json").is_file():
                 raise ValueError(f"{model} is not a model directory (no config.json)")
@@ -262,6 +263,9 @@ class LlamaCppPolicy(ChatModelPolicy):
             options = read_prompt_options(model)
         else:
             gguf_path = model
+        #: The GGUF is the shared cache of a checkpoint directory (a sync writes a private copy).
+        self._shared_file = tokenizer_given is False
+        self._private_file: Path | None = None
         # A slot per episode of a full batch by default: each costs context_tokens KV cells.
         slots = max(1, min(MAX_SLOTS, max(max_cached_episodes or max_batch_size, max_batch_size)))
         super().__init__(
@@ -306,6 +310,9 @@ class LlamaCppPolicy(ChatModelPolicy):
         started = time.perf_counter()
         with self._busy:
             path = self.engine.path
+            if self._shared_file:  # never overwrite the cached copy other policies load
+                path = path.with_name(f".{path.stem}-synced-{os.getpid()}-{id(self)}.gguf")
+                self._shared_file, self._private_file = False, path
             export_gguf(model, self.tokenizer, path, precision=self.precision)
             self.engine.close()
             with self._lock:
@@ -462,6 +469,8 @@ class LlamaCppPolicy(ChatModelPolicy):
     async def aclose(self) -> None:
         with self._busy:
             self.engine.close()
+            if self._private_file is not None:
+                self._private_file.unlink(missing_ok=True)
 
     def describe(self) -> dict[str, Any]:
         return {

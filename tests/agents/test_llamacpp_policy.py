@@ -122,6 +122,26 @@ def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: 
     assert served.generate(request) == trained
 
 
+def test_a_sync_never_overwrites_a_checkpoints_cached_gguf(tiny_model_dir: Path) -> None:
+    import torch
+
+    greedy = Sampling(max_new_tokens=8)
+    first = LlamaCppPolicy(tiny_model_dir, threads=1, sampling=greedy)
+    before = first.generate(_requests((2,)))
+    model, _ = load_model(tiny_model_dir)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.5)
+    first.sync_weights(model)
+    assert first.generate(_requests((2,))) != before
+    # a new policy of the same directory still serves the checkpoint's own weights
+    assert LlamaCppPolicy(tiny_model_dir, threads=1, sampling=greedy).generate(_requests((2,))) == before
+    private = first._private_file
+    assert private is not None and private.is_file()
+    asyncio.run(first.aclose())
+    assert not private.exists()
+
+
 def test_seeded_sampling_repeats_and_seeds_differ(tiny_model_dir: Path) -> None:
     policy = LlamaCppPolicy(tiny_model_dir, threads=1)
     prompts = [policy.prompt_ids(r)[0] for r in _requests((1, 4))] * 4
