@@ -88,14 +88,9 @@ def in_memory_policy(
     chosen = resolve_backend(backend)
     kwargs = _local_options(chosen, options)
     if chosen == "llamacpp" and model.device.type == "cpu":
-        import time
-
         from coevo.client.policies.llamacpp import LlamaCppPolicy
 
-        started = time.perf_counter()
-        policy = LlamaCppPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
-        policy.last_sync_s = time.perf_counter() - started
-        return policy
+        return LlamaCppPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
     from coevo.client.policies.hf import TransformersPolicy
 
     return TransformersPolicy((model, tokenizer), sampling=sampling, **_local_options("transformers", options))

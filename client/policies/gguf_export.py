@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,11 +211,3 @@ def export_gguf(
             os.unlink(tmp_name)
     return path
 
-
-def timed_export(
-    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, path: str | Path, *, precision: str = "f32"
-) -> float:
-    """export_gguf, returning the seconds it took (reported as part of a weight sync)."""
-    started = time.perf_counter()
-    export_gguf(model, tokenizer, path, precision=precision)
-    return time.perf_counter() - started

@@ -114,7 +114,7 @@ class LlamaCppModel:
             raise RuntimeError(f"llama.cpp could not create a context for {self.path} ({slots} x {context_tokens} cells)")
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
-        self.slots, self.context_tokens, self.batch_tokens = slots, context_tokens, batch_tokens
+        self.batch_tokens = batch_tokens
         self._batch = llama_cpp.llama_batch_init(batch_tokens, 0, 1)
 
     @classmethod
@@ -255,7 +255,9 @@ class LlamaCppPolicy(ChatModelPolicy):
 
         model = Path(model)
         options: dict[str, Any] = {}
-        tokenizer_given = tokenizer is not None
+        #: The GGUF is the shared cache of a checkpoint directory (a sync writes a private copy).
+        self._shared_file = tokenizer is None
+        self._private_file: Path | None = None
         if tokenizer is None:
             if not (model / "config.json").is_file():
                 raise ValueError(f"{model} is not a model directory (no config.json)")
@@ -263,9 +265,6 @@ class LlamaCppPolicy(ChatModelPolicy):
             options = read_prompt_options(model)
         else:
             gguf_path = model
-        #: The GGUF is the shared cache of a checkpoint directory (a sync writes a private copy).
-        self._shared_file = tokenizer_given is False
-        self._private_file: Path | None = None
         # A slot per episode of a full batch by default: each costs context_tokens KV cells.
         slots = max(1, min(MAX_SLOTS, max(max_cached_episodes or max_batch_size, max_batch_size)))
         super().__init__(
@@ -291,11 +290,15 @@ class LlamaCppPolicy(ChatModelPolicy):
     def from_model(
         cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, workdir: str | Path, **options: Any
     ) -> LlamaCppPolicy:
-        """A policy serving a trainer's in-memory model (written to workdir/policy-<precision>.gguf)."""
+        """A policy serving a trainer's in-memory model (written to workdir/policy-<precision>.gguf);
+        the export and load are its first weight sync, timed in `last_sync_s`."""
+        started = time.perf_counter()
         precision = options.get("precision", "f32")
         path = export_gguf(model, tokenizer, Path(workdir) / f"policy-{precision}.gguf", precision=precision)
         options.setdefault("name", "model")
-        return cls(path, tokenizer=tokenizer, **options)
+        policy = cls(path, tokenizer=tokenizer, **options)
+        policy.last_sync_s = time.perf_counter() - started
+        return policy
 
     def _load(self, path: Path) -> LlamaCppModel:
         return LlamaCppModel(
