@@ -4,12 +4,33 @@ and `--field value` overrides from the command line applied on top of a preset."
 from __future__ import annotations
 
 import json
+import math
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 OBJECTIVES = ("reward_weighted", "filter")
+#: Command-line spellings that name another field (`--env alfworld`: the single-env form of --envs).
+ALIASES = {"env": "envs"}
+
+
+def split_entries(entries: Sequence[str], envs: Sequence[str], what: str) -> dict[str | None, str]:
+    """`SPLIT` (every env) and `ENV:SPLIT` entries as {env or None: split}; refuses malformed
+    entries, envs the run does not train on, and an env (or the default) named twice."""
+    out: dict[str | None, str] = {}
+    for item in entries:
+        head, sep, split = item.rpartition(":")
+        key = head if sep else None
+        if not split or (sep and not head):
+            raise ValueError(f"{what} entry {item!r} is not SPLIT or ENV:SPLIT")
+        if key is not None and key not in envs:
+            raise ValueError(f"{what} entry {item!r} names env {key!r}, which is not in envs {list(envs)}")
+        if key in out:
+            raise ValueError(f"{what} names a split for {key or 'every env'} twice")
+        out[key] = split
+    return out
 
 
 @dataclass
@@ -25,7 +46,7 @@ class AgentEvolConfig:
                   "a model directory, or tiny (a randomly initialised tiny model, for CI)"},
     )  # fmt: skip
     # ------------------------------------------------------------------ envs
-    envs: list[str] = field(default_factory=lambda: ["alfworld"], metadata={"help": "Envs to train on (comma-separated)"})
+    envs: list[str] = field(default_factory=lambda: ["alfworld"], metadata={"help": "Envs trained on together (comma-separated; --env for one)"})
     env_urls: list[str] = field(default_factory=list, metadata={"help": "env=URL of running servers; others are started locally"})
     env_options: list[str] = field(default_factory=list, metadata={"help": "env:key=value options for locally started servers"})
     show_available_actions: bool | None = field(
@@ -33,21 +54,31 @@ class AgentEvolConfig:
     )
     # ------------------------------------------------------------------ behavioral cloning
     bc_data: str | None = field(default=None, metadata={"help": "AgentTraj JSON/JSONL file; default: roll out each env's expert"})
-    bc_split: str | None = field(default=None, metadata={"help": "Split of the BC instructions (default: the env's default split)"})
+    bc_split: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Split of the BC instructions: SPLIT for every env and/or ENV:SPLIT entries "
+                  "(default: each env's default split)"},
+    )  # fmt: skip
     bc_tasks: int = field(default=48, metadata={"help": "Expert trajectories per env for BC"})
     # ------------------------------------------------------------------ evolution
     iterations: int = field(default=2, metadata={"help": "Explore-and-learn iterations after BC (M)"})
-    explore_split: str | None = field(default=None, metadata={"help": "Split of the exploration instructions (default: bc_split)"})
+    explore_split: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Split of the exploration instructions, SPLIT and/or ENV:SPLIT (default: the env's BC split, minus "
+                  "the instructions BC used)"},
+    )  # fmt: skip
     explore_tasks: int = field(default=96, metadata={"help": "Instructions per env explored each iteration (the broader set)"})
     samples_per_task: int = field(default=2, metadata={"help": "Trajectories sampled per instruction (K)"})
     explore_temperature: float = field(default=0.7, metadata={"help": "Sampling temperature while exploring"})
     explore_top_p: float = field(default=0.95, metadata={"help": "Nucleus mass while exploring"})
     objective: str = field(
         default="reward_weighted",
-        metadata={"help": "reward_weighted: the paper's E[r · log π(τ)] over BC ∪ new; filter: keep trajectories with "
-                  "reward > reward_threshold (AgentGym's code)"},
+        metadata={"help": "reward_weighted: the paper's E[r · log π(τ)] over BC ∪ new; filter (AgentGym's code): BC data "
+                  "plus, per explored instruction, its best trajectory with reward >= filter_threshold"},
     )  # fmt: skip
-    reward_threshold: float = field(default=0.0, metadata={"help": "filter objective: keep reward > this"})
+    filter_threshold: float = field(
+        default=0.99, metadata={"help": "filter objective: keep explored trajectories with reward >= this (AgentGym: 0.99)"}
+    )
     restart_from_base: bool = field(default=True, metadata={"help": "Train each iteration from the base model (paper); false: continue"})
     # ------------------------------------------------------------------ learning
     epochs: float = field(default=2.0, metadata={"help": "Epochs per learning stage"})
@@ -85,12 +116,20 @@ class AgentEvolConfig:
     concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
 
     def __post_init__(self) -> None:
+        for name in ("envs", "bc_split", "explore_split"):  # a bare string (`envs="alfworld"`) is one entry
+            value = getattr(self, name)
+            if isinstance(value, str):
+                setattr(self, name, [item.strip() for item in value.split(",") if item.strip()])
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
         if self.iterations < 0 or self.samples_per_task < 1 or self.bc_tasks < 0:
             raise ValueError("iterations >= 0, samples_per_task >= 1 and bc_tasks >= 0 are required")
         if not self.envs:
             raise ValueError("at least one env is needed")
+        if len(set(self.envs)) != len(self.envs):
+            raise ValueError(f"envs names an env twice: {self.envs}")
+        if not (math.isfinite(self.filter_threshold) and self.filter_threshold > 0):
+            raise ValueError(f"filter_threshold must be a finite number > 0 (0 would keep failures), got {self.filter_threshold}")
         from coevo.client.heldout import HeldoutSplit
         from coevo.client.policies.factory import BACKENDS
 
@@ -98,9 +137,33 @@ class AgentEvolConfig:
             HeldoutSplit.parse(item, self.eval_tasks)  # refuses a malformed entry before any work
         if self.eval_tasks < 0:
             raise ValueError("eval_tasks must be >= 0 (0: the whole split)")
+        self._refuse_evaluated_training_splits()
 
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+
+    def bc_split_of(self, env: str) -> str | None:
+        """The split BC draws `env`'s instructions from (None: the env's default split)."""
+        entries = split_entries(self.bc_split, self.envs, "bc_split")
+        return entries.get(env, entries.get(None))
+
+    def explore_split_of(self, env: str) -> str | None:
+        """The split exploration draws `env`'s instructions from (default: its BC split)."""
+        entries = split_entries(self.explore_split, self.envs, "explore_split")
+        return entries.get(env, entries.get(None, self.bc_split_of(env)))
+
+    def _refuse_evaluated_training_splits(self) -> None:
+        """No env may train (BC or explore) on a split this run evaluates on: scores on tasks the
+        agent learnt from are not held-out scores. (The servers' own held-out splits are refused
+        at run time, when the loop reads /info.)"""
+        from coevo.client.heldout import HeldoutSplit
+
+        evaluated = [HeldoutSplit.parse(item, self.eval_tasks) for item in self.heldout]
+        for env in self.envs:
+            splits = {h.split for h in evaluated if h.env == env} if evaluated else {self.eval_split} - {None}
+            for what, split in (("bc_split", self.bc_split_of(env)), ("explore_split", self.explore_split_of(env))):
+                if split in splits:
+                    raise ValueError(f"{what} {split!r} of {env} is also evaluated (held out); train on another split")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -177,6 +240,7 @@ def parse_overrides(args: list[str]) -> dict[str, Any]:
             raise ValueError(f"unexpected argument {arg!r}")
         key, eq, value = arg[2:].partition("=")
         name = key.replace("-", "_")
+        name = ALIASES.get(name, name)
         negated = False
         if name not in types_ and name.startswith("no_") and name[3:] in types_:
             name, negated = name[3:], True

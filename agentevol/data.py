@@ -7,6 +7,8 @@ must learn to stop) and nothing the env or the prompt wrote.
 
 The weight of an example is what the learning objective gives its trajectory: its reward
 (the paper's reward-weighted log-likelihood), or 1 for trajectories that pass the reward filter.
+The filter is AgentGym's: explored trajectories with reward >= the threshold, at most one per
+instruction (the highest reward; ties go to the lowest sample index, then the earlier record).
 """
 
 from __future__ import annotations
@@ -96,11 +98,42 @@ def tokenize_record(
     return Example(str(record.get("item_id", "")), ids, labels, float(weight))
 
 
+#: The BC stage's rule (also D_s's under the filter objective): every demonstration with a
+#: positive reward counts once.
+BC_OBJECTIVE = "bc"
+
+
 def objective_weight(reward: float, objective: str, threshold: float) -> float:
-    """How much a trajectory counts: its reward (clipped at 0), or 1/0 through the reward filter."""
+    """How much a trajectory counts: its reward (clipped at 0), 1/0 through the reward filter
+    (reward >= threshold), or 1/0 for a demonstration (reward > 0)."""
     if objective == "filter":
-        return 1.0 if reward > threshold else 0.0
+        return 1.0 if reward >= threshold else 0.0
+    if objective == BC_OBJECTIVE:
+        return 1.0 if reward > 0 else 0.0
     return max(0.0, float(reward))
+
+
+def instruction_of(item_id: str) -> tuple[str, int]:
+    """The instruction an AgentTraj item id played and its sample index: exploration writes
+    `ENV_TASK#K` for sample K; ids without a `#K` suffix are sample 0."""
+    head, sep, tail = item_id.rpartition("#")
+    return (head, int(tail)) if sep and tail.isdigit() else (item_id, 0)
+
+
+def filter_explored(records: Iterable[Mapping[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """AgentGym's filter on explored trajectories: reward >= threshold, and one trajectory per
+    instruction — the highest reward, ties to the lowest sample index, then the earlier record —
+    in the order the instructions first appear."""
+    best: dict[str, tuple[tuple[float, int, int], dict[str, Any]]] = {}
+    for position, raw in enumerate(records):
+        record = validate_record(raw, f"record {position}")
+        if record["reward"] < threshold:
+            continue
+        instruction, sample = instruction_of(record["item_id"])
+        rank = (-record["reward"], sample, position)
+        if instruction not in best or rank < best[instruction][0]:
+            best[instruction] = (rank, record)
+    return [record for _, record in best.values()]
 
 
 def build_examples(
@@ -123,6 +156,26 @@ def build_examples(
         if example is not None:
             examples.append(example)
     return examples
+
+
+def learning_examples(
+    tokenizer: PreTrainedTokenizerBase,
+    demonstrations: Sequence[Mapping[str, Any]],
+    explored: Sequence[Mapping[str, Any]],
+    *,
+    max_length: int,
+    objective: str,
+    threshold: float,
+) -> list[Example]:
+    """An iteration's training set from D_s and D_m. reward_weighted: both, each weighted by its
+    reward (the paper); filter: D_s as in BC plus AgentGym's selection of D_m, weight 1."""
+    if objective != "filter":
+        return build_examples(tokenizer, [*demonstrations, *explored], max_length=max_length, objective=objective)
+    kept = filter_explored(explored, threshold)
+    return [
+        *build_examples(tokenizer, demonstrations, max_length=max_length, objective=BC_OBJECTIVE),
+        *build_examples(tokenizer, kept, max_length=max_length, objective="filter", threshold=threshold),
+    ]
 
 
 def dataset_rows(examples: Sequence[Example]) -> list[dict[str, Any]]:

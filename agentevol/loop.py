@@ -6,6 +6,11 @@
                  (the paper) or from π_{m-1}
         eval
 
+over one or several envs at once: BC data, exploration and evaluation cover every env of the
+run, and each stage trains on all envs' examples together. Three instruction sets stay apart:
+BC's, exploration's (its own split, minus BC's instructions when the splits coincide) and the
+held-out lists every stage is evaluated on.
+
 Everything runs over the env servers' HTTP API (started locally unless URLs are given). Every
 stage leaves its checkpoint, data and evaluation in `output_dir`, one line in metrics.jsonl
 and its trajectories in the SQL store; a restarted run skips finished stages and resumes an
@@ -33,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from coevo.agentevol.config import AgentEvolConfig
+from coevo.agentevol.data import BC_OBJECTIVE, instruction_of
 from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
-from coevo.client.evaluation import TaskRef, pick_tasks, results_document, rollout_tasks
+from coevo.client.evaluation import TaskRef, pick_tasks, results_document, rollout_tasks, spread_indices
 from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit
 from coevo.client.stats import wilson_interval
 from coevo.client.policies.base import Policy, Sampling
@@ -83,6 +89,17 @@ class Layout:
 
 def stage_names(iterations: int) -> list[str]:
     return ["base", "bc", *(f"iter{m}" for m in range(1, iterations + 1))]
+
+
+async def tasks_at(client: AsyncEnvClient, env: str, split: str, indices: Sequence[int]) -> list[TaskRef]:
+    """The tasks at `indices` of a split, with their catalogue metadata."""
+
+    async def one(index: int) -> TaskRef:
+        page = await client.tasks(split, offset=index, limit=1)
+        entry = page.tasks[0]
+        return TaskRef(env, entry.task_id, entry.split, entry.meta)
+
+    return list(await asyncio.gather(*(one(i) for i in indices)))
 
 
 class AgentEvol:
@@ -215,20 +232,54 @@ class AgentEvol:
             )
         return self._heldout
 
-    async def train_tasks(self, n: int, split: str | None, offset: int = 0) -> list[TaskRef]:
-        """n instructions spread evenly over the split, starting at `offset`; never a held-out split."""
+    async def train_split(self, env: str, wanted: str | None) -> tuple[str, int]:
+        """The split `wanted` (default: the env's default split) and its size; never a held-out split."""
+        info = await self.clients[env][0].info()
+        chosen = wanted or info.default_split
+        if chosen not in info.splits:
+            raise ValueError(f"{env} has no split {chosen!r}; it has {sorted(info.splits)}")
+        if chosen in info.heldout_splits:
+            raise ValueError(
+                f"{env}'s split {chosen!r} is held out for evaluation; train on another (--bc-split / --explore-split)"
+            )
+        return chosen, info.splits[chosen]
+
+    async def bc_tasks(self) -> list[TaskRef]:
+        """bc_tasks instructions per env, spread evenly over its BC split."""
+        c = self.config
         tasks: list[TaskRef] = []
         for env, group in self.clients.items():
-            info = await group[0].info()
-            chosen = split or info.default_split
-            if chosen not in info.splits:
-                raise ValueError(f"{env} has no split {chosen!r}; it has {sorted(info.splits)}")
-            if chosen in info.heldout_splits:
-                raise ValueError(
-                    f"{env}'s split {chosen!r} is held out for evaluation; train on another (--bc-split / --explore-split)"
-                )
-            tasks += await pick_tasks(group[0], env, chosen, n, offset)
+            split, _ = await self.train_split(env, c.bc_split_of(env))
+            tasks += await pick_tasks(group[0], env, split, c.bc_tasks)
+        await self.refuse_heldout(tasks, "BC")
         return tasks
+
+    async def explore_tasks(self, iteration: int, demonstrations: Sequence[Mapping[str, Any]]) -> list[TaskRef]:
+        """explore_tasks instructions per env from its exploration split, spread evenly over the
+        instructions BC did not use (the split's BC picks when BC rolled the expert out on the same
+        split, and any instruction of D_s), shifted by the iteration so iterations differ."""
+        c = self.config
+        demonstrated = {instruction_of(str(r.get("item_id", "")))[0] for r in demonstrations}
+        tasks: list[TaskRef] = []
+        for env, group in self.clients.items():
+            split, total = await self.train_split(env, c.explore_split_of(env))
+            used: set[int] = set()
+            if not c.bc_data and (await self.train_split(env, c.bc_split_of(env)))[0] == split:
+                used = set(spread_indices(total, c.bc_tasks))  # the indices bc_tasks() picked
+            pool = [i for i in range(total) if i not in used]
+            picked = [pool[j] for j in spread_indices(len(pool), c.explore_tasks, iteration - 1)]
+            refs = await tasks_at(group[0], env, split, picked)
+            tasks += [t for t in refs if f"{env}_{t.task_id}" not in demonstrated]
+        await self.refuse_heldout(tasks, "exploration")
+        return tasks
+
+    async def refuse_heldout(self, tasks: Sequence[TaskRef], what: str) -> None:
+        """Refuse training instructions that are also on the run's held-out lists."""
+        lists = await (await self.heldout_evaluator()).task_lists()
+        heldout = {(t.env, t.task_id) for refs in lists.values() for t in refs}
+        overlap = sorted(f"{t.env}:{t.task_id}" for t in tasks if (t.env, t.task_id) in heldout)
+        if overlap:
+            raise ValueError(f"{what} instructions are also held-out evaluation tasks: {', '.join(overlap[:5])}")
 
     async def rollout(
         self, policy: Policy, tasks: Sequence[TaskRef], *, kind: str, stage: str, samples: int = 1,
@@ -300,8 +351,7 @@ class AgentEvol:
             raise RuntimeError(f"{path} should have been written by the main process")
         from coevo.client.policies.expert import ExpertPolicy
 
-        tasks = await self.train_tasks(c.bc_tasks, c.bc_split)
-        trajectories = await self.rollout(ExpertPolicy(), tasks, kind="bc", stage="bc", capped=False)
+        trajectories = await self.rollout(ExpertPolicy(), await self.bc_tasks(), kind="bc", stage="bc", capped=False)
         records = [t.to_agentgym() for t in trajectories if t.success]
         write_jsonl(path, records)
         return records
@@ -317,10 +367,9 @@ class AgentEvol:
         if not self.main:
             raise RuntimeError(f"{path} should have been written by the main process")
         torch.manual_seed(c.seed + iteration)
-        # shifted by the iteration: each iteration explores other instructions than the last
-        tasks = await self.train_tasks(c.explore_tasks, c.explore_split or c.bc_split, offset=iteration)
+        tasks = await self.explore_tasks(iteration, await self.bc_records())
         sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
-        policy = self.policy(*explorer, name=name, seed=c.seed + iteration)
+        policy = self.explore_policy(explorer, name=name, seed=c.seed + iteration)
         try:
             trajectories = await self.rollout(
                 policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling
@@ -331,26 +380,42 @@ class AgentEvol:
         write_jsonl(path, records)
         return records
 
+    def explore_policy(self, explorer: tuple[Any, Any], name: str, seed: int) -> Policy:
+        """The policy that explores: the current model (a seam for tests and other explorers)."""
+        return self.policy(*explorer, name=name, seed=seed)
+
     # ------------------------------------------------------------------ learning
+    def env_of(self, item_id: str) -> str:
+        """The run's env an AgentTraj item id (`ENV_TASK`) belongs to ("other" for none of them)."""
+        matches = [env for env in self.config.envs if item_id.startswith(f"{env}_")]
+        return max(matches, key=len) if matches else "other"
+
     def learn(
-        self, start: tuple[Any, Any], records: Sequence[Mapping[str, Any]], stage: str, *, objective: str,
-        epochs: float | None = None,
+        self, start: tuple[Any, Any], stage: str, *, demonstrations: Sequence[Mapping[str, Any]],
+        explored: Sequence[Mapping[str, Any]] = (), objective: str, epochs: float | None = None,
     ) -> tuple[Any, dict[str, Any]]:  # fmt: skip
-        from coevo.agentevol.data import build_examples
+        """Train on D_s (and D_m) under `objective`; all envs' examples form one training set,
+        which the trainer's seeded sampler shuffles every epoch."""
+        from coevo.agentevol.data import learning_examples
         from coevo.agentevol.trainer import train_stage
 
         c = self.config
         model, tokenizer = start
-        examples = build_examples(
-            tokenizer, records, max_length=c.max_length, objective=objective, threshold=c.reward_threshold
-        )
+        examples = learning_examples(
+            tokenizer, demonstrations, explored, max_length=c.max_length, objective=objective, threshold=c.filter_threshold
+        )  # fmt: skip
+        by_env: dict[str, int] = {}
+        for example in examples:
+            env = self.env_of(example.item_id)
+            by_env[env] = by_env.get(env, 0) + 1
         self.log(f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)")
         result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed, epochs=epochs)
         self.save(result.model, tokenizer, stage)
         if self.main:
             shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
         return result.model, {
-            "train_examples": result.examples, "train_tokens": result.trained_tokens,
+            "train_examples": result.examples, "train_examples_by_env": dict(sorted(by_env.items())),
+            "train_tokens": result.trained_tokens,
             "train_loss": result.train_loss, "train_steps": result.steps,
         }  # fmt: skip
 
@@ -379,7 +444,7 @@ class AgentEvol:
             elif stage == "bc":
                 bc = await self.main_first(self.bc_records)
                 start = model_of("base")
-                model, train_row = self.learn(start, bc, stage, objective="filter", epochs=c.bc_epochs)
+                model, train_row = self.learn(start, stage, demonstrations=bc, objective=BC_OBJECTIVE, epochs=c.bc_epochs)
                 current = (model, start[1])
                 row.update(bc_trajectories=len(bc), **train_row)
             else:
@@ -392,11 +457,11 @@ class AgentEvol:
                     explore_success_rate=(sum(r["success"] for r in new) / len(new)) if new else 0.0,
                     explore_mean_reward=(sum(r["reward"] for r in new) / len(new)) if new else 0.0,
                 )
-                merged = [*await self.bc_records(), *new]
+                bc = await self.bc_records()
                 start = model_of("base") if c.restart_from_base else explorer
                 current = explorer = None
                 gc.collect()
-                model, train_row = self.learn(start, merged, stage, objective=c.objective)
+                model, train_row = self.learn(start, stage, demonstrations=bc, explored=new, objective=c.objective)
                 current = (model, start[1])
                 row.update(train_row)
             if self.main:

@@ -4,6 +4,7 @@ the configuration, and the whole loop end to end on a tiny random model — with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -13,9 +14,20 @@ import pytest
 pytest.importorskip("trl")
 
 from coevo.agentevol.config import AgentEvolConfig, from_preset, parse_overrides  # noqa: E402
-from coevo.agentevol.data import IGNORE, build_examples, objective_weight, tokenize_record  # noqa: E402
+from coevo.agentevol.data import (  # noqa: E402
+    IGNORE,
+    build_examples,
+    filter_explored,
+    instruction_of,
+    learning_examples,
+    objective_weight,
+    tokenize_record,
+)
 from coevo.agentevol.loop import AgentEvol  # noqa: E402
 from coevo.agentevol.trainer import weighted_nll  # noqa: E402
+from coevo.client.evaluation import TaskRef  # noqa: E402
+from coevo.client.policies.base import Policy  # noqa: E402
+from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
 from coevo.client.policies.hf import load_model  # noqa: E402
 from tests.agents.servers import asgi_env_client  # noqa: E402
 
@@ -76,6 +88,51 @@ def test_objectives_weight_trajectories() -> None:
     assert objective_weight(0.6, "reward_weighted", 0.0) == 0.6
     assert objective_weight(-1.0, "reward_weighted", 0.0) == 0.0
     assert objective_weight(0.6, "filter", 0.5) == 1.0 and objective_weight(0.4, "filter", 0.5) == 0.0
+    assert objective_weight(0.99, "filter", 0.99) == 1.0  # AgentGym keeps reward >= threshold
+    assert objective_weight(0.3, "bc", 0.99) == 1.0 and objective_weight(0.0, "bc", 0.99) == 0.0
+
+
+def _sample(task: str, k: int, reward: float) -> dict:  # type: ignore[type-arg]
+    return {**RECORD, "item_id": f"alfworld_{task}#{k}", "reward": reward, "success": int(reward >= 1)}
+
+
+def test_filter_keeps_the_best_trajectory_per_instruction(tiny_model_dir: Path) -> None:
+    assert instruction_of("alfworld_t1#3") == ("alfworld_t1", 3) and instruction_of("bfcl_x#y") == ("bfcl_x#y", 0)
+    explored = [
+        _sample("a", 0, 0.0), _sample("a", 1, 1.0), _sample("a", 2, 1.0),  # two successes: the lower sample index
+        _sample("b", 0, 0.0), _sample("b", 1, 0.5),  # no success
+        _sample("c", 1, 0.995), _sample("c", 0, 1.0),  # the higher reward, whatever the order
+        _sample("d", 0, 1.0),
+    ]  # fmt: skip
+    kept = filter_explored(explored, 0.99)
+    assert [r["item_id"] for r in kept] == ["alfworld_a#1", "alfworld_c#0", "alfworld_d#0"]
+    _, tokenizer = load_model(tiny_model_dir)
+    demos = [{**RECORD, "item_id": "alfworld_e"}, {**RECORD, "item_id": "alfworld_f", "reward": 0.5}]
+    examples = learning_examples(tokenizer, demos, explored, max_length=4096, objective="filter", threshold=0.99)
+    # D_s as in BC (every demonstration), then one trajectory per successful explored instruction
+    assert [(e.item_id, e.weight) for e in examples] == [
+        ("alfworld_e", 1.0), ("alfworld_f", 1.0), ("alfworld_a#1", 1.0), ("alfworld_c#0", 1.0), ("alfworld_d#0", 1.0)
+    ]  # fmt: skip
+    per_instruction = [instruction_of(e.item_id)[0] for e in examples]
+    assert len(per_instruction) == len(set(per_instruction))
+    weighted = learning_examples(tokenizer, demos, explored, max_length=4096, objective="reward_weighted", threshold=0.99)
+    assert len(weighted) == 2 + sum(1 for r in explored if r["reward"] > 0)  # every sample, weighted by reward
+
+
+def test_filter_threshold_default_and_refusals(tiny_model_dir: Path) -> None:
+    _, tokenizer = load_model(tiny_model_dir)
+    near = [_sample("a", 0, 0.98)]
+    default = AgentEvolConfig().filter_threshold
+    assert default == 0.99
+    assert learning_examples(tokenizer, [], near, max_length=4096, objective="filter", threshold=default) == []
+    [kept] = learning_examples(tokenizer, [], near, max_length=4096, objective="filter", threshold=0.9)
+    assert kept.item_id == "alfworld_a#0"
+    assert from_preset("ci", **parse_overrides(["--filter-threshold", "0.9"])).filter_threshold == 0.9
+    for bad in (0.0, -0.5, math.nan, math.inf):
+        with pytest.raises(ValueError, match="filter_threshold"):
+            AgentEvolConfig(filter_threshold=bad)
+    with pytest.raises(ValueError, match="filter_threshold wants a float"):
+        parse_overrides(["--filter-threshold", "high"])
 
 
 def test_build_examples_applies_the_objective(tiny_model_dir: Path) -> None:
@@ -118,15 +175,65 @@ def test_config_presets_and_command_line_overrides() -> None:
         AgentEvolConfig(objective="dpo")
     with pytest.raises(ValueError, match="unknown preset"):
         from_preset("huge")
+    assert parse_overrides(["--env", "alfworld"]) == {"envs": ["alfworld"]}  # the single-env spelling
 
 
-def _run_ci(output_dir: Path, **overrides) -> list[dict]:  # type: ignore[no-untyped-def]
+def test_config_per_env_splits_and_their_refusals() -> None:
+    config = from_preset("ci", envs=["alfworld", "guess"], **parse_overrides(["--bc-split", "train,guess:test"]))
+    assert (config.bc_split_of("alfworld"), config.bc_split_of("guess")) == ("train", "test")
+    assert config.explore_split_of("guess") == "test"  # exploration defaults to the env's BC split
+    config = AgentEvolConfig(envs=["alfworld", "guess"], explore_split=["guess:train"])
+    assert (config.bc_split_of("alfworld"), config.explore_split_of("alfworld"), config.explore_split_of("guess")) == (
+        None, None, "train"
+    )  # fmt: skip
+    assert AgentEvolConfig(envs="alfworld,guess").envs == ["alfworld", "guess"]
+    refused = [
+        (dict(bc_split=["webshop:train"]), "not in envs"),
+        (dict(explore_split=["train", "train"]), "twice"),
+        (dict(explore_split=["alfworld:"]), "not SPLIT or ENV:SPLIT"),
+        (dict(envs=["alfworld", "alfworld"]), "twice"),
+        (dict(explore_split=["valid_seen"], eval_split="valid_seen"), "explore_split 'valid_seen' of alfworld is also evaluated"),
+        (dict(bc_split=["alfworld:valid_seen"], heldout=["alfworld:valid_seen:5"]), "bc_split 'valid_seen'"),
+    ]  # fmt: skip
+    for kwargs, message in refused:
+        with pytest.raises(ValueError, match=message):
+            AgentEvolConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_exploration_draws_other_instructions_than_bc_and_evaluation(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with asgi_env_client("guess") as client:
+            evol = AgentEvol(from_preset("ci", envs=["guess"], output_dir=str(tmp_path), bc_tasks=4, explore_tasks=3))
+            evol.clients = {"guess": [client]}
+            bc = {t.task_id for t in await evol.bc_tasks()}
+            assert bc == {"train-0", "train-50", "train-100", "train-150"}
+            seen: set[str] = set()
+            for iteration in (1, 2):
+                explored = {t.task_id for t in await evol.explore_tasks(iteration, [])}
+                assert len(explored) == 3 and not explored & bc and explored.isdisjoint(seen)
+                seen |= explored
+            demos = [{**RECORD, "item_id": "guess_train-1"}]  # an instruction of D_s is not explored either
+            assert "train-1" in seen and "train-1" not in {t.task_id for t in await evol.explore_tasks(1, demos)}
+            heldout = await (await evol.heldout_evaluator()).task_lists()
+            [held] = [refs[0] for refs in heldout.values()]
+            assert held.split == "test"
+            with pytest.raises(ValueError, match="exploration instructions are also held-out evaluation tasks"):
+                await evol.refuse_heldout([held], "exploration")
+            evol.config = from_preset("ci", envs=["guess"], output_dir=str(tmp_path), explore_split=["test"])
+            with pytest.raises(ValueError, match="held out for evaluation"):
+                await evol.explore_tasks(1, [])
+
+    asyncio.run(go())
+
+
+def _run_ci(output_dir: Path, loop: type[AgentEvol] = AgentEvol, **overrides) -> list[dict]:  # type: ignore[no-untyped-def]
     config = from_preset("ci", output_dir=str(output_dir), **overrides)
     logs: list[str] = []
 
     async def go() -> list[dict]:
-        async with asgi_env_client("alfworld") as client:
-            return await AgentEvol(config, log=logs.append).run_with({"alfworld": [client]})
+        async with contextlib.AsyncExitStack() as stack:
+            clients = {env: [await stack.enter_async_context(asgi_env_client(env))] for env in config.envs}
+            return await loop(config, log=logs.append).run_with(clients)
 
     rows = asyncio.run(go())
     rows[0]["_logs"] = logs
@@ -174,3 +281,46 @@ def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
     assert [line.split("]")[0] for line in logs if "learning on" in line] == ["[iter2"]
     assert not any("explore:" in line for line in logs)
     assert resumed[3]["finished_at"] != rows[3]["finished_at"] and resumed[2]["finished_at"] == rows[2]["finished_at"]
+
+
+def _ids(path: Path) -> set[str]:
+    """The instructions (ENV_TASK) of an AgentTraj data file."""
+    return {instruction_of(json.loads(line)["item_id"])[0] for line in path.read_text().splitlines()}
+
+
+def test_ci_preset_over_two_envs_keeps_bc_exploration_and_evaluation_apart(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    rows = _run_ci(out, envs=["guess", "alfworld"], iterations=1)
+    assert [r["stage"] for r in rows] == ["base", "bc", "iter1"]
+    for row in rows[1:]:  # every learning stage trains on both envs' examples
+        assert set(row["train_examples_by_env"]) == {"guess", "alfworld"} and all(row["train_examples_by_env"].values())
+        assert sum(row["train_examples_by_env"].values()) == row["train_examples"]
+    assert rows[2]["explore_episodes"] == 2 * 2 * 2  # 2 envs x 2 instructions x K=2
+    lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    heldout = [(h["stage"], h["env"], h["split"], h["n"]) for h in lines if h["kind"] == "heldout"]
+    assert heldout == [(stage, env, split, 2) for stage in ("base", "bc", "iter1")
+                       for env, split in (("guess", "test"), ("alfworld", "valid_unseen"))]  # fmt: skip
+    bc = _ids(out / "data" / "bc.jsonl")
+    explored = _ids(out / "data" / "iter1-explore.jsonl")
+    lists = json.loads((out / "eval" / "iter1.json").read_text())["task_lists"]
+    evaluated = {f"{key.split(':')[0]}_{task}" for key, tasks in lists.items() for task in tasks}
+    assert {i.split("_")[0] for i in bc} == {i.split("_")[0] for i in explored} == {"guess", "alfworld"}
+    assert len(evaluated) == 4 and not bc & explored and not bc & evaluated and not explored & evaluated
+
+
+class _ExpertExplorer(AgentEvol):
+    """Explores with the env's expert, so that every explored instruction has successes."""
+
+    def explore_policy(self, explorer, name, seed) -> Policy:  # type: ignore[no-untyped-def]
+        return ExpertPolicy()
+
+
+def test_filter_objective_learns_one_trajectory_per_successful_instruction(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    # the guess expert needs up to 7 guesses; K=3 samples of 2 instructions, all successful
+    rows = _run_ci(out, _ExpertExplorer, envs=["guess"], objective="filter", iterations=1, samples_per_task=3, max_rounds=8)
+    explored = [json.loads(line) for line in (out / "data" / "iter1-explore.jsonl").read_text().splitlines()]
+    assert len(explored) == 6 and all(r["reward"] >= 0.99 for r in explored)
+    successful = {instruction_of(r["item_id"])[0] for r in explored if r["reward"] >= 0.99}
+    assert len(successful) == 2
+    assert rows[2]["train_examples"] == rows[1]["bc_trajectories"] + len(successful)  # not + 6
