@@ -14,6 +14,7 @@ from typing import Any
 
 from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Policy, Sampling
+from coevo.client.policies.prompts import EnvPrompt
 from coevo.client.rollout import RolloutEngine
 from coevo.client.summary import summarize
 from coevo.client.trajectory import EpisodeSpec, Trajectory, task_type_of
@@ -79,13 +80,16 @@ async def rollout_tasks(
     concurrency: int = 32,
     sampling: Sampling | None = None,
     prompt_options: Mapping[str, Any] | None = None,
+    prompts: Mapping[str, EnvPrompt] | None = None,
     on_done: Callable[[Trajectory], Any] | None = None,
 ) -> list[Trajectory]:
-    """Run `samples` episodes of each task; task types missing from reset info come from the catalogue."""
+    """Run `samples` episodes of each task; task types missing from reset info come from the
+    catalogue. `prompts` replace envs' own prompts (e.g. a trained agent's own view of a task)."""
     meta = {(t.env, t.task_id): t.meta for t in tasks}
     engine = RolloutEngine(
-        policy, clients, max_rounds=max_rounds, concurrency=concurrency, sampling=sampling, prompt_options=prompt_options
-    )
+        policy, clients, max_rounds=max_rounds, concurrency=concurrency, sampling=sampling,
+        prompts=prompts, prompt_options=prompt_options,
+    )  # fmt: skip
 
     def done(trajectory: Trajectory) -> None:
         if trajectory.task_type is None:

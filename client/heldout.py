@@ -19,6 +19,7 @@ from typing import Any
 from coevo.client.evaluation import TaskRef, rollout_tasks
 from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Policy, Sampling
+from coevo.client.policies.prompts import EnvPrompt
 from coevo.client.stats import wilson_interval
 from coevo.client.trajectory import Trajectory
 
@@ -140,14 +141,17 @@ class HeldoutEvaluator:
         *,
         sampling: Sampling | None = None,
         prompt_options: Mapping[str, Any] | None = None,
+        prompts: Mapping[str, EnvPrompt] | None = None,
         on_done: Callable[[Trajectory], Any] | None = None,
     ) -> list[HeldoutRow]:
-        """One row per held-out split; every split's episodes run together (one batch stream)."""
+        """One row per held-out split; every split's episodes run together (one batch stream).
+        `prompts` replace envs' own prompts (see rollout_tasks)."""
         lists = await self.task_lists()
         everything = [task for tasks in lists.values() for task in tasks]
         trajectories = await rollout_tasks(
             policy, self.clients, everything, seed=self.seed, max_rounds=self.max_rounds,
-            concurrency=self.concurrency, sampling=sampling, prompt_options=prompt_options, on_done=on_done,
+            concurrency=self.concurrency, sampling=sampling, prompt_options=prompt_options, prompts=prompts,
+            on_done=on_done,
         )  # fmt: skip
         return [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
 

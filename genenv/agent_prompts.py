@@ -17,11 +17,15 @@ class AgentPrompts:
         self._demos: dict[str, tuple[str, str] | None] = {}
 
     def messages(self, task: BatchTask) -> list[dict[str, str]]:
+        return self.head(task.family) + [{"role": "user", "content": task.prompt}]
+
+    def head(self, family: str) -> list[dict[str, str]]:
+        """What precedes a task of `family`: the system prompt and, with `agent_demo`, the demo turn."""
         messages = [{"role": "system", "content": self.config.agent_system_prompt}]
         if self.config.agent_demo:
-            if task.family not in self._demos:
-                self._demos[task.family] = self.simulator.demo(task.family)
-            demo = self._demos[task.family]
+            if family not in self._demos:
+                self._demos[family] = self.simulator.demo(family)
+            demo = self._demos[family]
             if demo is not None:
                 messages += [{"role": "user", "content": demo[0]}, {"role": "assistant", "content": demo[1]}]
-        return messages + [{"role": "user", "content": task.prompt}]
+        return messages

@@ -36,7 +36,11 @@ class GenEnvConfig:
     alpha: float = 0.5
     beta: float = 2.0
     k_min: float = 0.1
-    rwr_lambda: float = 1.0
+    #: The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band
+    #: R_env lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and
+    #: beta and alpha barely shaped the update; 25 (1 / (2 beta k_min^2) at the paper's values)
+    #: weighs a task at the band's edge exp(-1/2) of one at alpha (see coevo.genenv.curriculum).
+    rwr_lambda: float = 25.0
     #: D_env epochs used by each environment update (0: the whole pool so far). A short window
     #: fits the current agent's in-band tasks; the whole pool keeps pulling toward the easy
     #: tasks a weak early agent could solve long after it has outgrown them.
@@ -45,7 +49,9 @@ class GenEnvConfig:
     #: weights normalised to sum 1, so one lucky task pulls as hard as twenty); "generated":
     #: every task generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate
     #: of E_{task ~ pi_env}[w log pi_env]), so the pull grows with the share of tasks in band
-    #: and the KL penalty holds pi_env when few land there.
+    #: and the KL penalty holds pi_env when few land there; "soft_band": like "generated" but over
+    #: every task of the window, each weighted by exp(rwr_lambda (R_env - 1)), with no hard cut at
+    #: k_min (a task just outside the band still counts a little).
     env_rwr_average: str = "in_band"
     # ---------------------------------------------------------------- agent (GRPO via TRL)
     #: "smollm2-135m" (packaged SmolLM2-135M-Instruct), "tiny", or a local model directory.
@@ -98,6 +104,17 @@ class GenEnvConfig:
     loss_type: str = "grpo"
     #: Keep AdamW state in checkpoints (exact resume; twice the model size on disk).
     save_optimizer: bool = True
+    # ---------------------------------------------------------------- D_train replay
+    #: Share of each epoch's GRPO tasks replayed from this arm's D_train: past tasks whose group
+    #: had unequal rewards (0 < p_hat < 1), the latest epoch first and nearest alpha first within
+    #: it (GenEnvTrainer._batch). They take that share of the GRPO tasks rather than adding to
+    #: them: under Algorithm 1 pi_env generates that many fewer tasks, with dynamic sampling GRPO
+    #: trains on that many fewer fresh ones. Their rollouts go to D_train (source "replay"), not
+    #: to D_env or the epoch's metrics. None in the first epoch (nothing to replay yet).
+    replay_fraction: float = 0.0
+    #: Share of each epoch's GRPO tasks drawn from the simulator's base tasks (the data the
+    #: paper's D_train starts from), a seeded sample per epoch, the same for every arm.
+    replay_base_fraction: float = 0.0
     # ---------------------------------------------------------------- environment policy
     #: "parametric" (knob distribution) or "llm".
     env_backend: str = "parametric"
@@ -129,8 +146,19 @@ class GenEnvConfig:
     env_warmup_steps: int = 0
     env_warmup_lr: float = 1e-3
     # ---------------------------------------------------------------- baselines
-    #: Static augmentation: size of the fixed pool generated once by the initial simulator.
-    static_pool_size: int = 128
+    #: Static augmentation: the fixed pool the initial simulator generates once holds this many
+    #: epochs' worth of tasks (round(static_pool_epochs * tasks_per_epoch)); every epoch draws
+    #: its batch from it. See docs/genenv.md on how this differs from the paper's baseline.
+    static_pool_epochs: float = 4.0
+    # ---------------------------------------------------------------- held-out evaluation
+    #: Real benchmark splits the agent is scored on, before training and after every epoch of
+    #: every arm, as ENV:SPLIT[:N] (e.g. bfcl:simple_python:100); empty: none. The task lists
+    #: are fixed by `seed`; tasks are shown as simulator tasks (see coevo.genenv.heldout).
+    heldout: tuple[str, ...] = ()
+    #: Tasks per held-out split when an entry gives no N (0: the whole split).
+    heldout_n: int = 100
+    #: env -> base URL of its server; envs not listed here are served by local subprocesses.
+    heldout_urls: dict[str, str] = field(default_factory=dict)
     # ---------------------------------------------------------------- remote simulators
     #: arm -> URL of a `coevo serve simulator --admin-token ...` server (else in-process).
     simulator_urls: dict[str, str] = field(default_factory=dict)
@@ -164,7 +192,30 @@ class GenEnvConfig:
             raise ValueError("need 0 < alpha < 1, k_min >= 0, beta > 0")
         if self.epochs < 1 or self.tasks_per_epoch < 1:
             raise ValueError("epochs and tasks_per_epoch must be positive")
+        if self.rwr_lambda < 0:
+            raise ValueError("rwr_lambda must be >= 0 (0: every kept task weighs the same)")
+        self._check_replay()
+        if not self.static_pool_epochs > 0:
+            raise ValueError("static_pool_epochs must be > 0")
+        if self.heldout_n < 0:
+            raise ValueError("heldout_n must be >= 0 (0: every task of the split)")
+        from coevo.client.heldout import HeldoutSplit
+
+        for item in self.heldout:
+            HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
         return self
+
+    def _check_replay(self) -> None:
+        for name in ("replay_fraction", "replay_base_fraction"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in [0, 1)")
+        if self.replay_fraction + self.replay_base_fraction >= 1:
+            raise ValueError("replay_fraction + replay_base_fraction must be below 1: an epoch needs fresh tasks")
+
+    @property
+    def static_pool_size(self) -> int:
+        """Tasks in the static-augmentation pool."""
+        return max(1, round(self.static_pool_epochs * self.tasks_per_epoch))
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -246,7 +297,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         # out of 40 no longer decides it), so a weaker KL anchor is enough; see docs/genenv.md.
         "env_rwr_average": "generated",
         "env_kl_coef": 0.05,
-        "static_pool_size": 24,
         "base_size": 32,
         "save_optimizer": False,
     },
@@ -259,7 +309,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "group_size": 2,
         "max_completion_length": 6,
         "agent_lr": 1e-4,
-        "static_pool_size": 4,
         "base_size": 8,
         "param_steps": 10,
     },
@@ -279,4 +328,7 @@ def load_config(path: str | Path) -> GenEnvConfig:
     data["arms"] = tuple(data["arms"])
     data["families"] = tuple(data["families"])
     data["base_sources"] = tuple(data["base_sources"])
+    if "static_pool_size" in data:  # written before static_pool_epochs
+        data["static_pool_epochs"] = data.pop("static_pool_size") / data["tasks_per_epoch"]
+    data["heldout"] = tuple(data.get("heldout", ()))
     return GenEnvConfig(**data)

@@ -20,20 +20,23 @@ Re-running with the same directory resumes after the last finished epoch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from coevo.genenv import curriculum
+from coevo.client.policies.base import Message
 from coevo.genenv.config import GenEnvConfig, load_config
+from coevo.genenv.heldout import AgentHeldout, HeldoutResult, parse_splits
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 
@@ -46,7 +49,7 @@ WARMUP_CONTEXTS_PER_TASK = 4
 STATIC_POOL_EPOCH = -1
 WARMUP_EPOCH = -2
 #: Config fields that may change between a run and its resume (they do not change results).
-RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm"}
+RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls"}
 
 
 class Agent(Protocol):
@@ -164,6 +167,8 @@ class GenEnvTrainer:
         self.engine = make_engine(self.db_url)
         self.pools = Pools(self.engine, run_id=str(self.out.resolve()))
         self.metrics_path = self.out / "metrics.jsonl"
+        #: {env: url} of the held-out envs' servers while a run is in progress.
+        self._heldout_urls: dict[str, str] = {}
 
     # ------------------------------------------------------------------ bookkeeping
     def _check_resume(self) -> None:
@@ -196,17 +201,25 @@ class GenEnvTrainer:
             f.write(json.dumps(row) + "\n")
 
     def _forget_metrics(self, arm: str, first_epoch: int) -> None:
-        rows = self.metrics()
+        rows = self._all_rows()
         kept = [r for r in rows if not (r["arm"] == arm and r["epoch"] >= first_epoch)]
         if len(kept) != len(rows):
             tmp = self.metrics_path.with_suffix(".tmp")
             tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
             tmp.replace(self.metrics_path)
 
-    def metrics(self) -> list[dict[str, Any]]:
+    def _all_rows(self) -> list[dict[str, Any]]:
         if not self.metrics_path.exists():
             return []
         return [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """The epoch rows (one per epoch and arm)."""
+        return [r for r in self._all_rows() if r.get("kind", "epoch") == "epoch"]
+
+    def heldout_metrics(self) -> list[dict[str, Any]]:
+        """The held-out rows: one per split, arm and epoch (epoch -1: the starting agent)."""
+        return [r for r in self._all_rows() if r.get("kind") == "heldout"]
 
     # ------------------------------------------------------------------ components
     def _grpo_agent(self, arm: str, model: str, arm_dir: Path, simulator: Simulator) -> Agent:
@@ -350,13 +363,60 @@ class GenEnvTrainer:
     def run(self) -> list[dict[str, Any]]:
         initial = self._initial_env_policy()
         agent_model = self._starting_agent(initial)
-        for arm in self.config.arms:
-            self.run_arm(arm, agent_model, initial)
+        with self._heldout_servers() as self._heldout_urls:
+            for arm in self.config.arms:
+                self.run_arm(arm, agent_model, initial)
         if self.state.is_main_process:
             from coevo.genenv.plot import plot_metrics
 
-            plot_metrics(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min)
+            plot_metrics(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
+                         heldout=self.heldout_metrics())
         return self.metrics()
+
+    # ------------------------------------------------------------------ held-out evaluation
+    @contextlib.contextmanager
+    def _heldout_servers(self) -> Iterator[dict[str, str]]:
+        """{env: url} of the held-out envs' servers (the main process evaluates): the configured
+        URLs, and local subprocesses for the rest, stopped when the run ends."""
+        cfg = self.config
+        if not cfg.heldout or not self.state.is_main_process:
+            yield {}
+            return
+        from coevo.client.launcher import launch_local
+
+        envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
+        with launch_local(envs, log_dir=str(self.out)) as started:
+            yield {**cfg.heldout_urls, **started}
+
+    def _agent_heldout(self, simulator: Simulator) -> AgentHeldout | None:
+        cfg = self.config
+        if not self._heldout_urls:
+            return None
+        from coevo.genenv.agent_prompts import AgentPrompts
+
+        head = AgentPrompts(cfg, simulator).head("function_calling")
+        return AgentHeldout(
+            parse_splits(cfg.heldout, cfg.heldout_n), self._heldout_urls,
+            tuple(Message(role=m["role"], content=m["content"]) for m in head),  # type: ignore[typeddict-item]
+            seed=cfg.seed, max_new_tokens=cfg.max_completion_length, backend=cfg.sample_backend,
+        )  # fmt: skip
+
+    def _score_heldout(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
+        """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and
+        task lists, for paired comparisons) and one metrics row per split. Epoch -1 is the
+        starting agent, scored once for all arms."""
+        t0 = time.time()
+        cached = self.out / "heldout" / "start.json"
+        if epoch < 0 and cached.exists():
+            result = HeldoutResult.load(cached)
+        else:
+            result = heldout.evaluate(model_dir)
+            target = cached if epoch < 0 else self.out / "heldout" / f"{arm}-epoch-{epoch:03d}.json"
+            result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
+        for row in result.rows:
+            self._write_metrics({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
+            log.info("%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)", arm, epoch, row.env, row.split,
+                     row.success_rate, row.ci95_low, row.ci95_high, row.n, time.time() - t0)
 
     def run_arm(self, arm: str, agent_model: str, initial_policy: Path) -> None:
         cfg = self.config
@@ -374,6 +434,9 @@ class GenEnvTrainer:
             # What an interrupted epoch left behind is redone, not doubled.
             self.pools.forget_from(arm, start)
             self._forget_metrics(arm, start)
+        heldout = self._agent_heldout(simulator) if self.state.is_main_process else None
+        if heldout is not None and not any(r["arm"] == arm and r["epoch"] < 0 for r in self.heldout_metrics()):
+            self._score_heldout(heldout, arm, -1, self._model_dir(agent_model))
         try:
             if arm == "static" and "static_pool" not in state:
                 state["static_pool"] = self._static_pool(simulator)
@@ -396,6 +459,8 @@ class GenEnvTrainer:
                     agent.save(tmp, optimizer=cfg.save_optimizer)
                     shutil.rmtree(arm_dir / "agent", ignore_errors=True)
                     tmp.replace(arm_dir / "agent")
+                    if heldout is not None:
+                        self._score_heldout(heldout, arm, epoch, arm_dir / "agent")
                     self._write_metrics(row)
                     state["epochs_done"] = epoch + 1  # the commit point of the epoch
                     self._save_arm_state(arm, state)

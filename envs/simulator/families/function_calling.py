@@ -159,6 +159,12 @@ def _draw_args(tool: Tool, n_args: int, rng: random.Random) -> dict[str, Any]:
     return args
 
 
+def render_prompt(signatures: Sequence[str], request: str) -> str:
+    """The task text: the tool signatures, then the request. Also how a real benchmark's
+    function-calling task is shown to an agent trained on these tasks (its held-out evaluation)."""
+    return "\n".join(["Tools:", *signatures, "", f"Request: {request}"])
+
+
 def _shown_params(tool: Tool, only: Sequence[str] | None) -> list[str]:
     return [p.name for p in tool.params if only is None or p.name in only]
 
@@ -184,15 +190,10 @@ class FunctionCallingFamily(TaskFamily):
         rng.shuffle(listed)
         args = _draw_args(target, knobs["n_args"], rng)
         only = list(args) if knobs["signature"] == "minimal" else None
-        lines = [
-            "Tools:",
-            *(t.signature(only if t is target else None) for t in listed),
-            "",
-            f"Request: {_request(target, args, knobs['phrasing'], knobs['numbers'])}",
-        ]
+        signatures = [t.signature(only if t is target else None) for t in listed]
         return SimTask(
             family=self.name,
-            prompt="\n".join(lines),
+            prompt=render_prompt(signatures, _request(target, args, knobs["phrasing"], knobs["numbers"])),
             answer=[{"name": target.name, "arguments": args}],
             checker="tool_call",
             tools=[{"name": t.name, "params": _shown_params(t, only if t is target else None)} for t in listed],

@@ -1,0 +1,189 @@
+"""Training benchmark: does training through coevo make SmolLM2-135M better on a real benchmark's
+held-out tasks? One run of a trainer, the base model and the trained model scored on the same
+fixed task lists, with 95% intervals and a paired interval on the gain.
+
+- genenv: the agent trains only on simulator tasks (the cpu-demo preset: SFT warm-up on gold
+  answers of generated tasks, then GenEnv and GenEnv-Random side by side) and is scored on
+  BFCL's official data (non-live simple_python and multiple by default), shown in the view it
+  trained in (coevo.genenv.heldout). `base` is SmolLM2-135M-Instruct itself, `start` the
+  warmed agent both arms begin from, `trained` GenEnv's last epoch and `random`
+  GenEnv-Random's.
+- agentevol: behavioral cloning on expert trajectories of BFCL's live_simple split, then
+  explore -> learn iterations on live_simple instructions BC did not use, scored on BFCL
+  simple_python in the ReAct prompt every stage uses. `base` is the model before BC, `bc` the
+  BC stage and `trained` the last iteration.
+
+    python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--output-dir DIR]
+    python bench/training.py --json --trainer agentevol [--iterations 1] [--n 100]
+
+Prints {"trainer", "env", "split", "n", "base": {success_rate, ci95_low, ci95_high}, "trained":
+{...}, "gain", "gain_ci95_low", "gain_ci95_high", "wall_s", ...}; for genenv also "random" and
+"gain_vs_random" with its paired interval. Several held-out splits are pooled into one task
+list for the summary ("split" names them all); per-split rows are under "splits".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from measure import log  # noqa: E402
+
+from coevo.client.heldout import HeldoutRow  # noqa: E402
+from coevo.client.stats import paired_comparison, wilson_interval  # noqa: E402
+
+
+def pooled(rows: Sequence[HeldoutRow]) -> list[float]:
+    """Per-task outcomes of every split, in one list (the same order for every model)."""
+    return [o for row in rows for o in row.outcomes]
+
+
+def rate(outcomes: Sequence[float]) -> dict[str, float]:
+    low, high = wilson_interval(int(sum(outcomes)), len(outcomes))
+    return {"success_rate": sum(outcomes) / len(outcomes), "ci95_low": low, "ci95_high": high}
+
+
+def gain(before: Sequence[float], after: Sequence[float], prefix: str = "gain") -> dict[str, Any]:
+    """after - before on the same tasks: the difference, its paired-bootstrap 95% interval and
+    McNemar's exact p-value."""
+    c = paired_comparison(before, after)
+    return {prefix: c.difference, f"{prefix}_ci95_low": c.ci95_low, f"{prefix}_ci95_high": c.ci95_high,
+            f"{prefix}_mcnemar_p": c.mcnemar_p, f"{prefix}_only_after": c.only_after,
+            f"{prefix}_only_before": c.only_before}  # fmt: skip
+
+
+def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
+    return [{"model": name, **row.metrics()} for name, rows in models.items() for row in rows]
+
+
+# ---------------------------------------------------------------------------- GenEnv
+def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
+    from coevo.client.launcher import launch_local
+    from coevo.client.policies.models import default_model_dir
+    from coevo.genenv.config import preset
+    from coevo.genenv.heldout import HeldoutResult
+    from coevo.genenv.trainer import GenEnvTrainer
+
+    splits = [f"bfcl:{s}:{args.n}" for s in args.splits]
+    out = Path(args.output_dir or "runs/bench-training-genenv")
+    with launch_local(["bfcl"], log_dir=str(out.parent)) as urls:
+        config = preset(
+            "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
+            heldout_urls=dict(urls), cpu_threads=args.threads,
+        )  # fmt: skip
+        trainer = GenEnvTrainer(config)
+        base_file = out / "heldout" / "base.json"
+        if base_file.exists():
+            base = HeldoutResult.load(base_file)
+        else:
+            from coevo.genenv.heldout import AgentHeldout, parse_splits
+            from coevo.client.policies.base import Message
+
+            t0 = time.time()
+            view = AgentHeldout(parse_splits(config.heldout, config.heldout_n), dict(urls),
+                                (Message(role="system", content=config.agent_system_prompt),),
+                                seed=config.seed, max_new_tokens=config.max_completion_length)  # fmt: skip
+            base = view.evaluate(default_model_dir())
+            base.save(base_file, arm="base", model="smollm2-135m")
+            log(f"base model: {rate(pooled(base.rows))} ({time.time() - t0:.0f}s)")
+        trainer.run()
+    last = config.epochs - 1
+    start = HeldoutResult.load(out / "heldout" / "start.json")
+    trained = HeldoutResult.load(out / "heldout" / f"genenv-epoch-{last:03d}.json")
+    models = {"base": base, "start": start, "trained": trained}
+    if "random" in config.arms:
+        models["random"] = HeldoutResult.load(out / "heldout" / f"random-epoch-{last:03d}.json")
+    outcomes = {name: pooled(result.rows) for name, result in models.items()}
+    report: dict[str, Any] = {
+        "trainer": "genenv", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
+        "epochs": config.epochs, "seed": config.seed,
+        **{name: rate(values) for name, values in outcomes.items()},
+        **gain(outcomes["base"], outcomes["trained"]),
+        **gain(outcomes["base"], outcomes["start"], "gain_start"),
+        **gain(outcomes["start"], outcomes["trained"], "gain_vs_start"),
+    }
+    if "random" in outcomes:
+        report.update(gain(outcomes["random"], outcomes["trained"], "gain_vs_random"))
+    report["splits"] = per_split({name: result.rows for name, result in models.items()})
+    report["by_epoch"] = [
+        {k: r[k] for k in ("arm", "epoch", "split", "n", "success_rate", "ci95_low", "ci95_high")}
+        for r in trainer.heldout_metrics()
+    ]
+    report["generated"] = [
+        {k: r[k] for k in ("arm", "epoch", "success_rate", "in_band_fraction", "elapsed_s")} for r in trainer.metrics()
+    ]
+    return report
+
+
+# ---------------------------------------------------------------------------- AgentEvol
+def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
+    from coevo.agentevol.config import from_preset
+    from coevo.agentevol.loop import AgentEvol, stage_names
+
+    out = Path(args.output_dir or "runs/bench-training-agentevol")
+    split = args.splits[0]
+    config = from_preset(
+        "cpu-demo", output_dir=str(out), envs=["bfcl"], bc_split=["live_simple"], explore_split=["live_simple"],
+        heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
+        bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
+        max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False,
+    )  # fmt: skip
+    evol = AgentEvol(config, log=log)
+    evol.run()
+    stages = stage_names(config.iterations)
+    results = {stage: _agentevol_rows(evol.layout.eval_file(stage)) for stage in stages}
+    outcomes = {stage: pooled(rows) for stage, rows in results.items()}
+    final = stages[-1]
+    report: dict[str, Any] = {
+        "trainer": "agentevol", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
+        "bc_split": "live_simple", "iterations": config.iterations, "seed": config.seed, "first_split": split,
+        "base": rate(outcomes["base"]), "bc": rate(outcomes["bc"]), "trained": rate(outcomes[final]),
+        **gain(outcomes["base"], outcomes[final]),
+        **gain(outcomes["bc"], outcomes[final], "gain_vs_bc"),
+        **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
+        "splits": per_split(results),
+    }  # fmt: skip
+    return report
+
+
+def _agentevol_rows(path: Path) -> list[HeldoutRow]:
+    document = json.loads(path.read_text())
+    return [HeldoutRow(**row) for row in document["heldout"]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--trainer", choices=("genenv", "agentevol"), default="genenv")
+    parser.add_argument("--splits", default="simple_python,multiple", help="BFCL held-out splits, comma-separated")
+    parser.add_argument("--n", type=int, default=100, help="tasks per held-out split (a fixed seeded list)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--epochs", type=int, default=3, help="genenv: epochs of each arm")
+    parser.add_argument("--threads", type=int, default=0, help="genenv: torch CPU threads (0: chosen per epoch)")
+    parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
+    parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
+    parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
+    parser.add_argument("--output-dir", default=None, help="run directory (re-running resumes it)")
+    args = parser.parse_args()
+    args.splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    started = time.time()
+    report = run_genenv(args) if args.trainer == "genenv" else run_agentevol(args)
+    report["wall_s"] = round(time.time() - started, 1)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for key in ("base", "start", "bc", "trained", "random"):
+            if key in report:
+                r = report[key]
+                print(f"{key:8s} {r['success_rate']:.3f} [{r['ci95_low']:.3f}, {r['ci95_high']:.3f}] n={report['n']}")
+        print(f"gain {report['gain']:+.3f} [{report['gain_ci95_low']:+.3f}, {report['gain_ci95_high']:+.3f}]")
+
+
+if __name__ == "__main__":
+    main()

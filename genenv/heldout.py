@@ -1,0 +1,116 @@
+"""GenEnv's agent scored on real benchmarks' held-out tasks, in the view it was trained in.
+
+The agent learns on simulator tasks shown as "Tools: <signatures> / Request: <text>" after its
+system prompt (AgentPrompts). Scoring it on a real function-calling benchmark in that
+benchmark's own, very different conversation would measure the change of prompt as much as
+the training. So a real task is shown to the agent as the simulator shows one: its functions'
+signatures and the user's request (the env's reset info carries both), after the same system
+prompt and demo turn; the reply goes to the real env, which scores it with the benchmark's own
+checker. The base model is scored in the same view on the same tasks, so the difference
+between the two is what training did. One reply per task, as in training (no retry turns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from coevo.client.heldout import HeldoutEvaluator, HeldoutRow, HeldoutSplit
+from coevo.client.http import AsyncEnvClient
+from coevo.client.policies.base import Message, Sampling
+from coevo.client.policies.prompts import EnvPrompt
+from coevo.envs.simulator.families.function_calling import render_prompt
+
+
+def signature(doc: Mapping[str, Any]) -> str:
+    """A JSON-schema function doc as the simulator writes a tool: name(param, ...)."""
+    params = (doc.get("parameters") or {}).get("properties") or {}
+    return f"{doc['name']}({', '.join(params)})"
+
+
+@dataclass(frozen=True)
+class AgentView(EnvPrompt):
+    """A real env's task shown as a simulator task: `head` (the agent's system prompt and demo
+    turn), then the functions and the request of the env's first observation. Observations
+    without functions (another kind of env) are shown as the env wrote them."""
+
+    head: tuple[Message, ...] = ()
+
+    def start(self) -> list[Message]:
+        return [Message(role=m["role"], content=m["content"]) for m in self.head]
+
+    def render_observation(self, observation: str, info: Mapping[str, Any], *, first: bool = False) -> str:
+        functions, request = info.get("functions"), info.get("task")
+        if first and isinstance(functions, list) and functions and isinstance(request, str) and request.strip():
+            return render_prompt([signature(doc) for doc in functions], request.strip())
+        return observation.strip()
+
+
+@dataclass
+class HeldoutResult:
+    """One model on every held-out split: a row per split and the task lists scored."""
+
+    rows: list[HeldoutRow]
+    task_lists: dict[str, list[str]]
+
+    def save(self, path: Path, **about: Any) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        document = {**about, "rows": [asdict(r) for r in self.rows], "task_lists": self.task_lists}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(document, indent=1))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> HeldoutResult:
+        document = json.loads(path.read_text())
+        return cls([HeldoutRow(**r) for r in document["rows"]], document["task_lists"])
+
+
+@dataclass(frozen=True)
+class AgentHeldout:
+    """How a run scores its agents: which splits, on which servers, in which view and budget."""
+
+    splits: tuple[HeldoutSplit, ...]
+    urls: Mapping[str, str]
+    head: tuple[Message, ...]
+    seed: int
+    max_new_tokens: int
+    backend: str = "auto"
+    max_rounds: int = 1
+    concurrency: int = 32
+    max_batch_size: int = 16
+
+    def evaluate(self, model_dir: str | Path) -> HeldoutResult:
+        """Greedy replies of the model in `model_dir` on every split's fixed task list."""
+        return asyncio.run(self._evaluate(str(model_dir)))
+
+    async def _evaluate(self, model_dir: str) -> HeldoutResult:
+        from coevo.client.policies.factory import local_policy
+
+        envs = sorted({s.env for s in self.splits})
+        missing = [env for env in envs if env not in self.urls]
+        if missing:
+            raise ValueError(f"no server URL for held-out env(s) {missing}")
+        clients = {env: [AsyncEnvClient(self.urls[env])] for env in envs}
+        prompts = {env: AgentView(env=env, instruction="", head=self.head) for env in envs}
+        sampling = Sampling(temperature=0.0, max_new_tokens=self.max_new_tokens)
+        policy = local_policy(model_dir, backend=self.backend, sampling=sampling, max_batch_size=self.max_batch_size)
+        try:
+            evaluator = HeldoutEvaluator(
+                clients, self.splits, seed=self.seed, max_rounds=self.max_rounds, concurrency=self.concurrency
+            )
+            rows = await evaluator.evaluate(policy, prompts=prompts)
+            return HeldoutResult(rows, evaluator.recorded_lists())
+        finally:
+            await policy.aclose()
+            for group in clients.values():
+                for client in group:
+                    await client.aclose()
+
+
+def parse_splits(items: Sequence[str], default_n: int) -> tuple[HeldoutSplit, ...]:
+    return tuple(HeldoutSplit.parse(item, default_n) for item in items)
