@@ -41,6 +41,11 @@ _TRUE = {True, 1, "1", "true", "True", "yes"}
 #: its size: against one ALFWorld server, 8 episodes ran 290 steps/s through one pool of 8 and
 #: 400 through four pools of 2; one pool of 64 ran 7x slower than eight of 8.
 EPISODES_PER_CLIENT = 2
+#: Consecutive replies with no readable action after which an episode ends (status
+#: "invalid_replies"). Without it a stuck model keeps answering prose until max_rounds, which
+#: for BFCL (176 rounds, sized for multi-turn entries) held one single-turn episode for minutes
+#: of ever longer prompts while the rest of an evaluation had long finished.
+MAX_INVALID_REPLIES = 3
 
 
 def shard_clients(
@@ -204,7 +209,7 @@ class RolloutEngine:
     with the square of its in-flight requests (see `shard_clients`).
     `max_rounds` caps agent turns per episode (one number, or per env; default: the env's
     max_steps). Invalid replies count as rounds, so a policy that never produces an action
-    still ends. With `batch_steps`, steps of different episodes that are ready at the same
+    still ends, and `max_invalid_replies` in a row end the episode at once. With `batch_steps`, steps of different episodes that are ready at the same
     moment travel in one POST /batch/step. `prompt_options` change fields of every env's prompt (e.g.
     show_available_actions=False); a policy's own `prompt_options` (what it was trained with)
     apply first.
@@ -223,6 +228,7 @@ class RolloutEngine:
         prompt_options: Mapping[str, Any] | None = None,
         success_threshold: float = 1.0,
         batch_steps: bool = True,
+        max_invalid_replies: int | None = MAX_INVALID_REPLIES,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -236,6 +242,9 @@ class RolloutEngine:
         self.max_rounds, self.concurrency = max_rounds, concurrency
         self.sampling, self.max_wait_s = sampling, max_wait_s
         self.success_threshold = success_threshold
+        if max_invalid_replies is not None and max_invalid_replies < 1:
+            raise ValueError("max_invalid_replies must be at least 1 (None: no limit)")
+        self.max_invalid_replies = max_invalid_replies
         self.steps = _StepBatcher() if batch_steps else None
         self._prompts: dict[str, EnvPrompt] = dict(prompts or {})
         self.prompt_options = {**policy.prompt_options, **(prompt_options or {})}
@@ -327,6 +336,7 @@ class RolloutEngine:
             messages.append({"role": "user", "content": prompt.render_observation(session.observation, info, first=True)})
             cap = self._round_cap(spec.env)
             trajectory.status = "max_rounds"
+            unreadable = 0  # consecutive replies with no action
             while trajectory.rounds < cap:
                 reply = await ask(PolicyRequest(list(messages), spec.env, session, info, prompt))
                 if reply is None:
@@ -339,7 +349,12 @@ class RolloutEngine:
                     feedback = prompt.render_invalid(parsed.error or "unreadable reply", info)
                     trajectory.turns.append(Turn(reply, None, feedback, valid=False))
                     messages.append({"role": "user", "content": feedback})
+                    unreadable += 1
+                    if self.max_invalid_replies is not None and unreadable >= self.max_invalid_replies:
+                        trajectory.status = "invalid_replies"
+                        break
                     continue
+                unreadable = 0
                 action = canonical_action(parsed.action or "", info.get("available_actions"))
                 result = await (self.steps.step(client, session, action) if self.steps else session.step(action))
                 info = dict(result.info)

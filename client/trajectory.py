@@ -61,7 +61,7 @@ class Trajectory:
     messages: list[Message]
     turns: list[Turn] = field(default_factory=list)
     sample: int = 0
-    #: done | truncated | max_rounds | abstained | error
+    #: done | truncated | max_rounds | invalid_replies (MAX_INVALID_REPLIES unreadable replies in a row) | abstained | error
     status: str = "running"
     success: bool = False
     task_type: str | None = None

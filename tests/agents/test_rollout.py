@@ -142,6 +142,19 @@ def test_random_policy_plays_from_available_actions_across_envs() -> None:
     assert guess.status == "abstained"  # no action list: the random policy has nothing to pick from
 
 
+def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
+    """A model stuck in prose must not hold an episode for all of the env's max_steps rounds."""
+    stuck = ScriptedPolicy(["no idea\nat all", "Thought: try\nAction: guess 50", "still\nnothing", "none\nhere", "nope\nno"])
+    (t,) = _run(stuck, [EpisodeSpec("guess", task_id="train-0")], max_rounds=10)
+    assert t.status == "invalid_replies" and [turn.valid for turn in t.turns] == [False, True, False, False, False]
+    assert t.steps == 1  # a readable reply in between resets the count
+    (t,) = _run(ScriptedPolicy(["no\nidea"] * 6), [EpisodeSpec("guess", task_id="train-0")], max_rounds=6,
+                max_invalid_replies=None)
+    assert t.status == "max_rounds" and t.rounds == 6
+    with pytest.raises(ValueError, match="max_invalid_replies"):
+        _run(stuck, [], max_invalid_replies=0)
+
+
 def test_summary_counts_the_actions_the_env_accepted() -> None:
     async def go() -> list[Trajectory]:
         async with asgi_env_client("alfworld") as client:
