@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from coevo.client.policies.base import PolicyRequest, Sampling
 from coevo.client.policies.gguf_export import export_gguf
 from coevo.client.policies.local import ChatModelPolicy, common_prefix, read_prompt_options, reply_over
+from coevo.hardware import ThreadChooser
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,13 +57,6 @@ _KV_TYPES = {"f32": 0, "f16": 1}
 
 def llama_cpp_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 @dataclass
@@ -145,6 +139,10 @@ class LlamaCppModel:
         if getattr(self, "_model", None):
             lib.llama_model_free(self._model)
             self._model = None
+
+    def set_threads(self, threads: int) -> None:
+        """Threads for the next decode calls (one token per sequence and prompt batches alike)."""
+        self._lib.llama_set_n_threads(self._ctx, threads, threads)
 
     def forget(self, seq: int, keep: int = 0) -> None:
         """Drop sequence `seq`'s cells from position `keep` on."""
@@ -273,7 +271,10 @@ class LlamaCppPolicy(ChatModelPolicy):
         )  # fmt: skip
         self.prompt_options = options
         self.precision, self.kv_type = precision, kv_type
-        self.threads = threads or _cpu_count()
+        #: Fixed threads, or (None) every core unless other processes keep half of them busy,
+        #: chosen again before every batch (coevo.hardware.ThreadChooser).
+        self._threads = None if threads else ThreadChooser()
+        self.threads = threads or self._threads.cores  # type: ignore[union-attr]
         #: KV cells of one episode: its prompt budget and the longest reply; a longer reply is
         #: cut where the episode's context ends.
         self.context_tokens = max_prompt_tokens + max_reply_tokens
@@ -402,6 +403,10 @@ class LlamaCppPolicy(ChatModelPolicy):
         self, prompts: Sequence[Sequence[int]], sampling: Sampling, keys: Sequence[str] | None,
         single_line: Sequence[bool] | None, stop: str,
     ) -> list[list[int]]:  # fmt: skip
+        if self._threads is not None and self._threads.choose() != self.threads:
+            self.threads = self._threads.threads
+            self.engine.set_threads(self.threads)
+            log.debug("llama.cpp threads: %d", self.threads)
         throwaway = keys is None
         names = [f"\0tmp{i}" for i in range(len(prompts))] if keys is None else list(keys)
         lines = list(single_line) if single_line is not None else [False] * len(prompts)
