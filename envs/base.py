@@ -92,6 +92,8 @@ class Env(ABC):
     #: Splits kept for evaluation: trainers never draw training tasks from them, and held-out
     #: evaluation reads them (the first one present is an env's default held-out split).
     heldout_splits: ClassVar[tuple[str, ...]] = ()
+    #: Split training data is drawn from when none is named (None: default_split); never held out.
+    train_split: ClassVar[str | None] = None
     #: False for envs whose step is a few microseconds: the server may then run it inline.
     cpu_heavy: ClassVar[bool] = True
 

@@ -108,6 +108,8 @@ class BfclEnv(Env):
     default_split = "simple_python"
     action_example = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
     heldout_splits = ("simple_python", "multiple", "parallel", "parallel_multiple")
+    #: Python calls like the held-out categories', from the live (user-contributed) entries.
+    train_split = "live_simple"
     #: Multi-turn steps run API code (about a millisecond, tens on a long-context world's first
     #: check), so the server runs steps off its event loop.
     cpu_heavy = True

@@ -49,17 +49,28 @@ def _calls_as_gold(action: str) -> list[dict[str, Any]] | None:
     return [{"name": c.name, "arguments": dict(c.arguments)} for c in calls]
 
 
+def training_split(env: Any) -> str:
+    """The split an env's base tasks come from: its train_split, else its default split. Base
+    tasks are shown to the LLM environment policy and can be replayed to the agent, so they must
+    never be evaluation tasks: a held-out split is refused."""
+    split = str(type(env).train_split or env.default_split)
+    if split in type(env).heldout_splits:
+        raise ValueError(f"{type(env).__name__}'s training split {split!r} is held out for evaluation; set train_split")
+    return split
+
+
 def env_step_tasks(env_name: str, count: int, seed: int, max_advance: int = 3) -> list[SimTask]:
-    """Single-step tasks from a registered env's expert trajectories."""
+    """Single-step tasks from a registered env's expert trajectories on a training split."""
     from coevo.envs import registry
 
     env = registry.make(env_name)
+    split = training_split(env)
     rng = random.Random(f"base:{env_name}:{seed}")
     tasks: list[SimTask] = []
     for i in range(count * 3):  # some steps are skipped (no expert, too long)
         if len(tasks) >= count:
             break
-        result = env.reset(seed=seed * 100_003 + i)
+        result = env.reset(split=split, seed=seed * 100_003 + i)
         task_text = str(result.info.get("task", ""))
         observation, info = result.observation, result.info
         for _ in range(rng.randrange(max_advance + 1)):

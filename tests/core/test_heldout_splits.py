@@ -42,3 +42,32 @@ def test_heldout_splits_share_no_task_with_training_splits(name: str) -> None:
         assert not held_ids & set(seen), f"{name}: {split} shares task ids with a held-out split"
         shared = held_texts & set(seen.values())
         assert not shared, f"{name}: {split} shares {len(shared)} task(s) with a held-out split, e.g. {next(iter(shared))[:200]!r}"
+
+
+@pytest.mark.parametrize("name", ["bfcl", "alfworld"])
+def test_simulator_base_tasks_never_come_from_heldout_splits(name: str) -> None:
+    """GenEnv's LLM environment policy imitates base tasks from real envs, and they can be
+    replayed to the agent: none may be an evaluation task (BFCL's default split is held out)."""
+    from coevo.envs.simulator.base_tasks import build_base_pool, training_split
+
+    try:
+        env = registry.make(name)
+    except Exception as exc:
+        pytest.skip(f"{name} does not load: {exc}")
+    pool, _ = build_base_pool([name], 6, 0)
+    assert pool
+    for task in pool:
+        assert env.split_of(task.meta["env_task_id"]) == training_split(env)
+        assert training_split(env) not in type(env).heldout_splits
+
+
+def test_an_env_whose_training_split_is_held_out_is_refused() -> None:
+    from coevo.envs.simulator.base_tasks import training_split
+
+    env = registry.make("bfcl")
+
+    class Leaky(type(env)):  # type: ignore[misc]
+        train_split = None  # falls back to default_split, simple_python: held out
+
+    with pytest.raises(ValueError, match="held out for evaluation"):
+        training_split(Leaky.__new__(Leaky))
