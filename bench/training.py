@@ -25,7 +25,9 @@ list for the summary ("split" names them all); per-split rows are under "splits"
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
 import time
 from collections.abc import Sequence
@@ -72,24 +74,21 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
 
     splits = [f"bfcl:{s}:{args.n}" for s in args.splits]
     out = Path(args.output_dir or "runs/bench-training-genenv")
-    with launch_local(["bfcl"], log_dir=str(out.parent)) as urls:
+    out.mkdir(parents=True, exist_ok=True)
+    with launch_local(["bfcl"], log_dir=str(out)) as urls:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
-            heldout_urls=dict(urls), cpu_threads=args.threads,
+            heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
         )  # fmt: skip
         trainer = GenEnvTrainer(config)
         base_file = out / "heldout" / "base.json"
         if base_file.exists():
             base = HeldoutResult.load(base_file)
         else:
-            from coevo.genenv.heldout import AgentHeldout, parse_splits
-            from coevo.client.policies.base import Message
+            from coevo.genenv.heldout import AgentHeldout
 
             t0 = time.time()
-            view = AgentHeldout(parse_splits(config.heldout, config.heldout_n), dict(urls),
-                                (Message(role="system", content=config.agent_system_prompt),),
-                                seed=config.seed, max_new_tokens=config.max_completion_length)  # fmt: skip
-            base = view.evaluate(default_model_dir())
+            base = AgentHeldout.for_run(config, urls).evaluate(default_model_dir())
             base.save(base_file, arm="base", model="smollm2-135m")
             log(f"base model: {rate(pooled(base.rows))} ({time.time() - t0:.0f}s)")
         trainer.run()
@@ -102,7 +101,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     outcomes = {name: pooled(result.rows) for name, result in models.items()}
     report: dict[str, Any] = {
         "trainer": "genenv", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
-        "epochs": config.epochs, "seed": config.seed,
+        "epochs": config.epochs, "seed": config.seed, "families": list(config.families),
         **{name: rate(values) for name, values in outcomes.items()},
         **gain(outcomes["base"], outcomes["trained"]),
         **gain(outcomes["base"], outcomes["start"], "gain_start"),
@@ -132,7 +131,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         "cpu-demo", output_dir=str(out), envs=["bfcl"], bc_split=["live_simple"], explore_split=["live_simple"],
         heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
-        max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False,
+        max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
     )  # fmt: skip
     evol = AgentEvol(config, log=log)
     evol.run()
@@ -166,14 +165,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=3, help="genenv: epochs of each arm")
     parser.add_argument("--threads", type=int, default=0, help="genenv: torch CPU threads (0: chosen per epoch)")
+    # BFCL asks for calls: with cpu-demo's arithmetic family beside them, the warmed agent
+    # answered BFCL requests with computed numbers ("25" for a triangle's area), 0 of 20.
+    parser.add_argument("--families", default="function_calling", help="genenv: simulator task families, comma-separated")
     parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
+    parser.add_argument("--model", default="smollm2", help="agentevol: base model (smollm2, tiny for a smoke run, or a directory)")
     parser.add_argument("--output-dir", default=None, help="run directory (re-running resumes it)")
     args = parser.parse_args()
     args.splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    # The trainers' progress (epochs, stages, held-out rows) on stderr; stdout stays the JSON.
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     started = time.time()
-    report = run_genenv(args) if args.trainer == "genenv" else run_agentevol(args)
+    with contextlib.redirect_stdout(sys.stderr):  # trainers' progress prints; stdout is the JSON
+        report = run_genenv(args) if args.trainer == "genenv" else run_agentevol(args)
     report["wall_s"] = round(time.time() - started, 1)
     if args.json:
         print(json.dumps(report, indent=1))

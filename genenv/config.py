@@ -311,6 +311,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "agent_lr": 1e-4,
         "base_size": 8,
         "param_steps": 10,
+        # Held-out rows in seconds: a few official BFCL tasks, scored like every real run's.
+        "heldout": ("bfcl:simple_python:3", "bfcl:multiple:2"),
     },
 }
 

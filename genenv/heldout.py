@@ -17,13 +17,16 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coevo.client.heldout import HeldoutEvaluator, HeldoutRow, HeldoutSplit
 from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Message, Sampling
 from coevo.client.policies.prompts import EnvPrompt
 from coevo.envs.simulator.families.function_calling import render_prompt
+
+if TYPE_CHECKING:
+    from coevo.genenv.config import GenEnvConfig
 
 
 def signature(doc: Mapping[str, Any]) -> str:
@@ -83,6 +86,18 @@ class AgentHeldout:
     max_rounds: int = 1
     concurrency: int = 32
     max_batch_size: int = 16
+
+    @classmethod
+    def for_run(cls, config: GenEnvConfig, urls: Mapping[str, str], head: Sequence[Message] | None = None) -> AgentHeldout:
+        """A run's held-out settings (`heldout`, `heldout_n`, `seed`, the completion budget and the
+        sampling pass's engine). `head` defaults to the system prompt alone, which is what the
+        agent sees before a task unless `agent_demo` adds a demo turn (the trainer passes it)."""
+        if head is None:
+            head = [Message(role="system", content=config.agent_system_prompt)]
+        return cls(
+            parse_splits(config.heldout, config.heldout_n), dict(urls), tuple(head), seed=config.seed,
+            max_new_tokens=config.max_completion_length, backend=config.sample_backend,
+        )  # fmt: skip
 
     def evaluate(self, model_dir: str | Path) -> HeldoutResult:
         """Greedy replies of the model in `model_dir` on every split's fixed task list."""

@@ -373,6 +373,15 @@ class GenEnvTrainer:
                          heldout=self.heldout_metrics())
         return self.metrics()
 
+    def base_agent(self) -> str:
+        """The model directory of `agent_model`, before any training."""
+        return self._model_dir(self.config.agent_model)
+
+    def starting_agent(self) -> str:
+        """The model directory every arm starts from: `agent_model`, or after the SFT warm-up on
+        generated tasks (made once per output directory)."""
+        return self._model_dir(self._starting_agent(self._initial_env_policy()))
+
     # ------------------------------------------------------------------ held-out evaluation
     @contextlib.contextmanager
     def _heldout_servers(self) -> Iterator[dict[str, str]]:
@@ -395,11 +404,7 @@ class GenEnvTrainer:
         from coevo.genenv.agent_prompts import AgentPrompts
 
         head = AgentPrompts(cfg, simulator).head("function_calling")
-        return AgentHeldout(
-            parse_splits(cfg.heldout, cfg.heldout_n), self._heldout_urls,
-            tuple(Message(role=m["role"], content=m["content"]) for m in head),  # type: ignore[typeddict-item]
-            seed=cfg.seed, max_new_tokens=cfg.max_completion_length, backend=cfg.sample_backend,
-        )  # fmt: skip
+        return AgentHeldout.for_run(cfg, self._heldout_urls, [Message(role=m["role"], content=m["content"]) for m in head])  # type: ignore[typeddict-item]
 
     def _score_heldout(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
         """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and

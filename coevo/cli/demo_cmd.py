@@ -3,12 +3,17 @@ model evaluated on a few tasks of each, a leaderboard, and the trajectories left
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from coevo.cli import app
+
+if TYPE_CHECKING:
+    from coevo.cli.demo_training import TrainingStep
 
 #: Turns the default model gets per episode in the demo: enough to show it act, few enough that
 #: the whole demo stays within minutes on two CPU cores.
@@ -30,6 +35,22 @@ def importable_envs(requested: list[str] | None = None) -> tuple[list[str], dict
     return ok, skipped
 
 
+def training_table(step: TrainingStep) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"training step · {step.model}, {step.steps} SFT steps on generated tasks ({step.train_s:.0f}s) · "
+                        "held-out BFCL success [95% CI]")  # fmt: skip
+    for column in ("held-out split", "n", "base", "trained"):
+        table.add_column(column, justify="left" if column == "held-out split" else "right")
+    for row in step.rows:
+        cells = [f"{100 * v[0]:.1f}% [{100 * v[1]:.1f}-{100 * v[2]:.1f}]" for v in (row["base"], row["trained"])]
+        table.add_row(row["split"], str(row["n"]), *cells)
+    g = step.gain
+    table.caption = (f"gain {100 * g['difference']:+.1f} points, paired 95% CI {100 * g['ci95_low']:+.1f} to "
+                     f"{100 * g['ci95_high']:+.1f}, McNemar p={g['mcnemar_p']:.2g}")  # fmt: skip
+    return table
+
+
 @app.command("demo")
 def demo(
     envs: str = typer.Option(None, help="Comma-separated envs (default: every built-in env that imports)"),
@@ -41,6 +62,9 @@ def demo(
     backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
     out_dir: Path = typer.Option(Path("demo-results"), help="Leaderboard JSON and AgentTraj JSONL go here"),
+    train_steps: int = typer.Option(10, help="Training step: SFT steps of the default model on generated tasks (0: none)"),
+    train_n: int = typer.Option(50, help="Training step: held-out BFCL tasks per split, scored before and after"),
+    train_model: str = typer.Option("smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"),
 ) -> None:
     """Serve every env, evaluate the expert and the default model, print the leaderboard."""
     import asyncio
@@ -50,6 +74,7 @@ def demo(
     from rich.table import Table
 
     from coevo.cli.agent_support import (
+        ProgressLog,
         RunRecorder,
         env_servers,
         exit_cleanly_on_sigterm,
@@ -78,6 +103,12 @@ def demo(
     out_dir.mkdir(parents=True, exist_ok=True)
     policy_names = [p.strip() for p in policies.split(",") if p.strip()]
     board: dict[str, dict[str, dict]] = {}
+    progress = ProgressLog(out_dir / "demo.log", "coevo demo", len(policy_names) * n * len(names))
+    console.print(f"progress log: {progress.path}")
+
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False)
+        progress.write(line)
 
     async def run(servers: dict[str, list[str]]) -> None:
         clients = {env: shard_clients(urls, concurrency=n) for env, urls in servers.items()}
@@ -105,6 +136,7 @@ def demo(
                         counts["n"] += 1
                         counts["ok"] += int(t.success)
                         bar.update(bar_task, advance=1, success=f"{counts['ok']}/{counts['n']}")
+                        progress.episode(t.success)
 
                     trajectories = await rollout_tasks(
                         policy, clients, tasks, max_rounds=model_rounds if model else None,
@@ -123,8 +155,14 @@ def demo(
     with console.status(f"starting {len(names)} env servers: {', '.join(names)}"):
         servers_cm = env_servers(names, db_url=db_url)
         servers = servers_cm.__enter__()
+    training = None
     try:
         asyncio.run(run(servers))
+        if train_steps > 0 and "bfcl" in servers:
+            from coevo.cli.demo_training import run_training_step
+
+            training = run_training_step(servers["bfcl"][0], out_dir, steps=train_steps, n=train_n, log=say,
+                                         model=train_model)
     finally:
         servers_cm.__exit__(None, None, None)
 
@@ -140,6 +178,11 @@ def demo(
     table.add_section()
     table.add_row("[bold]all", *[f"[bold]{pct(per_env['all']['success_rate'])}" for per_env in board.values()])
     console.print(table)
-    (out_dir / "leaderboard.json").write_text(json.dumps({"n_per_env": n, "envs": names, "skipped": skipped, "board": board}, indent=2))
+    if training is not None:
+        console.print(training_table(training))
+    document = {"n_per_env": n, "envs": names, "skipped": skipped, "board": board,
+                "training": None if training is None else dataclasses.asdict(training)}  # fmt: skip
+    (out_dir / "leaderboard.json").write_text(json.dumps(document, indent=2))
+    progress.close()
     console.print(f"trajectories: {recorder.url} (tables rollout_runs, rollout_trajectories; servers: episodes, steps)")
     console.print(f"leaderboard and AgentTraj JSONL: {out_dir}/  ·  {time.monotonic() - started:.0f}s")

@@ -50,10 +50,27 @@ def test_demo_builds_a_leaderboard_and_leaves_trajectories(tmp_path: Path) -> No
     done = coevo(
         "demo", "--envs", "alfworld,bfcl", "--n", "2", "--policies", "expert,random",
         "--db-url", f"sqlite:///{db}", "--out-dir", str(tmp_path / "demo"),
+        "--train-model", "tiny", "--train-steps", "2", "--train-n", "3",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "coevo demo" in done.stdout and "expert" in done.stdout
     board = json.loads((tmp_path / "demo" / "leaderboard.json").read_text())
+    # The training step: the same held-out BFCL tasks scored before and after training.
+    training = board["training"]
+    assert training["model"] == "tiny" and training["steps"] == 2
+    assert [r["split"] for r in training["rows"]] == ["bfcl:simple_python", "bfcl:multiple", "all"]
+    assert [r["n"] for r in training["rows"]] == [3, 3, 6]
+    for row in training["rows"]:
+        for rate, low, high in (row["base"], row["trained"]):
+            assert 0 <= low <= rate <= high <= 1
+    assert training["gain"]["ci95_low"] <= training["gain"]["difference"] <= training["gain"]["ci95_high"]
+    assert "training step" in done.stdout and "held-out BFCL" in done.stdout
+    log = (tmp_path / "demo" / "demo.log").read_text().splitlines()
+    assert "start: coevo demo, 8 episodes" in log[0] and "end: coevo demo, " in log[-1]
+    assert sum("episodes," in line for line in log) == 8  # one progress line per episode
+    assert any("trained in" in line for line in log)
+    warm = json.loads(next((tmp_path / "demo").glob("training-tiny-2-steps/agent_warmup/warmup.json")).read_text())
+    assert warm["steps"] == 2
     assert board["envs"] == ["alfworld", "bfcl"]
     assert board["board"]["expert"]["all"]["success_rate"] == 1.0
     assert board["board"]["random"]["bfcl"]["n"] == 2
