@@ -91,16 +91,17 @@ def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, 
         band = curriculum.band_mask(p_hats, cfg.alpha, cfg.k_min)
         rows.append((float(np.mean(p_hats)), float(band.mean())))
         skill += agent.learn * float(np.mean([0 < p < 1 for p in p_hats]))
-        pool.append([((FAMILY, k), float(curriculum.r_env(p, cfg.alpha, cfg.beta)))
-                     for k, p, kept in zip(knobs, p_hats, band) if kept])
+        pool.append([((FAMILY, k), float(curriculum.r_env(p, cfg.alpha, cfg.beta)), bool(flag))
+                     for k, p, flag in zip(knobs, p_hats, band)])
         if setting is None:
             continue
         recent = pool if setting.window <= 0 else pool[-setting.window:]
-        kept = [sample for epoch in recent for sample in epoch]
+        window = [sample for epoch in recent for sample in epoch]
+        at, weights, scale = curriculum.rwr_fit([r for _, r, _ in window], [f for _, _, f in window],
+                                                setting.average, cfg.rwr_lambda)
+        kept = [window[i][0] for i in at]
         if kept:
-            weights, scale = curriculum.rwr_fit([r for _, r in kept], tasks * len(recent), setting.average,
-                                                cfg.rwr_lambda)
-            policy, _ = policy.fit_weighted([s for s, _ in kept], weights, reference=reference, lr=cfg.param_lr,
+            policy, _ = policy.fit_weighted(kept, weights, reference=reference, lr=cfg.param_lr,
                                             steps=cfg.param_steps, kl_coef=setting.kl_coef, kl_cap=setting.kl_cap,
                                             likelihood_scale=scale)
             for knob in uniform_knobs:
@@ -135,6 +136,8 @@ def main() -> None:
     parser.add_argument("--slope", type=float, default=AgentModel.slope)
     parser.add_argument("--task-noise", type=float, default=AgentModel.task_noise)
     parser.add_argument("--learn", type=float, default=AgentModel.learn)
+    parser.add_argument("--rwr-lambda", type=float, default=defaults.rwr_lambda,
+                        help="the RWR weights' inverse temperature (default: the cpu-demo preset's)")
     parser.add_argument("--uniform-knob", action="append", default=[], choices=sorted(DIFFICULTY),
                         help="a knob pi_env may not learn (repeatable), e.g. tool, to measure what choosing it is worth")
     parser.add_argument("--json", action="store_true")
@@ -146,12 +149,13 @@ def main() -> None:
         Setting(0, 0.05, 0.5),  # the first settings: the whole pool, weak KL, a wide cap
     ]
     agent = AgentModel(args.skill, args.slope, args.task_noise, args.learn)
+    defaults = dataclasses.replace(defaults, rwr_lambda=args.rwr_lambda)
     shape = (args.epochs, args.tasks, args.group, defaults, tuple(args.uniform_knob))
     random_runs = np.array([run_arm(None, seed, agent, *shape) for seed in range(args.runs)])
     result: dict[str, Any] = {
         "agent_model": dataclasses.asdict(agent),
         "runs": args.runs, "epochs": args.epochs, "tasks": args.tasks, "group": args.group,
-        "uniform_knobs": args.uniform_knob,
+        "uniform_knobs": args.uniform_knob, "rwr_lambda": args.rwr_lambda,
         "random": summarise(random_runs),
         "settings": {},
     }

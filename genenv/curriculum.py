@@ -4,8 +4,17 @@
   rewards in [0, 1] average, so binary rewards give the success rate.
 - R_env(p_hat) = exp(-beta * (p_hat - alpha)^2): highest for tasks the agent solves about alpha
   of the time.
-- the band filter: tasks with |p_hat - alpha| > k_min are excluded from environment updates.
-- RWR weights: proportional to exp(lambda * R_env), normalised over the kept tasks.
+- the band filter: tasks with |p_hat - alpha| > k_min are excluded from environment updates
+  (`rwr_fit` averages "in_band" and "generated"); "soft_band" keeps every task and lets the
+  weight's own fall-off with R_env stand in for the cut.
+- RWR weights: proportional to exp(lambda * R_env), normalised over the kept tasks. Inside the
+  band R_env lies within 1 - exp(-beta k_min^2) (0.02 at the paper's beta and k_min) of its peak,
+  so lambda must be large for R_env to shape the update: exp(lambda (R_env - 1)) is about
+  exp(-lambda beta (p_hat - alpha)^2), a bell of width 1/sqrt(2 lambda beta) around alpha (0.16
+  at lambda 10, beta 2: a task at the band's edge weighs 0.82 of one at alpha, at
+  |p_hat - alpha| = 0.3 0.19; at lambda 1 every task in the band weighed the same to 2%).
+  A fixed lambda keeps beta's meaning: a larger beta narrows the bell.
+- ranking: tasks ordered by R_env, highest first (`rank_by_r_env`).
 - Theorem 1 (ranking consistency): with n rollouts per task, a task farther from alpha
   (distance Delta2) is ranked above a closer one (Delta1 < Delta2) with probability at most
   4 * exp(-(2/9) * (Delta2 - Delta1)^2 * n).
@@ -22,9 +31,11 @@ import numpy as np
 ALPHA = 0.5
 BETA = 2.0
 K_MIN = 0.1
-LAMBDA = 1.0
-#: What the RWR log-likelihood is averaged over (GenEnvConfig.env_rwr_average).
-RWR_AVERAGES = ("in_band", "generated")
+#: RWR inverse temperature (see the module doc).
+LAMBDA = 10.0
+#: Which tasks the RWR update fits and what its log-likelihood is averaged over
+#: (GenEnvConfig.env_rwr_average; see rwr_fit).
+RWR_AVERAGES = ("in_band", "generated", "soft_band")
 #: Floating-point slack for the band edges (0.6 - 0.5 is 0.0999...98).
 _EPS = 1e-9
 
@@ -54,7 +65,7 @@ def band_mask(ps: Sequence[float], alpha: float = ALPHA, k_min: float = K_MIN) -
     return np.array([in_band(p, alpha, k_min) for p in ps], dtype=bool)
 
 
-def rwr_weights(r_envs: Sequence[float], lam: float = LAMBDA) -> np.ndarray:
+def rwr_weights(r_envs: Sequence[float] | np.ndarray, lam: float = LAMBDA) -> np.ndarray:
     """Weights proportional to exp(lambda * R_env), summing to 1 (a softmax, computed stably)."""
     r = np.asarray(r_envs, dtype=float)
     if r.size == 0:
@@ -64,26 +75,51 @@ def rwr_weights(r_envs: Sequence[float], lam: float = LAMBDA) -> np.ndarray:
     return w / w.sum()
 
 
-def band_mass(r_envs_in_band: Sequence[float], n_generated: int, lam: float = LAMBDA) -> float:
+def raw_weights(r_envs: Sequence[float] | np.ndarray, lam: float = LAMBDA) -> np.ndarray:
+    """The unnormalised RWR weights exp(lambda (R_env - 1)), in (0, 1]: 1 for a task at alpha."""
+    return np.exp(lam * (np.asarray(r_envs, dtype=float) - 1.0))
+
+
+def band_mass(r_envs_in_band: Sequence[float] | np.ndarray, n_generated: int, lam: float = LAMBDA) -> float:
     """The weight of the in-band tasks when the RWR objective is averaged over every generated
     task, out-of-band ones weighing 0: sum_i exp(lambda (R_i - 1)) / n_generated, in [0, 1].
     Scaling the in-band log-likelihood by it makes the update's pull grow with the share of tasks
     in band, so a single lucky task cannot outweigh the KL penalty."""
     if n_generated < len(r_envs_in_band) or n_generated <= 0:
         raise ValueError("n_generated counts every generated task, in band or not")
-    r = np.asarray(r_envs_in_band, dtype=float)
-    return float(np.exp(lam * (r - 1.0)).sum() / n_generated)
+    return float(raw_weights(r_envs_in_band, lam).sum() / n_generated)
 
 
-def rwr_fit(r_envs_in_band: Sequence[float], n_generated: int, average: str,
-            lam: float = LAMBDA) -> tuple[np.ndarray, float]:
-    """The RWR weights of a window's in-band tasks and the scale of their log-likelihood: 1 when
-    it is averaged over the in-band tasks ("in_band"), their band mass when it is averaged over
-    every task generated in the window ("generated")."""
+def rwr_fit(r_envs: Sequence[float] | np.ndarray, in_band: Sequence[bool] | np.ndarray, average: str,
+            lam: float = LAMBDA) -> tuple[np.ndarray, np.ndarray, float]:
+    """The RWR update of one D_env window (every task generated in it, with its band flag): the
+    indices of the tasks it fits, their weights (a softmax of lambda R_env over them) and the
+    scale of their log-likelihood.
+
+    - "in_band": the in-band tasks, scale 1 (the paper's objective, weights summing to one);
+    - "generated": the in-band tasks, scaled by their band mass (the objective averaged over every
+      task of the window, out-of-band ones weighing 0);
+    - "soft_band": every task of the window, scaled by the mean of exp(lambda (R_env - 1)) (the
+      same average without the hard cut: a task just outside the band still counts a little).
+    """
     if average not in RWR_AVERAGES:
         raise ValueError(f"the RWR average is one of {', '.join(RWR_AVERAGES)}")
-    scale = band_mass(r_envs_in_band, n_generated, lam) if average == "generated" else 1.0
-    return rwr_weights(r_envs_in_band, lam), scale
+    r = np.asarray(r_envs, dtype=float)
+    mask = np.asarray(in_band, dtype=bool)
+    if r.shape != mask.shape:
+        raise ValueError("one band flag per task")
+    kept = np.arange(r.size) if average == "soft_band" else np.flatnonzero(mask)
+    if kept.size == 0:
+        return kept, np.zeros(0), 0.0
+    scale = 1.0 if average == "in_band" else band_mass(r[kept], r.size, lam)
+    return kept, rwr_weights(r[kept], lam), scale
+
+
+def rank_by_r_env(r_envs: Sequence[float] | np.ndarray) -> list[int]:
+    """Task indices by R_env, highest (nearest alpha) first; ties keep their order (R_env is
+    rounded to 12 places first, so p_hat = alpha -/+ d, whose squares differ in the last bit, tie)."""
+    r = np.round(np.asarray(r_envs, dtype=float), 12)
+    return [int(i) for i in np.argsort(-r, kind="stable")]
 
 
 def learnable_first(groups: Sequence[Sequence[float]], limit: int, alpha: float = ALPHA) -> list[int]:

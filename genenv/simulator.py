@@ -7,7 +7,8 @@ difficulty context). Each arm of a run gets its own simulator, so each has its o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
@@ -27,6 +28,10 @@ class TaskBatch:
     attempts: int
     valid: int
     policy_version: str
+    #: Tasks the trainer replays beside the fresh ones (GenEnvTrainer._batch): past tasks of the
+    #: arm from D_train, and base tasks. Not generated now, so not part of the validity counts.
+    replayed: list[BatchTask] = field(default_factory=list)
+    replayed_base: list[BatchTask] = field(default_factory=list)
 
     @property
     def validity_rate(self) -> float:
@@ -41,6 +46,9 @@ class Simulator(Protocol):
         ...
     def demo(self, family: str) -> tuple[str, str] | None:
         """The family's first base task (its worked example), solved: the agent's one-shot demo."""
+        ...
+    def base_tasks(self, count: int, seed: int) -> list[BatchTask]:
+        """A seeded sample of `count` of the simulator's base tasks (all of them if fewer)."""
         ...
     def load_policy(self, path: str) -> str: ...
     def set_context(self, context: dict[str, Any]) -> None: ...
@@ -60,6 +68,18 @@ class _AdminCommands:
 
     def _prompt(self, task_id: str) -> str:
         raise NotImplementedError
+
+    def _base_entries(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(task id, family, knobs) of every base task, in the simulator's order."""
+        raise NotImplementedError
+
+    def base_tasks(self, count: int, seed: int) -> list[BatchTask]:
+        entries = self._base_entries()
+        chosen = random.Random(f"base-replay:{seed}").sample(entries, min(count, len(entries)))
+        return [
+            BatchTask(task_id, family, self._prompt(task_id), {"source": "base", "family": family, "knobs": knobs}, "")
+            for task_id, family, knobs in chosen
+        ]
 
     def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
         return _batch(self._admin("generate", {"count": count, "seed": seed, "family": family}), self._prompt)
@@ -89,6 +109,9 @@ class LocalSimulator(_AdminCommands):
 
     def _prompt(self, task_id: str) -> str:
         return self._env.reset(task_id=task_id, seed=0).observation
+
+    def _base_entries(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(t.task_id, t.family, dict(t.meta.get("knobs") or {})) for t in self.shared.base]
 
     def score(self, pairs: list[tuple[str, str]]) -> list[float]:
         rewards = []
@@ -136,6 +159,14 @@ class RemoteSimulator(_AdminCommands):
     def _prompt(self, task_id: str) -> str:
         with self.client.create(task_id=task_id, seed=0) as session:
             return session.observation
+
+    def _base_entries(self) -> list[tuple[str, str, dict[str, Any]]]:
+        entries: list[tuple[str, str, dict[str, Any]]] = []
+        while True:
+            page = self.client.tasks("base", len(entries), 100)
+            entries += [(e.task_id, str(e.meta.get("family", "")), dict(e.meta.get("knobs") or {})) for e in page.tasks]
+            if not page.tasks or len(entries) >= page.total:
+                return entries
 
     def score(self, pairs: list[tuple[str, str]]) -> list[float]:
         sessions = [self.client.create(task_id=task_id, seed=0) for task_id, _ in pairs]

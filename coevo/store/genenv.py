@@ -76,7 +76,8 @@ class GenEnvTrainTrace(Base):
     arm: Mapped[str] = mapped_column(String(16))
     epoch: Mapped[int] = mapped_column(Integer)
     #: on_policy (this epoch's GRPO rollouts) | static (GRPO rollouts on the fixed augmentation
-    #: pool) | sampled (the sampling pass of dynamic sampling: no training) | base
+    #: pool) | sampled (the sampling pass of dynamic sampling: no training) | replay (GRPO
+    #: rollouts on a past task of the arm) | base (GRPO rollouts on a base task)
     source: Mapped[str] = mapped_column(String(16))
     task_id: Mapped[str] = mapped_column(String(40))
     completion: Mapped[str] = mapped_column(Text)
@@ -107,6 +108,26 @@ class GenEnvEnvSample(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
     __table_args__ = (Index("ix_genenv_env_run_arm", "run_id", "arm", "epoch"),)
+
+
+class GenEnvTaskShown(Base):
+    """What the agent was shown for one D_env task (its family and prompt), beside the D_env
+    row's context and output: together, the task as the trainer handed it to the agent, so a
+    past task can be replayed from D_train. A table of its own, so that stores written before it
+    stay readable."""
+
+    __tablename__ = "genenv_task_shown"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(64))
+    arm: Mapped[str] = mapped_column(String(16))
+    epoch: Mapped[int] = mapped_column(Integer)
+    task_id: Mapped[str] = mapped_column(String(40))
+    family: Mapped[str] = mapped_column(String(64))
+    prompt: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    __table_args__ = (Index("ix_genenv_shown_run_arm", "run_id", "arm", "epoch", "task_id"),)
 
 
 # ---------------------------------------------------------------------------- access helpers

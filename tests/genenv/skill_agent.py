@@ -9,8 +9,10 @@ import hashlib
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from coevo.envs.simulator.task import gold_answer_text
+from coevo.genenv.config import GenEnvConfig, preset
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator
 
@@ -33,13 +35,15 @@ class SkillAgent:
         self.group_size = group_size
         self.seed = seed
         self.calls = 0
-        #: The task ids of each train_epoch and sample call, in order.
+        #: The task ids of each train_epoch and sample call, in order, and train_epoch's tasks.
         self.trained: list[list[str]] = []
         self.sampled: list[list[str]] = []
+        self.trained_tasks: list[list[BatchTask]] = []
 
     def train_epoch(self, tasks: Sequence[BatchTask]) -> list[Trace]:
         self.calls += 1
         self.trained.append([t.task_id for t in tasks])
+        self.trained_tasks.append(list(tasks))
         return self._rollouts(tasks, f"{self.seed}:{self.calls}")
 
     def sample(self, tasks: Sequence[BatchTask], seed: int) -> list[Trace]:
@@ -63,3 +67,9 @@ class SkillAgent:
 
     def load(self, directory: Path) -> None:
         pass
+
+
+def skill_preset(**overrides: Any) -> GenEnvConfig:
+    """The ci preset for runs with the skill agent: it keeps no model checkpoint, so there is
+    nothing to score on held-out benchmark tasks (test_trainer_grpo covers those rows)."""
+    return preset("ci", **{"heldout": (), **overrides})

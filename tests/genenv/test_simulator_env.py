@@ -196,3 +196,22 @@ def test_the_trainers_remote_simulator_speaks_protocol_and_admin(http: TestClien
     assert all(t.context["knobs"]["n_args"] == 3 for t in sim.generate(4, seed=3).tasks)
     with pytest.raises(RuntimeError, match="403"):
         RemoteSimulator("http://testserver", "wrong", http=http).generate(1, seed=0)
+
+
+def test_base_tasks_for_replay_are_one_seeded_sample_in_process_and_over_http(http: TestClient, db_url: str) -> None:
+    from coevo.genenv.simulator import LocalSimulator, RemoteSimulator
+
+    local = LocalSimulator({"db_url": db_url, "base_size": 4})
+    remote = RemoteSimulator("http://testserver", "s3cret", http=http)
+    try:
+        drawn = local.base_tasks(2, seed=5)
+        assert drawn == remote.base_tasks(2, seed=5)
+        assert len(drawn) == 2 and {t.task_id for t in drawn} <= set(local.shared.base_index)
+        for task in drawn:
+            base = local.shared.base_index[task.task_id]
+            assert task.prompt == base.prompt and task.context == {
+                "source": "base", "family": base.family, "knobs": base.meta["knobs"]}
+        assert local.base_tasks(9, seed=5) and len(local.base_tasks(9, seed=5)) == 4  # all of them
+        assert [t.task_id for t in local.base_tasks(4, seed=6)] != [t.task_id for t in local.base_tasks(4, seed=5)]
+    finally:
+        local.close()

@@ -1,56 +1,97 @@
-"""Theorem 1 of the GenEnv paper, checked by simulation: with n rollouts per task, a task at
-distance Delta2 from alpha is ranked at least as high (by p_hat, hence by R_env) as one at
-Delta1 < Delta2 with probability at most 4 exp(-(2/9) (Delta2 - Delta1)^2 n)."""
+"""Theorem 1 of the GenEnv paper, checked end to end on the curriculum's own code: agents with a
+known true success probability per task roll out n binary attempts per task; p_hat, R_env and
+the ranking come from coevo.genenv.curriculum; the task farther from alpha must come out ahead
+of the nearer one no more often than 4 exp(-(2/9) (Delta2 - Delta1)^2 n), and as often as the
+binomial distribution says it does."""
 
 from __future__ import annotations
+
+import math
+from itertools import combinations
 
 import numpy as np
 import pytest
 
 from coevo.genenv import curriculum as c
 
-DRAWS = 200_000
+ALPHA, BETA = 0.5, 2.0
+TRIALS = 8000
 
 
-def _misranking_rate(p1: float, p2: float, n: int, rng: np.random.Generator, alpha: float = 0.5) -> float:
-    """How often the farther task (p2) looks at least as close to alpha as the nearer one (p1),
-    i.e. R_env(p_hat2) >= R_env(p_hat1); ties count as misrankings."""
-    x1 = rng.binomial(n, p1, DRAWS) / n
-    x2 = rng.binomial(n, p2, DRAWS) / n
-    return float(np.mean(c.r_env(x2, alpha) >= c.r_env(x1, alpha)))
+def _r_env_of_rollouts(p: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """R_env of one task in each trial: n Bernoulli(p) rollouts -> p_hat -> R_env."""
+    rollouts = rng.random((TRIALS, n)) < p
+    return np.asarray(c.r_env(np.array([c.p_hat(row) for row in rollouts]), ALPHA, BETA))
 
 
+def _farther_ranked_first(p_near: float, p_far: float, n: int, rng: np.random.Generator) -> float:
+    """How often the curriculum's ranking puts the farther task first. It is listed first, so a
+    tie (which the ranking breaks by order) counts against the ranking, as in the theorem."""
+    far, near = _r_env_of_rollouts(p_far, n, rng), _r_env_of_rollouts(p_near, n, rng)
+    return float(np.mean([c.rank_by_r_env([f, m])[0] == 0 for f, m in zip(far, near)]))
+
+
+def _exact(p_near: float, p_far: float, n: int) -> tuple[float, float]:
+    """P(the farther task's p_hat is strictly closer to alpha), P(at least as close): the two
+    binomials' joint distribution, summed exactly (ties are where a ranking may go either way)."""
+    pmf = [[math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)] for p in (p_near, p_far)]
+    strict = tied = 0.0
+    for k_near, k_far in np.ndindex(n + 1, n + 1):
+        d_near, d_far = abs(k_near / n - ALPHA), abs(k_far / n - ALPHA)
+        mass = pmf[0][k_near] * pmf[1][k_far]
+        if math.isclose(d_far, d_near, abs_tol=1e-12):
+            tied += mass
+        elif d_far < d_near:
+            strict += mass
+    return strict, strict + tied
+
+
+# (p near alpha, p farther, n): both sides of alpha, the farther task above or below it, bounds
+# from informative (< 1) to vacuous; the small-n cases misrank often, so the exact comparison
+# has something to compare.
 CASES = [
-    # (p1 near alpha, p2 farther, n)
-    (0.5, 0.9, 8), (0.5, 0.9, 32), (0.5, 0.1, 64), (0.45, 0.95, 16), (0.4, 1.0, 24),
-    (0.55, 0.05, 40), (0.5, 0.8, 128), (0.6, 0.0, 12), (0.5, 0.7, 512),
+    (0.5, 0.9, 64), (0.6, 0.1, 128), (0.55, 0.05, 48), (0.5, 0.0, 40), (0.4, 0.85, 200),
+    (0.45, 0.25, 12), (0.6, 0.2, 10), (0.5, 0.7, 8),
 ]
 
 
-@pytest.mark.parametrize("p1,p2,n", CASES)
-def test_misranking_probability_is_below_the_bound(p1: float, p2: float, n: int) -> None:
-    rng = np.random.default_rng(abs(hash((p1, p2, n))) % 2**32)
-    d1, d2 = abs(p1 - 0.5), abs(p2 - 0.5)
-    bound = c.misranking_bound(d1, d2, n)
-    rate = _misranking_rate(p1, p2, n, rng)
-    slack = 4 * np.sqrt(max(rate, 1e-4) * (1 - rate) / DRAWS)  # Monte-Carlo error
-    assert rate <= bound + slack
+@pytest.mark.parametrize("p_near,p_far,n", CASES)
+def test_farther_task_ranked_first_no_more_often_than_the_bound_allows(p_near: float, p_far: float, n: int) -> None:
+    rng = np.random.default_rng(n)
+    rate = _farther_ranked_first(p_near, p_far, n, rng)
+    strict, at_least = _exact(p_near, p_far, n)
+    slack = 4 * math.sqrt(max(at_least * (1 - at_least), 1e-4) / TRIALS)  # four standard errors
+    assert rate <= c.misranking_bound(abs(p_near - ALPHA), abs(p_far - ALPHA), n) + slack
+    # ties go to the farther task (listed first), so the rate is P(at least as close)
+    assert rate == pytest.approx(at_least, abs=slack)
+    assert strict <= at_least
 
 
-def test_the_bound_is_informative_where_it_is_tested() -> None:
-    """At least half the cases have a non-vacuous bound (< 1), so the test above has teeth."""
-    informative = [c.misranking_bound(abs(a - 0.5), abs(b - 0.5), n) < 1.0 for a, b, n in CASES]
-    assert sum(informative) >= len(CASES) // 2
+def test_the_bound_is_informative_where_it_matters() -> None:
+    """Most cases have a bound below 1, so the check above has teeth beyond the exact one."""
+    bounds = [c.misranking_bound(abs(a - ALPHA), abs(b - ALPHA), n) for a, b, n in CASES]
+    assert sum(b < 1 for b in bounds) >= 5
     assert c.misranking_bound(0.0, 0.4, 512) < 1e-6
 
 
-def test_misranking_falls_with_more_rollouts_as_the_theorem_says() -> None:
-    rng = np.random.default_rng(1)
-    rates = [_misranking_rate(0.5, 0.75, n, rng) for n in (4, 16, 64, 256)]
-    assert all(a > b for a, b in zip(rates, rates[1:]))
-    assert rates[-1] < 1e-3
-    bounds = [c.misranking_bound(0.0, 0.25, n) for n in (4, 16, 64, 256)]
-    assert all(a >= b for a, b in zip(bounds, bounds[1:]))
+def test_ranking_by_r_env_recovers_the_true_order_with_many_rollouts() -> None:
+    """Seven tasks on both sides of alpha, 0.05-0.1 apart in distance: with 800 rollouts each,
+    the R_env ranking orders nearly every pair as their true distances do, and the whole order
+    comes out right in most trials."""
+    rng = np.random.default_rng(7)
+    ps = [0.5, 0.42, 0.64, 0.3, 0.75, 0.15, 0.92]  # distances 0, .08, .14, .2, .25, .35, .42
+    truth = sorted(range(len(ps)), key=lambda i: abs(ps[i] - ALPHA))
+    n, trials = 800, 200
+    concordant, exact = 0, 0
+    for _ in range(trials):
+        r = [float(c.r_env(c.p_hat(rng.random(n) < p), ALPHA, BETA)) for p in ps]
+        order = c.rank_by_r_env(r)
+        position = {task: i for i, task in enumerate(order)}
+        concordant += sum(position[a] < position[b] for a, b in combinations(truth, 2))
+        exact += order == truth
+    pairs = trials * len(ps) * (len(ps) - 1) // 2
+    assert concordant / pairs > 0.99
+    assert exact / trials > 0.9
 
 
 def test_bound_arguments_are_checked() -> None:

@@ -22,8 +22,10 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(out), "--epochs", "1"])
     assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    everything = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    rows = [r for r in everything if "kind" not in r]
     assert [(r["arm"], r["epoch"]) for r in rows] == [("genenv", 0), ("random", 0), ("static", 0)]
+    assert_heldout_rows(out, epochs=1)
     for row in rows:
         assert FIELDS <= set(row)
         assert 0 <= row["success_rate"] <= 1 and 0 <= row["in_band_fraction"] <= 1
@@ -34,7 +36,8 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
         assert json.loads((out / arm / "state.json").read_text())["epochs_done"] == 1
     assert (out / "genenv.png").exists()
     static_pool = json.loads((out / "static" / "state.json").read_text())["static_pool"]["tasks"]
-    assert len(static_pool) == 4
+    ci = preset("ci")
+    assert len(static_pool) == round(ci.static_pool_epochs * ci.tasks_per_epoch)  # several epochs' worth
 
     # Resume: the same directory with more epochs continues after the last finished one.
     rows = GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2)).run()
@@ -42,6 +45,7 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
         ("genenv", 0), ("random", 0), ("static", 0), ("genenv", 1), ("random", 1), ("static", 1)
     ]
     assert json.loads((out / "static" / "state.json").read_text())["static_pool"]["tasks"] == static_pool
+    assert_heldout_rows(out, epochs=2)  # the resumed epochs added theirs, the start rows stayed single
     # D_train / D_env hold each finished epoch once, not the redone ones twice
     last = {r["arm"]: r for r in rows if r["epoch"] == 1}
     first = {r["arm"]: r for r in rows if r["epoch"] == 0}
@@ -51,6 +55,26 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
     # A different config in the same directory is refused rather than mixed in.
     with pytest.raises(ValueError, match="different config"):
         GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2, tasks_per_epoch=5))
+
+
+def assert_heldout_rows(out: Path, epochs: int) -> None:
+    """The ci preset's held-out rows: every arm, the starting agent (epoch -1) and every epoch,
+    each split once, all on the same official BFCL task lists."""
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    held = [r for r in rows if r.get("kind") == "heldout"]
+    wanted = {(arm, epoch, split) for arm in ("genenv", "random", "static") for epoch in range(-1, epochs)
+              for split in ("simple_python", "multiple")}
+    assert sorted((r["arm"], r["epoch"], r["split"]) for r in held) == sorted(wanted)
+    for r in held:
+        assert r["env"] == "bfcl" and r["n"] == (3 if r["split"] == "simple_python" else 2)
+        assert 0 <= r["ci95_low"] <= r["success_rate"] <= r["ci95_high"] <= 1
+    files = sorted((out / "heldout").glob("*.json"))
+    assert {f.name for f in files} == {"start.json"} | {f"{a}-epoch-{e:03d}.json" for a in ("genenv", "random", "static")
+                                                      for e in range(epochs)}
+    lists = {json.dumps(json.loads(f.read_text())["task_lists"], sort_keys=True) for f in files}
+    assert len(lists) == 1  # one fixed task list for every arm and epoch
+    task_lists = json.loads(files[0].read_text())["task_lists"]
+    assert [len(task_lists["bfcl:simple_python"]), len(task_lists["bfcl:multiple"])] == [3, 2]
 
 
 def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) -> None:
@@ -234,6 +258,7 @@ def test_llm_simulator_with_the_grpo_agent_from_the_command_line(tmp_path: Path)
     ])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if "kind" not in r]  # the epoch rows (held-out rows have a kind)
     assert [r["arm"] for r in rows] == ["genenv", "random"]
     for row in rows:
         assert 0 < row["validity_rate"] <= 1 and row["tasks"] >= 1 and row["rollouts"] >= 2

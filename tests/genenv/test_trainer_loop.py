@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
-from coevo.genenv.config import preset
 from coevo.genenv.pools import EnvSample, Trace
 from coevo.genenv.trainer import GenEnvTrainer
-from tests.genenv.skill_agent import SkillAgent, success_probability
+from tests.genenv.skill_agent import SkillAgent, skill_preset, success_probability
 
 
 def _factory(group_size: int):
@@ -35,7 +34,7 @@ def _mass_near_alpha(marginals: dict) -> float:
 
 
 def test_genenv_moves_tasks_into_the_band_and_random_does_not(tmp_path: Path) -> None:
-    cfg = preset("ci", output_dir=str(tmp_path / "run"), arms=("genenv", "random"), epochs=8,
+    cfg = skill_preset(output_dir=str(tmp_path / "run"), arms=("genenv", "random"), epochs=8,
                  tasks_per_epoch=32, group_size=10, param_steps=50)
     rows = GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
     by_arm = {arm: [r for r in rows if r["arm"] == arm] for arm in ("genenv", "random")}
@@ -70,7 +69,7 @@ def test_llm_simulator_is_trained_by_weighted_sft_and_hot_loaded(tmp_path: Path)
     """A tiny random LLM learns the task format in a short warm-up, then writes arithmetic
     tasks that pass the gate; the in-band ones train it by weighted SFT, and the new weights
     are hot-loaded into the simulator."""
-    cfg = preset("ci", output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
+    cfg = skill_preset(output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
                  group_size=10, env_backend="llm", env_model="tiny", base_sources=("arithmetic",),
                  base_size=8, env_warmup_steps=80, env_warmup_lr=1e-2, llm_examples=1,
                  llm_max_new_tokens=40, llm_temperature=0.5, env_update_steps=3, env_lr=1e-4,
@@ -97,16 +96,16 @@ def test_llm_simulator_is_trained_by_weighted_sft_and_hot_loaded(tmp_path: Path)
 
 def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    cfg = preset("ci", output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8, group_size=10)
+    cfg = skill_preset(output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8, group_size=10)
     GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
     # A crash after epoch 1 wrote its metrics line and pool rows but before it was committed.
     with (out / "metrics.jsonl").open("a") as f:
         f.write(json.dumps({"arm": "genenv", "epoch": 1, "success_rate": -1.0}) + "\n")
-    trainer = GenEnvTrainer(preset("ci", output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8,
+    trainer = GenEnvTrainer(skill_preset(output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8,
                                    group_size=10), agent_factory=_factory(10))
     trainer.pools.add_env_samples("genenv", 1, [EnvSample("sim-stale", {}, "", 0.5, 10, 1.0, True)])
     trainer.pools.add_traces("genenv", 1, "on_policy", [Trace("sim-stale", "x()", 0.0)])
-    rows = GenEnvTrainer(preset("ci", output_dir=str(out), arms=("genenv",), epochs=2, tasks_per_epoch=8,
+    rows = GenEnvTrainer(skill_preset(output_dir=str(out), arms=("genenv",), epochs=2, tasks_per_epoch=8,
                                 group_size=10), agent_factory=_factory(10)).run()
     assert [(r["epoch"], r["success_rate"] >= 0) for r in rows] == [(0, True), (1, True)]
     assert rows[1]["d_env"] == 16 and rows[1]["d_train"] == 160
@@ -115,7 +114,7 @@ def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
 def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(tmp_path: Path) -> None:
     from coevo.genenv import curriculum
 
-    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), epochs=4, tasks_per_epoch=16, group_size=10,
+    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv",), epochs=4, tasks_per_epoch=16, group_size=10,
                  env_rwr_average="generated")
     trainer = GenEnvTrainer(cfg, agent_factory=_factory(10))
     rows = trainer.run()
@@ -128,17 +127,17 @@ def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(t
         expected = curriculum.band_mass([s.r_env for s in window if s.in_band], len(window), cfg.rwr_lambda)
         assert row["env_update"]["likelihood_scale"] == pytest.approx(expected)
         assert 0 < expected < 1
-    default = preset("ci", output_dir=str(tmp_path / "default"), arms=("genenv",), epochs=1, tasks_per_epoch=16,
+    default = skill_preset(output_dir=str(tmp_path / "default"), arms=("genenv",), epochs=1, tasks_per_epoch=16,
                      group_size=10)
     (row,) = GenEnvTrainer(default, agent_factory=_factory(10)).run()
     assert row["env_update"]["likelihood_scale"] == 1.0  # in_band: the in-band samples alone
     with pytest.raises(ValueError, match="env_rwr_average"):
-        preset("ci", env_rwr_average="sometimes")
+        skill_preset(env_rwr_average="sometimes")
 
 
 def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learnable_nearest_alpha(
         tmp_path: Path) -> None:
-    cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv", "random"), epochs=2, tasks_per_epoch=24,
+    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv", "random"), epochs=2, tasks_per_epoch=24,
                  group_size=5, grpo_tasks_per_epoch=4)
     agents: dict[str, SkillAgent] = {}
 
@@ -176,4 +175,23 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
     g = [r for r in rows if r["arm"] == "genenv"]
     assert counts == {"sampled": 5 * 48, "on_policy": 5 * sum(r["grpo_tasks"] for r in g)}
     with pytest.raises(ValueError, match="grpo_tasks_per_epoch"):
-        preset("ci", grpo_tasks_per_epoch=-1)
+        skill_preset(grpo_tasks_per_epoch=-1)
+
+
+def test_soft_band_weighs_every_task_of_the_window_by_its_r_env(tmp_path: Path) -> None:
+    """env_rwr_average=soft_band: no task of the window is left out, the update's weights are
+    the softmax of lambda R_env over all of them (so they follow R_env), and the likelihood scale
+    is the window's mean exp(lambda (R_env - 1))."""
+    from coevo.genenv import curriculum
+
+    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv",), epochs=1, tasks_per_epoch=16, group_size=10,
+                 env_rwr_average="soft_band", heldout=())
+    trainer = GenEnvTrainer(cfg, agent_factory=_factory(10))
+    (row,) = trainer.run()
+    window = trainer.pools.env_samples("genenv", in_band_only=False)
+    assert row["env_update"]["samples"] == len(window) == row["tasks"]
+    r = np.array([s.r_env for s in window])
+    weights = np.array([s.weight for s in window])
+    np.testing.assert_allclose(weights, curriculum.rwr_weights(r, cfg.rwr_lambda))
+    assert np.all(np.diff(weights[np.argsort(r)]) >= 0) and weights.max() / weights.min() > 2
+    assert row["env_update"]["likelihood_scale"] == pytest.approx(np.mean(np.exp(cfg.rwr_lambda * (r - 1))))
