@@ -258,8 +258,9 @@ def parse_value(config: GenEnvConfig, key: str, raw: str) -> Any:
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    # The paper's settings (GPU scale).
-    "paper": {},
+    # The paper's settings (GPU scale), with its LLM environment policy: set agent_model and
+    # env_model to the model directories (the paper starts both from one instruction model).
+    "paper": {"env_backend": "llm", "env_model": "smollm2-135m"},
     # SmolLM2-135M on two CPU cores, parametric pi_env over two task families: GenEnv beside
     # GenEnv-Random in under an hour (add the static arm with --set arms=genenv,random,static).
     # Differences from the paper, all for a 135M model on a CPU budget: 48 tasks per epoch and 6

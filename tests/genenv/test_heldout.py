@@ -94,6 +94,7 @@ def test_replies_in_the_view_are_scored_by_bfcls_checker_on_fixed_lists() -> Non
 
 def test_heldout_settings_are_checked() -> None:
     assert preset("ci").heldout  # the ci preset scores held-out tasks
+    assert preset("paper").env_backend == "llm"  # the paper's environment policy is an LLM
     assert parse_splits(["bfcl:multiple"], 7)[0] == HeldoutSplit("bfcl", "multiple", 7)
     with pytest.raises(ValueError, match="ENV:SPLIT"):
         preset("ci", heldout=("bfcl",))
