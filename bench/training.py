@@ -79,7 +79,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
             heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
-        )  # fmt: skip
+        ).with_overrides(dict(item.split("=", 1) for item in args.set)).validated()  # fmt: skip
         trainer = GenEnvTrainer(config)
         base_file = out / "heldout" / "base.json"
         if base_file.exists():
@@ -102,6 +102,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {
         "trainer": "genenv", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
         "epochs": config.epochs, "seed": config.seed, "families": list(config.families),
+        "env_backend": config.env_backend, "overrides": args.set,
         **{name: rate(values) for name, values in outcomes.items()},
         **gain(outcomes["base"], outcomes["trained"]),
         **gain(outcomes["base"], outcomes["start"], "gain_start"),
@@ -171,6 +172,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="genenv: any GenEnvConfig field over the cpu-demo preset (repeatable), e.g. env_backend=llm")
     parser.add_argument("--model", default="smollm2", help="agentevol: base model (smollm2, tiny for a smoke run, or a directory)")
     parser.add_argument("--output-dir", default=None, help="run directory (re-running resumes it)")
     args = parser.parse_args()
