@@ -59,11 +59,13 @@ def _plot_heldout(ax: Any, heldout: list[dict[str, Any]]) -> None:
     lines: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in heldout:
         lines[(row["arm"], f"{row['env']}:{row['split']}")].append(row)
+    styles = {split: ("-", "--", ":", "-.")[i % 4] for i, split in enumerate(sorted({s for _, s in lines}))}
     for (arm, split), points in sorted(lines.items()):
         points.sort(key=lambda r: r["epoch"])
         label, color, marker = ARM_STYLE.get(arm, (arm, None, "x"))
         x = [r["epoch"] + 1 for r in points]
         y = [r["success_rate"] for r in points]
         err = [[v - r["ci95_low"] for v, r in zip(y, points)], [r["ci95_high"] - v for v, r in zip(y, points)]]
-        ax.errorbar(x, y, yerr=err, marker=marker, color=color, capsize=2, label=f"{label} {split} (n={points[0]['n']})")
+        ax.errorbar(x, y, yerr=err, marker=marker, color=color, ls=styles[split], capsize=2,
+                    label=f"{label} {split} (n={points[0]['n']})")
     ax.set(xlabel="epoch (0: starting agent)", ylabel="held-out success", ylim=(0, 1), title="Held-out benchmark tasks")
