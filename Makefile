@@ -1,7 +1,7 @@
 # The two commands of the README. Both set everything up first (idempotent).
 VENV ?= .venv
 
-.PHONY: demo test bootstrap bench
+.PHONY: demo test check bootstrap bench
 
 bootstrap:
 	@COEVO_VENV=$(VENV) bash scripts/bootstrap.sh
@@ -11,6 +11,10 @@ demo: bootstrap
 
 test: bootstrap
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider
+
+# The lint and type gate (ruff, mypy; configured in pyproject.toml).
+check: bootstrap
+	@VENV=$(VENV) bash scripts/check.sh
 
 bench: bootstrap
 	for b in bench/*.py; do $(VENV)/bin/python $$b --json || exit 1; done

@@ -268,7 +268,7 @@ def describe_options() -> str:
     """One line per option with its default and help (for `coevo agentevol --help`)."""
     lines = []
     for f in fields(AgentEvolConfig):
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default_factory is MISSING else f.default_factory()
         lines.append(f"--{f.name.replace('_', '-')} (default {json.dumps(default)}): {f.metadata.get('help', '')}")
     return "\n".join(lines)
 

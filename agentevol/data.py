@@ -54,7 +54,7 @@ def to_messages(record: Mapping[str, Any]) -> tuple[list[dict[str, str]], list[b
 def _render(tokenizer: PreTrainedTokenizerBase, messages: list[dict[str, str]], generation_prompt: bool) -> str:
     if not messages:
         return ""
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+    return str(tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt))
 
 
 def tokenize_record(

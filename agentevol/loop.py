@@ -459,7 +459,9 @@ class AgentEvol:
                 )
                 bc = await self.bc_records()
                 start = model_of("base") if c.restart_from_base else explorer
-                current = explorer = None
+                # Drop every reference to the explorer (the partial holds one) so gc can free it.
+                current = None
+                del explorer, explore
                 gc.collect()
                 model, train_row = self.learn(start, stage, demonstrations=bc, explored=new, objective=c.objective)
                 current = (model, start[1])
@@ -526,7 +528,7 @@ class AgentEvol:
                     for client in group:
                         await client.aclose()
 
-        servers_cm = (
+        servers_cm: contextlib.AbstractContextManager[dict[str, list[str]]] = (
             env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) if self.main else contextlib.nullcontext({})
         )
         with servers_cm as servers:

@@ -87,7 +87,7 @@ def _bf16(config: AgentEvolConfig) -> bool:
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
-def _checkpointing(config_class: type, enabled: bool) -> dict[str, bool]:
+def _checkpointing(config_class: type, enabled: bool) -> dict[str, Any]:
     """Activation checkpointing set explicitly: TRL turns it on by default, which on a CPU
     costs a second forward pass per step for memory we do not need."""
     import dataclasses

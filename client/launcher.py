@@ -135,7 +135,7 @@ def launch_local(
 def docker_available() -> bool:
     """True when the docker SDK is installed and an engine answers a ping."""
     try:
-        import docker  # type: ignore[import-untyped]
+        import docker
 
         docker.from_env(timeout=3).ping()
         return True
@@ -152,7 +152,7 @@ def launch_docker(
     startup_timeout: float = 180.0,
 ) -> Iterator[dict[str, str]]:
     """Start one container of `image` per env, published on 127.0.0.1 only; yields {env: url}."""
-    import docker  # type: ignore[import-untyped]
+    import docker
 
     client = docker.from_env()
     containers = []

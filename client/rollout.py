@@ -33,7 +33,7 @@ from coevo.client.policies.prompts import EnvPrompt, prompt_for
 from coevo.client.trajectory import EpisodeSpec, Trajectory, Turn, slim_info, task_type_of
 
 #: Values of info["success"] / info["won"] that mean success, whatever JSON type the env used.
-_TRUE = {True, 1, "1", "true", "True", "yes"}
+_TRUE = {True, "1", "true", "True", "yes"}  # True == 1: the integer matches too
 
 
 #: Episodes in flight per httpx pool. httpcore checks every pooled connection for expiry (a

@@ -95,7 +95,7 @@ class Trajectory:
 
     def to_agentgym(self, item_id: str | None = None) -> dict[str, Any]:
         """The AgentTraj record AgentGym's BC and AgentEvol trainers read."""
-        conversations = []
+        conversations: list[dict[str, Any]] = []
         for i, message in enumerate(self.messages):
             if message["role"] == "user":
                 conversations.append({"from": "human", "loss": None, "value": message["content"]})

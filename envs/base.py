@@ -86,7 +86,8 @@ class Env(ABC):
     #: prompts show (small models copy "<placeholder>" templates word for word instead).
     action_example: ClassVar[tuple[str, str]] = ("", "")
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
-    max_steps: ClassVar[int] = 50
+    #: Not a ClassVar: an instance may set its own from its options (searchqa's max_searches).
+    max_steps: int = 50
     #: Split used when a reset names neither task nor split.
     default_split: ClassVar[str] = "train"
     #: Splits kept for evaluation: trainers never draw training tasks from them, and held-out

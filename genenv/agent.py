@@ -90,8 +90,11 @@ class GRPOAgent:
             model_init_kwargs={"dtype": "auto"} if use_cuda else None,
         )
         placeholder = Dataset.from_list([{"prompt": [{"role": "user", "content": "-"}], "task_id": "-"}])
+        #: The trainer's processing class (TRL types it as any processor; this one is a tokenizer).
+        self.tokenizer = tokenizer
         self.trainer = GRPOTrainer(
-            model=model_dir, reward_funcs=[self.reward], args=args, train_dataset=placeholder,
+            # TRL's stub wants list[float | None] from a reward function; a list is invariant.
+            model=model_dir, reward_funcs=[self.reward], args=args, train_dataset=placeholder,  # type: ignore[list-item]
             processing_class=tokenizer,
         )
         # The trainer's per-step dict printing; the GenEnv loop logs one line per epoch instead.
@@ -158,7 +161,7 @@ class GRPOAgent:
         from coevo.client.policies.llamacpp import LlamaCppPolicy
 
         cfg = self.config
-        tokenizer = self.trainer.processing_class
+        tokenizer = self.tokenizer
         if self._sampler is None:
             self._sampler = LlamaCppPolicy.from_model(
                 model, tokenizer, self.workdir / "sampler", max_batch_size=SAMPLE_TASKS_PER_CALL * cfg.group_size,
@@ -183,14 +186,14 @@ class GRPOAgent:
             group = [prompts[i] for i in chunk for _ in range(cfg.group_size)]
             outputs = self._sampler.generate_ids(group, sampling.but(seed=seed + start), stop="eos")
             ids = [tasks[i].task_id for i in chunk for _ in range(cfg.group_size)]
-            pairs += [(task_id, tokenizer.decode(out, skip_special_tokens=True)) for task_id, out in zip(ids, outputs)]
+            pairs += [(task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, outputs)]
         return pairs
 
     def _sample_transformers(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
         import torch
 
         cfg = self.config
-        tokenizer = self.trainer.processing_class
+        tokenizer = self.tokenizer
         generation = self._generation_config()
         autocast = torch.autocast(model.device.type, dtype=torch.bfloat16, enabled=use_bf16(cfg.bf16))
         was_training = model.training
@@ -222,7 +225,7 @@ class GRPOAgent:
         return GenerationConfig(
             max_new_tokens=self.config.max_completion_length, do_sample=True, temperature=t.temperature,
             top_p=t.top_p, top_k=t.top_k, min_p=t.min_p, repetition_penalty=t.repetition_penalty,
-            pad_token_id=t.processing_class.pad_token_id, eos_token_id=t.eos_token_ids, disable_compile=True,
+            pad_token_id=self.tokenizer.pad_token_id, eos_token_id=t.eos_token_ids, disable_compile=True,
             num_return_sequences=self.config.group_size,
         )
 
@@ -233,7 +236,7 @@ class GRPOAgent:
         directory.mkdir(parents=True, exist_ok=True)
         model = self.trainer.accelerator.unwrap_model(self.trainer.model)
         model.save_pretrained(directory)
-        self.trainer.processing_class.save_pretrained(directory)
+        self.tokenizer.save_pretrained(directory)
         if optimizer and self.trainer.optimizer is not None:
             torch.save(self.trainer.optimizer.state_dict(), directory / "optimizer.pt")
 
@@ -251,6 +254,5 @@ class GRPOAgent:
             raise RuntimeError(f"checkpoint {directory} does not match the agent model")
         optimizer_file = directory / "optimizer.pt"
         if optimizer_file.exists():
-            if self.trainer.optimizer is None:
-                self.trainer.create_optimizer()
-            self.trainer.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=True))
+            optimizer = self.trainer.optimizer or self.trainer.create_optimizer()
+            optimizer.load_state_dict(torch.load(optimizer_file, weights_only=True))

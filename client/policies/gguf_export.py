@@ -113,7 +113,7 @@ def _tokenizer_fields(tokenizer: PreTrainedTokenizerBase, vocab_size: int) -> di
     if spec is None or spec.get("model", {}).get("type") != "BPE":
         raise UnsupportedModel("the llama.cpp backend needs a fast byte-level BPE tokenizer")
     merges = [m if isinstance(m, str) else " ".join(m) for m in spec["model"].get("merges", [])]
-    tokens = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+    tokens = list(tokenizer.convert_ids_to_tokens(list(range(len(tokenizer)))))  # a list for a list of ids
     special = {t["id"] for t in spec.get("added_tokens", []) if t.get("special")}
     types = [gguf.TokenType.CONTROL if i in special else gguf.TokenType.NORMAL for i in range(len(tokens))]
     for i in range(len(tokens), vocab_size):  # embedding rows beyond the tokenizer's vocabulary

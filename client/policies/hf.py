@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from coevo.client.policies.base import PolicyRequest, Sampling
 from coevo.client.policies.local import (
@@ -40,7 +40,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     import torch
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
 
 # OpenMP threads that spin while waiting collapse throughput when the CPU is shared (a 135M
 # model decoded 6x slower on 2 busy cores); passive waiting costs nothing when it is not.
@@ -67,7 +67,7 @@ class _StopOnReActEnd:
         self.tokenizer, self.prompt_len, self.single_line = tokenizer, prompt_len, single_line
         self.check_cancelled = check_cancelled
 
-    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.Tensor:
         import torch
 
         self.check_cancelled()
@@ -97,7 +97,8 @@ def load_model(
     else:
         torch_dtype = getattr(torch, dtype)
     tokenizer = AutoTokenizer.from_pretrained(str(path))
-    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype).to(device)
+    # transformers wraps .to in functools.wraps, whose stub binds no self: mypy wants a model first
+    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype).to(device)  # type: ignore[arg-type]
     model.eval()
     return model, prepare_tokenizer(tokenizer)
 
@@ -233,7 +234,9 @@ class TransformersPolicy(ChatModelPolicy):
                 if self.prefix_cache:
                     caches = [self._extend(p, ids) for p, ids in zip(previous, prompts)]
                     kwargs[self._cache_kw] = self._merge(caches, pads)
-                out = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+                # A causal LM mixes GenerationMixin in; PreTrainedModel itself has no generate.
+                model = cast("GenerationMixin", self.model)
+                out = model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
                 if self.prefix_cache:
                     kept = self._split(kwargs[self._cache_kw], out, pads)
         finally:

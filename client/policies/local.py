@@ -156,7 +156,11 @@ class ChatModelPolicy(Policy):
 
     # ---------------------------------------------------------------- prompts
     def render(self, messages: list[Message]) -> str:
-        return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
+        # transformers annotates conversations as list[dict[str, str]]; a TypedDict is no dict subtype
+        # to mypy, though any mapping of role and content is what the template reads.
+        return str(self.tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True,  # type: ignore[arg-type]
+        ))
 
     def count_tokens(self, messages: list[Message]) -> int:
         return len(self.encode(self.render(messages)))

@@ -68,7 +68,7 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
 
     from coevo.client.policies.local import prepare_tokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    raw_tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     config_dict = loaded.config.to_dict()
     config_dict.pop("quantization_config", None)
@@ -76,8 +76,8 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
     config = AutoConfig.for_model(**config_dict)
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(loaded.state_dict(), strict=True)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    tokenizer = prepare_tokenizer(tokenizer)
+    model.generation_config.eos_token_id = raw_tokenizer.eos_token_id
+    tokenizer = prepare_tokenizer(raw_tokenizer)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         model.save_pretrained(tmp)

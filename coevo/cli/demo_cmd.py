@@ -97,7 +97,8 @@ def demo(
     for name, why in skipped.items():
         console.print(f"[yellow]skipping {name}: {why}")
     if not names:
-        raise typer.Exit("no env could be imported")
+        console.print("[red]no env could be imported")
+        raise typer.Exit(1)
     db_url = default_db_url(db_url)
     recorder = RunRecorder(db_url)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -132,7 +133,7 @@ def demo(
                 with progress_bar(console) as bar:
                     bar_task = bar.add_task(f"{policy.name}", total=len(tasks), success="-")
 
-                    def on_done(t) -> None:  # type: ignore[no-untyped-def]
+                    def on_done(t, counts=counts, bar=bar, bar_task=bar_task) -> None:  # type: ignore[no-untyped-def]
                         counts["n"] += 1
                         counts["ok"] += int(t.success)
                         bar.update(bar_task, advance=1, success=f"{counts['ok']}/{counts['n']}")

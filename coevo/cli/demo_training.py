@@ -65,7 +65,7 @@ def run_training_step(
     t2 = time.monotonic()
     trained = view.evaluate(trained_dir)
     eval_s += time.monotonic() - t2
-    rows = []
+    rows: list[dict[str, Any]] = []
     for before, after in zip(base.rows, trained.rows):
         rows.append({"split": f"{before.env}:{before.split}", "n": before.n,
                      "base": [before.success_rate, before.ci95_low, before.ci95_high],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from coevo.cli import app
@@ -47,7 +49,7 @@ def genenv(
         config = make_preset(preset, output_dir=output_dir).with_overrides(overrides)
     except (KeyError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from exc
-    direct = {
+    direct: dict[str, Any] = {
         "epochs": epochs, "tasks_per_epoch": tasks_per_epoch, "env_backend": env_backend,
         "env_model": env_model, "agent_model": agent_model, "db_url": db_url, "admin_token": admin_token,
     }

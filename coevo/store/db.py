@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -15,6 +16,9 @@ DEFAULT_SQLITE = "coevo.db"
 
 class Base(DeclarativeBase):
     """All coevo tables; `Base.metadata.create_all(engine)` creates what is imported."""
+
+    #: SQLAlchemy types `__table__` as any FromClause; every class here maps a plain Table.
+    __table__: ClassVar[Table]
 
 
 def default_db_url(explicit: str | None = None) -> str:

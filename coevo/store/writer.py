@@ -32,7 +32,7 @@ _STEPS = StepRecord.__table__
 
 class StepRow(NamedTuple):
     episode_id: str
-    index: int
+    step_index: int
     action: str
     observation: str
     reward: float
@@ -175,7 +175,7 @@ class TrajectoryWriter:
             if type(op) is StepRow:
                 steps.append(self._step_dict(op, sanitize))
                 fields = {
-                    "steps": op.index,
+                    "steps": op.step_index,
                     "total_reward": op.total_reward,
                     "status": "done" if op.done else "truncated" if op.truncated else "running",
                     "updated_at": _ts(op.at),
@@ -231,7 +231,7 @@ class TrajectoryWriter:
             observation = observation.replace("\x00", "\ufffd")
         return {
             "episode_id": row.episode_id,
-            "index": row.index,
+            "index": row.step_index,
             "action": row.action,
             "observation": observation,
             "reward": row.reward,

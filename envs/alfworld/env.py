@@ -34,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from coevo.envs.alfworld import engine, expert
@@ -46,6 +46,9 @@ from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
+
+if TYPE_CHECKING:
+    from coevo.envs.alfworld.textworld_backend import TextWorldGame
 
 CUSTOM_SPLIT = "custom"
 _PUT = re.compile(r"^put (.+) in/on (.+)$")
@@ -120,6 +123,8 @@ class AlfWorldEnv(Env):
     action_example = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
     heldout_splits = ("valid_unseen", "valid_seen")
     cpu_heavy = True
+    #: The TextWorld engine of backend=textworld, made at the first reset.
+    _tw: TextWorldGame | None = None
 
     # ------------------------------------------------------------------ shared data
     @classmethod
@@ -222,8 +227,8 @@ class AlfWorldEnv(Env):
 
         return game_data(self._scene(task_id), self.shared.dialect.name)
 
-    def _textworld(self):
-        tw = getattr(self, "_tw", None)
+    def _textworld(self) -> TextWorldGame:
+        tw = self._tw
         if tw is None:
             from coevo.envs.alfworld.textworld_backend import TextWorldGame
 
@@ -269,7 +274,7 @@ class AlfWorldEnv(Env):
         won = engine.won(game, state)
         commands = sorted(self._commands)
         if self.shared.backend == "textworld":
-            real = self._tw.step(command)
+            real = self._textworld().step(command)
             feedback, commands, won = real.feedback, real.admissible, real.won
         info = {"available_actions": commands, "won": won, "admissible": chosen is not None}
         return StepResult(feedback, 1.0 if won else 0.0, won, info=info)
@@ -286,7 +291,7 @@ class AlfWorldEnv(Env):
         return turn.action if turn else None
 
     def close(self) -> None:
-        tw = getattr(self, "_tw", None)
+        tw = self._tw
         if tw is not None:
             tw.close()
             self._tw = None

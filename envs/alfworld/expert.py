@@ -127,7 +127,7 @@ class _Planner:
         return o
 
     def change_state(self, o: int) -> None:
-        if not self.needs_change(o):
+        if self.change is None or not self.needs_change(o):
             return
         g = self.game
         verb, where, _, _ = self.change
@@ -178,7 +178,7 @@ class _Planner:
             raise NoPlan(f"no {g.goal.toggle_type} to look under")
         r, lamp = min(spots, key=lambda p: (not self.state.toggled >> p[1] & 1, g.rec_loc[p[0]] != self.state.loc))
         lname = g.obj_names[lamp]
-        self.goto(r, f"Now I need the {g.goal.toggle_type.lower()}. The {lname} is on the "
+        self.goto(r, f"Now I need the {(g.goal.toggle_type or '').lower()}. The {lname} is on the "
                      f"{g.rec_names[r]}, so I go there.")
         if not engine.won(g, self.state):
             self.do("use " + lname, f"I turn on the {lname} and look at the {g.obj_names[o]} under it.")
@@ -203,12 +203,14 @@ def opening(game: Game) -> str:
     goal = game.goal
     obj = goal.obj_type.lower()
     if goal.task_type == "look_at_obj_in_light":
-        return f"To solve the task, I need to find and take a {obj}, then find and use a {goal.toggle_type.lower()}."
+        return (f"To solve the task, I need to find and take a {obj}, then find and use a "
+                f"{(goal.toggle_type or '').lower()}.")
     what = f"two {obj}s" if goal.task_type == "pick_two_obj_and_place" else f"a {obj}"
     change = _CHANGE.get(goal.task_type)
     tool = {"sinks": "sinkbasin", "microwaves": "microwave", "fridges": "fridge"}
     middle = f", then {change[0]} it with {tool[change[1]]}" if change else ""
-    return f"To solve the task, I need to find and take {what}{middle}, then put it in {goal.recep_type.lower()}."
+    return (f"To solve the task, I need to find and take {what}{middle}, then put it in "
+            f"{(goal.recep_type or '').lower()}.")
 
 
 def plan(game: Game, state: State, with_opening: bool = True) -> list[Turn]:

@@ -9,6 +9,7 @@ int bitmasks. A `Game` is shared by every session playing it; per-session state 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from coevo.envs.alfworld.dialects import Dialect
@@ -16,7 +17,7 @@ from coevo.envs.alfworld.goals import Goal
 from coevo.envs.alfworld.names import display_names
 from coevo.envs.alfworld.scene import Scene
 
-def mask_of(indices) -> int:
+def mask_of(indices: Iterable[int]) -> int:
     mask = 0
     for i in indices:
         mask |= 1 << i
@@ -107,7 +108,7 @@ def compile_game(scene: Scene, dialect: Dialect) -> Game:
     objs = [scene.objects[o] for o in obj_ids]
 
     rec_loc = tuple(loc_ix[r.location] if r.location else -1 for r in recs)
-    recs_at = [[] for _ in loc_ids]
+    recs_at: list[list[int]] = [[] for _ in loc_ids]
     for i, loc in enumerate(rec_loc):
         if loc >= 0:
             recs_at[loc].append(i)
@@ -124,10 +125,10 @@ def compile_game(scene: Scene, dialect: Dialect) -> Game:
             prop_masks[name] = prop_masks.get(name, 0) | bit
         if o.type is not None:
             by_type[o.type] = by_type.get(o.type, 0) | bit
-        for r in o.receptacles:
-            contents[rec_ix[r]] |= bit
-        for loc in o.locations:
-            at_loc[loc_ix[loc]] |= bit
+        for rid in o.receptacles:
+            contents[rec_ix[rid]] |= bit
+        for lid in o.locations:
+            at_loc[loc_ix[lid]] |= bit
     knives = by_type.get("Knife", 0) | by_type.get("ButterKnife", 0)
     rec_masks: dict[str, int] = {}
     for i, r in enumerate(recs):

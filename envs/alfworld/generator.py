@@ -32,6 +32,7 @@ start where the goal wants them, and the expert must win in at most `MAX_EXPERT_
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -167,7 +168,7 @@ def _candidates(plan: FloorPlan, task_type: str, t: Tables) -> tuple[Goal, ...]:
     pickable = plan.objects & t.pickupable
     if task_type == "look_at_obj_in_light":
         if "DeskLamp" not in plan.objects or not types & set(FIXTURE_PLACES["DeskLamp"]):
-            return []
+            return ()
         return tuple(Goal(task_type, obj, toggle_type="DeskLamp") for obj in sorted(pickable)
                      if any(obj in t.can_contain[r] for r in types))
     appliance = APPLIANCE.get(task_type)
@@ -210,7 +211,7 @@ def _trim(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> list[_Recep]
     goal = p.goal
     need: list[_Recep] = []
 
-    def keep_one(pred) -> None:
+    def keep_one(pred: Callable[[_Recep], bool]) -> None:
         if any(pred(r) for r in need):
             return
         options = [r for r in receps if pred(r)]
@@ -311,8 +312,8 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
         if start not in rec_locs:
             break
     phrasing = knobs.phrasing if knobs.phrasing is not None else rng.randrange(2)
-    used = {o.type for o in objects.values()}
-    rtypes = {r.type for r in receptacles.values()}
+    used = {o.type for o in objects.values() if o.type is not None}
+    rtypes = {r.type for r in receptacles.values() if r.type is not None}
     can_contain = frozenset((r, o) for r in rtypes for o in used if o in t.can_contain.get(r, ()))
     return Scene(
         receptacles=receptacles,

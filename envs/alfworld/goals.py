@@ -9,6 +9,7 @@ token by token), so a game file is never half-understood.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from coevo.envs.alfworld.sexpr import parse_sexpr
@@ -115,7 +116,7 @@ def _flatten(node: object) -> list[str]:
     return [str(node)]
 
 
-def parse_goal(goal_expr: list, type_names: dict[str, str]) -> Goal:
+def parse_goal(goal_expr: list, type_names: Mapping[str, str]) -> Goal:
     """Read the condition of a parsed `(:goal ...)`; `type_names` maps lowercase types to ALFRED names."""
     text = " ".join(_flatten(goal_expr))
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from coevo.envs.alfworld.goals import TASK_TYPES
 
 UNSEEN_FLOORPLANS: tuple[int, ...] = (10, 219, 308, 424)
 TEST_FLOORPLANS: tuple[int, ...] = (9, 29, 215, 226, 315, 325, 404, 425)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 
 
 @contextmanager
-def _keep_alfworld_data():
+def _keep_alfworld_data() -> Iterator[None]:
     """Importing alfworld sets $ALFWORLD_DATA to its cache folder; undo that."""
     before = os.environ.get("ALFWORLD_DATA")
     try:

@@ -246,7 +246,7 @@ def builtin_tables() -> dict[str, Any]:
         ],
         "Meeting": meeting,
         "QuestionAnswering": {
-            url: [{"question": f"What is the main topic of this article?",
+            url: [{"question": "What is the main topic of this article?",
                    "answer": f"The article is about {topic}."}]
             for url, topic in ARTICLES.items()
         },

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from coevo.envs.bfcl.calls import Call
 from coevo.envs.bfcl.data import Language
@@ -108,9 +108,10 @@ def _type_check(
     if type(value) is expected:
         if item_type is None:
             return True, is_variable
+        items = cast("list[Any]", value)  # item_type is only given for arrays
         for candidate in possible:
             if type(candidate) is list and not all(
-                _type_check(item, candidate, item_type, None)[0] for item in value
+                _type_check(item, candidate, item_type, None)[0] for item in items
             ):
                 continue
             return True, is_variable

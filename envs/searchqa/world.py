@@ -10,7 +10,9 @@ of entities is the number of passages asked for.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 _ONSETS = ["b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "j", "k", "kr", "l", "m", "n", "p", "qu",
            "r", "s", "sh", "st", "t", "th", "tr", "v", "w", "z", "el", "or", "an", "is"]
@@ -41,9 +43,10 @@ class _Unique:
     """Draws names until one is new; all entity names share one namespace."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng, self.used = rng, set()
+        self.rng = rng
+        self.used: set[str] = set()
 
-    def draw(self, make) -> str:  # type: ignore[no-untyped-def]
+    def draw(self, make: Callable[[random.Random], str]) -> str:
         while True:
             name = make(self.rng)
             if name.lower() not in self.used:
@@ -148,8 +151,7 @@ def generate_world(passages: int, seed: int = 0) -> World:
         founder = rng.choice(people)
         if i < n_universities:
             city = rng.choice(city_names)
-            name = names.draw(lambda r, c=city: f"{r.choice(['University', 'Institute', 'College'])} of {c}"
-                              if r.random() < 0.5 else f"{_word(r, 2)} University")
+            name = names.draw(partial(_university_name, city))
             w.orgs[name] = Org(name, "university", rng.randint(1100, 1950), founder, city)
         else:
             name = names.draw(lambda r: f"{r.choice(family)} {r.choice(_COMPANY_SUFFIX)}")
@@ -168,6 +170,10 @@ def generate_world(passages: int, seed: int = 0) -> World:
     return w
 
 
+def _university_name(city: str, r: random.Random) -> str:
+    return f"{r.choice(['University', 'Institute', 'College'])} of {city}" if r.random() < 0.5 else f"{_word(r, 2)} University"
+
+
 def _a(word: str) -> str:
     return ("an " if word[0].lower() in "aeiou" else "a ") + word
 
@@ -175,12 +181,13 @@ def _a(word: str) -> str:
 def passages_of(w: World) -> list[tuple[str, str]]:
     """(title, text) for every entity; the sentence shapes are what the expert reads."""
     out: list[tuple[str, str]] = []
-    for c in w.countries.values():
-        out.append((c.name, f"{c.name} is a country in the {c.region} region. Its capital is {c.capital}. "
-                            f"{c.name} has a population of about {c.population_m} million."))
-    for c in w.cities.values():
-        out.append((c.name, f"{c.name} is a city in {c.country}. It was founded in {c.founded} and has about "
-                            f"{c.population:,} inhabitants."))
+    for country in w.countries.values():
+        out.append((country.name, f"{country.name} is a country in the {country.region} region. Its capital is "
+                                  f"{country.capital}. {country.name} has a population of about "
+                                  f"{country.population_m} million."))
+    for city in w.cities.values():
+        out.append((city.name, f"{city.name} is a city in {city.country}. It was founded in {city.founded} and has "
+                               f"about {city.population:,} inhabitants."))
     for p in w.people.values():
         city = w.cities[p.birth_city]
         text = (f"{p.name} (born {p.born}) is {_a(p.occupation)}. {p.name} was born in {city.name}, {city.country}. "

@@ -103,23 +103,24 @@ class SimulatorShared:
         """Gate, record (every attempt, and each valid task once) and count; the reasons of
         rejections are tallied into `errors`."""
         rows, accepted = [], []
-        for p in proposals:
-            error = p.error
-            if p.task is not None and error is None:
+        for proposal in proposals:
+            error = proposal.error
+            task = proposal.task if error is None else None
+            if task is not None:
                 try:
-                    check(p.task)
+                    check(task)
                 except InvalidTask as exc:
-                    error = str(exc)
+                    error, task = str(exc), None
             if error is not None and errors is not None:
                 errors[error.split(":")[0][:80]] += 1
-            valid = error is None and p.task is not None
-            context = {k: v for k, v in p.context.items() if not k.startswith("_")}
+            valid = task is not None
+            context = {k: v for k, v in proposal.context.items() if not k.startswith("_")}
             rows.append(store.SimGenerationRecord(
-                task_id=p.task.task_id if valid else None, valid=valid, error=error,
+                task_id=task.task_id if task is not None else None, valid=valid, error=error,
                 backend=self.backend, policy_version=self.policy.version, seed=seed,
-                context=context, output=p.output,
+                context=context, output=proposal.output,
             ))
-            accepted.append(p if valid else None)
+            accepted.append(proposal if valid else None)
         ids = store.add_generations(self.engine, rows)
         out = []
         for p, gen_id, row in zip(accepted, ids, rows):
@@ -271,7 +272,7 @@ class SimulatorEnv(Env):
         if command == "set_context":
             if not hasattr(shared.policy, "context"):
                 raise BadAdminPayload(f"the {shared.backend} policy takes no difficulty context")
-            shared.policy.context = dict(payload)  # type: ignore[attr-defined]
+            shared.policy.context = dict(payload)
             return {"context": dict(payload)}
         if command == "stats":
             attempts = shared.counters["attempts"]

@@ -283,15 +283,15 @@ class ExpertPlanner:
                         keeps = {c for r in rest for c in wanted if c in r.cuisines} | gain_set
                         if have <= keeps:
                             moves.append((new.average_cost - old.average_cost, old))
-                    for delta, old in moves:
+                    for delta, dropped in moves:
                         score = delta / len(gain_set)
                         if best is None or score < best[0]:
-                            best = (score, city, old, new)
+                            best = (score, city, dropped, new)
             if best is None:
                 return None
-            _, city, old, new = best
-            if old is not None:
-                chosen[city].remove(old)
+            _, city, dropped, new = best
+            if dropped is not None:
+                chosen[city].remove(dropped)
             chosen[city].append(new)
         return self._assign(slots, chosen)
 

@@ -1,17 +1,17 @@
 """Immutable rows of the sandbox, as the tools and the evaluator see them.
 
-Each record type carries `COLUMNS` (a plain class attribute, so not a tuple field), the official
-header of its CSV file in field order; the
+Each record type carries `COLUMNS`, the official header of its CSV file in field order; the
 database returns these tuples (cached, shared by every session) and the tools render them as
-tables under those headers.
+tables under those headers. The fields live on a private NamedTuple base and `COLUMNS` on the
+public subclass: a class attribute in a NamedTuple's own body is a field to type checkers.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 
-class Flight(NamedTuple):
+class _FlightFields(NamedTuple):
     flight_number: str
     price: int
     dep_time: str
@@ -22,13 +22,17 @@ class Flight(NamedTuple):
     destination: str
     distance: float
 
-    COLUMNS = (
+
+class Flight(_FlightFields):
+    __slots__ = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
         "Flight Number", "Price", "DepTime", "ArrTime", "ActualElapsedTime", "FlightDate",
         "OriginCityName", "DestCityName", "Distance",
     )
 
 
-class Accommodation(NamedTuple):
+class _AccommodationFields(NamedTuple):
     name: str
     price: float
     room_type: str
@@ -38,23 +42,31 @@ class Accommodation(NamedTuple):
     review_rate: float
     city: str
 
-    COLUMNS = (
+
+class Accommodation(_AccommodationFields):
+    __slots__ = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
         "NAME", "price", "room type", "house_rules", "minimum nights", "maximum occupancy",
         "review rate number", "city",
     )
 
 
-class Restaurant(NamedTuple):
+class _RestaurantFields(NamedTuple):
     name: str
     average_cost: int
     cuisines: str
     rating: float
     city: str
 
-    COLUMNS = ("Name", "Average Cost", "Cuisines", "Aggregate Rating", "City")
+
+class Restaurant(_RestaurantFields):
+    __slots__ = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("Name", "Average Cost", "Cuisines", "Aggregate Rating", "City")
 
 
-class Attraction(NamedTuple):
+class _AttractionFields(NamedTuple):
     name: str
     latitude: float
     longitude: float
@@ -63,20 +75,28 @@ class Attraction(NamedTuple):
     website: str
     city: str
 
-    COLUMNS = (
+
+class Attraction(_AttractionFields):
+    __slots__ = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
         "Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City",
     )
 
 
-class Drive(NamedTuple):
-    """A row of distance.csv; `duration`/`distance` are None when the row is empty."""
-
+class _DriveFields(NamedTuple):
     origin: str
     destination: str
     duration: str | None
     distance: str | None
 
-    COLUMNS = ("origin", "destination", "duration", "distance")
+
+class Drive(_DriveFields):
+    """A row of distance.csv; `duration`/`distance` are None when the row is empty."""
+
+    __slots__ = ()
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("origin", "destination", "duration", "distance")
 
     @property
     def kilometres(self) -> float | None:

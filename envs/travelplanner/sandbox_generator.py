@@ -19,6 +19,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import partial
 from typing import Any
 
 from coevo.envs.travelplanner.geography import Place, great_circle_km, places
@@ -248,15 +249,17 @@ def _count(rng: random.Random, size: int, ranges: dict[int, tuple[int, int]]) ->
     return rng.randint(low, high)
 
 
+def _stay_name(kind: str, r: random.Random) -> str:
+    return f"{r.choice(_STAY_ADJECTIVES)} {r.choice(_STAY_UNITS[kind])} {r.choice(_STAY_PLACES)}"
+
+
 def _accommodations(place: Place, rng: random.Random) -> Iterator[dict[str, Any]]:
     count = _count(rng, place.size, {3: (18, 26), 2: (13, 18), 1: (9, 13)})
     kinds = [rng.choices(ROOM_TYPES, weights=(0.5, 0.36, 0.14))[0] for _ in range(count)]
 
     taken: list[str] = []
     for kind in kinds:
-        name = _fresh_name(
-            rng, taken, lambda r, k=kind: f"{r.choice(_STAY_ADJECTIVES)} {r.choice(_STAY_UNITS[k])} {r.choice(_STAY_PLACES)}"
-        )
+        name = _fresh_name(rng, taken, partial(_stay_name, kind))
         if name is None:
             continue
         taken.append(name)

@@ -8,12 +8,17 @@ so a table dumped with SQL reads like the original CSV file.
 
 from __future__ import annotations
 
-from sqlalchemy import Float, Index, Integer, String, Text
+from typing import ClassVar
+
+from sqlalchemy import Float, Index, Integer, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 class SandboxBase(DeclarativeBase):
     """Tables of one TravelPlanner sandbox (flights, hotels, restaurants, ...)."""
+
+    #: SQLAlchemy types `__table__` as any FromClause; every class here maps a plain Table.
+    __table__: ClassVar[Table]
 
 
 class FlightRow(SandboxBase):

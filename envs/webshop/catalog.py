@@ -11,9 +11,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Engine, Float, Integer, String, Text, create_engine, func, select
+from sqlalchemy import JSON, Engine, Float, Integer, String, Table, Text, create_engine, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from coevo.envs.webshop.pages import ListedProduct, ShownProduct
@@ -25,6 +25,9 @@ RATING = "N.A."
 
 class CatalogBase(DeclarativeBase):
     """Tables of a WebShop catalog (separate from coevo's store tables)."""
+
+    #: SQLAlchemy types `__table__` as any FromClause; every class here maps a plain Table.
+    __table__: ClassVar[Table]
 
 
 class ProductRow(CatalogBase):

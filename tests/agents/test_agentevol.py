@@ -25,7 +25,6 @@ from coevo.agentevol.data import (  # noqa: E402
 )
 from coevo.agentevol.loop import AgentEvol  # noqa: E402
 from coevo.agentevol.trainer import weighted_nll  # noqa: E402
-from coevo.client.evaluation import TaskRef  # noqa: E402
 from coevo.client.policies.base import Policy  # noqa: E402
 from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
 from coevo.client.policies.hf import load_model  # noqa: E402

@@ -189,13 +189,13 @@ def test_cancel_stops_a_generation_in_both_backends(tiny_model_dir: Path) -> Non
         request = PolicyRequest(_conversation(0), "guess")
         long = Sampling(temperature=1.0, max_new_tokens=6000)
 
-        def run(policy: Any = policy) -> None:
+        def run(policy: Any, request: PolicyRequest, sampling: Sampling, outcome: dict[str, Any]) -> None:
             try:
-                outcome["reply"] = policy.generate([request], long)
+                outcome["reply"] = policy.generate([request], sampling)
             except GenerationCancelled as exc:
                 outcome["cancelled"] = exc
 
-        worker = threading.Thread(target=run)
+        worker = threading.Thread(target=run, args=(policy, request, long, outcome))
         worker.start()
         policy.cancel()
         worker.join(timeout=120)

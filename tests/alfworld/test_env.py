@@ -55,7 +55,7 @@ def test_expert_episode_wins_with_reward_one():
 def test_nothing_happens_and_the_step_cap():
     env = make("alfworld", **SMALL)
     env.reset(task_id="train-0")
-    for i in range(49):
+    for _ in range(49):
         step = env.step("dance")
         assert step.observation == "Nothing happens." and not step.done and not step.truncated
         assert step.info["admissible"] is False

@@ -98,7 +98,7 @@ def test_base_tasks_are_drawn_from_the_first_epoch_and_the_same_for_every_arm(tm
         for task in from_base:
             assert task.prompt == index[task.task_id].prompt and task.context["source"] == "base"
         base.setdefault(epoch, {}).update({arm: sorted(t.task_id for t in from_base)})
-    for epoch, by_arm in base.items():
+    for by_arm in base.values():
         assert by_arm["genenv"] == by_arm["random"]
     assert base[0] != base[1]  # a seeded sample per epoch
     assert _sources(trainer, "genenv")["base"] == 10 * 2 * 2

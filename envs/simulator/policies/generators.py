@@ -19,6 +19,8 @@ Messages = list[dict[str, str]]
 
 class TextGenerator(Protocol):
     name: str
+    #: Where the weights came from (a directory, or the served model's name); policy versions hash it.
+    model_dir: str
 
     def generate(
         self, conversations: Sequence[Messages], *, seed: int, max_new_tokens: int,
@@ -51,12 +53,13 @@ class TransformersGenerator:
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        model = AutoModelForCausalLM.from_pretrained(path).to(device).eval()
+        # transformers wraps .to in functools.wraps, whose stub binds no self: mypy wants a model first
+        model = AutoModelForCausalLM.from_pretrained(path).to(device).eval()  # type: ignore[arg-type]
         with self._lock:
             self.tokenizer, self.model, self.model_dir, self._device = tokenizer, model, path, device
 
     def render(self, messages: Messages, assistant_prefix: str = "") -> str:
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        text = str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return text + assistant_prefix
 
     def generate(
