@@ -113,7 +113,10 @@ class AgentHeldout:
         clients = {env: [AsyncEnvClient(self.urls[env])] for env in envs}
         prompts = {env: AgentView(env=env, instruction="", head=self.head) for env in envs}
         sampling = Sampling(temperature=0.0, max_new_tokens=self.max_new_tokens)
-        policy = local_policy(model_dir, backend=self.backend, sampling=sampling, max_batch_size=self.max_batch_size)
+        # A checkpoint scored once: no GGUF copy of it is left in the shared cache.
+        policy = local_policy(
+            model_dir, backend=self.backend, sampling=sampling, max_batch_size=self.max_batch_size, cache_gguf=False
+        )
         try:
             evaluator = HeldoutEvaluator(
                 clients, self.splits, seed=self.seed, max_rounds=self.max_rounds, concurrency=self.concurrency

@@ -31,7 +31,7 @@ _LOCAL_OPTIONS = {
     "transformers": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "device", "dtype", "name"},
     "llamacpp": {
         "max_batch_size", "max_prompt_tokens", "max_cached_episodes", "max_reply_tokens", "threads", "precision",
-        "kv_type", "name", "seed",
+        "kv_type", "name", "seed", "cache_gguf",
     },
 }  # fmt: skip
 

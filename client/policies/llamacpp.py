@@ -227,6 +227,20 @@ def gguf_for_dir(model_dir: Path, precision: str) -> tuple[Path, PreTrainedToken
     return path, tokenizer
 
 
+def private_gguf(model_dir: Path, precision: str) -> tuple[Path, PreTrainedTokenizerBase]:
+    """A GGUF copy of the checkpoint for one policy only (its owner removes it), and the tokenizer."""
+    from transformers import AutoTokenizer
+
+    from coevo.client.policies.hf import load_model
+    from coevo.client.policies.models import cache_dir
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    model, _ = load_model(model_dir, device="cpu", dtype="float32")
+    path = cache_dir() / "gguf" / f".{model_dir.name}-private-{os.getpid()}-{time.monotonic_ns()}-{precision}.gguf"
+    export_gguf(model, tokenizer, path, precision=precision)
+    return path, tokenizer
+
+
 class LlamaCppPolicy(ChatModelPolicy):
     """A local model on llama.cpp. Build it from a checkpoint directory, or with `from_model`
     from a trainer's in-memory model (then `sync_weights` after each update)."""
@@ -246,9 +260,12 @@ class LlamaCppPolicy(ChatModelPolicy):
         precision: str = "f32",
         kv_type: str = "f16",
         seed: int | None = None,
+        cache_gguf: bool = True,
     ) -> None:
         """`model`: a checkpoint directory (converted to GGUF once, cached) or, with `tokenizer`
-        given, a GGUF file written by gguf_export."""
+        given, a GGUF file written by gguf_export. `cache_gguf=False`: a checkpoint scored once
+        (a trainer's epoch) gets a private GGUF, removed on close, instead of a cached copy that
+        would stay on disk (540 MB for SmolLM2-135M in f32) long after the checkpoint is gone."""
         import numpy as np
 
         model = Path(model)
@@ -259,7 +276,11 @@ class LlamaCppPolicy(ChatModelPolicy):
         if tokenizer is None:
             if not (model / "config.json").is_file():
                 raise ValueError(f"{model} is not a model directory (no config.json)")
-            gguf_path, tokenizer = gguf_for_dir(model, precision)
+            if cache_gguf:
+                gguf_path, tokenizer = gguf_for_dir(model, precision)
+            else:
+                gguf_path, tokenizer = private_gguf(model, precision)
+                self._shared_file, self._private_file = False, gguf_path
             options = read_prompt_options(model)
         else:
             gguf_path = model

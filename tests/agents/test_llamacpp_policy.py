@@ -142,6 +142,25 @@ def test_a_sync_never_overwrites_a_checkpoints_cached_gguf(tiny_model_dir: Path)
     assert not private.exists()
 
 
+def test_a_checkpoint_scored_once_leaves_no_gguf_behind(tiny_model_dir: Path) -> None:
+    from coevo.client.policies.llamacpp import gguf_cache_path
+
+    greedy = Sampling(max_new_tokens=8)
+    cached = LlamaCppPolicy(tiny_model_dir, threads=1, sampling=greedy)
+    expected = cached.generate(_requests((2,)))
+    asyncio.run(cached.aclose())
+    shared = gguf_cache_path(tiny_model_dir, "f32")
+    assert shared.is_file()  # the cached copy stays for the next policy of the directory
+    shared.unlink()
+    once = local_policy(tiny_model_dir, backend="llamacpp", threads=1, sampling=greedy, cache_gguf=False)
+    assert isinstance(once, LlamaCppPolicy)
+    private = once.engine.path
+    assert private.is_file() and private != shared and not shared.exists()
+    assert once.generate(_requests((2,))) == expected  # the same weights
+    asyncio.run(once.aclose())
+    assert not private.exists() and not shared.exists()
+
+
 def test_seeded_sampling_repeats_and_seeds_differ(tiny_model_dir: Path) -> None:
     policy = LlamaCppPolicy(tiny_model_dir, threads=1)
     prompts = [policy.prompt_ids(r)[0] for r in _requests((1, 4))] * 4

@@ -19,9 +19,14 @@ FIELDS = {"arm", "epoch", "success_rate", "in_band_fraction", "mean_r_env", "val
 def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
     import coevo.cli.genenv_cmd  # noqa: F401  (registers the command)
 
+    from coevo.client.policies.models import cache_dir
+
     out = tmp_path / "run"
+    cached = set((cache_dir() / "gguf").glob("*.gguf"))
     result = CliRunner().invoke(app, ["genenv", "--preset", "ci", "--output-dir", str(out), "--epochs", "1"])
     assert result.exit_code == 0, result.output
+    # Seven held-out evaluations of checkpoints that change every epoch: no GGUF copy is left.
+    assert set((cache_dir() / "gguf").glob("*.gguf")) <= cached
     everything = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     rows = [r for r in everything if "kind" not in r]
     assert [(r["arm"], r["epoch"]) for r in rows] == [("genenv", 0), ("random", 0), ("static", 0)]
