@@ -57,6 +57,29 @@ def _encode(tokenizer: Any, example: LLMExample, prefix: str, max_length: int) -
     return ids, labels
 
 
+def answer_logprobs(logits: Any, labels: Any) -> tuple[Any, Any, Any]:
+    """Next-token log-probabilities at the answer's positions only (labels != -100): the rows
+    of the vocabulary-wide log-softmax there (n, V), the label tokens' log-probabilities (n,)
+    in row-major order, and the (batch, length - 1) mask of those positions. Taking the softmax
+    over every prompt position as well was most of an update's memory (8 x ~1,000 positions x
+    49,152 tokens x 4 bytes for each of several tensors: a SmolLM2 simulator update passed 16 GB)."""
+    import torch
+
+    shifted, targets = logits[:, :-1], labels[:, 1:]
+    valid = targets != -100
+    logp = torch.log_softmax(shifted[valid].float(), dim=-1)
+    picked = logp.gather(-1, targets[valid].unsqueeze(-1)).squeeze(-1)
+    return logp, picked, valid
+
+
+def _per_row(values: Any, valid: Any) -> Any:
+    """Sums of per-position values (in row-major order of `valid`) for each row of the batch."""
+    import torch
+
+    rows = valid.nonzero()[:, 0]
+    return torch.zeros(valid.shape[0], dtype=values.dtype, device=values.device).index_add(0, rows, values)
+
+
 def _k3(logp_before: Any, logp_now: Any) -> Any:
     """Per-token KL(before || now) estimate on tokens sampled from `before`: mean of
     r - 1 - log r with r = p_now / p_before (unbiased, never negative)."""
@@ -117,13 +140,6 @@ def update_llm(
         w = torch.tensor([weights[i] for i in indices], dtype=torch.float32)
         return ids.to(device), labels.to(device), mask.to(device), w.to(device)
 
-    def token_logprobs(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        shifted, targets = logits[:, :-1], labels[:, 1:]
-        valid = targets != -100
-        logp = torch.log_softmax(shifted.float(), dim=-1)
-        picked = logp.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-        return picked * valid, valid
-
     # Token log-probs before the update, for the cap (none to keep without one).
     has_cap = math.isfinite(kl_cap)
     order = list(range(len(examples))) if has_cap else []
@@ -135,9 +151,9 @@ def update_llm(
             ids, labels, mask, _ = batch(idx)
             with autocast():
                 logits = model(input_ids=ids, attention_mask=mask).logits
-            picked, valid = token_logprobs(logits, labels)
-            for row, i in enumerate(idx):
-                before[i] = picked[row][valid[row]].detach()
+            _, picked, valid = answer_logprobs(logits, labels)
+            for i, part in zip(idx, torch.split(picked, valid.sum(dim=1).tolist())):
+                before[i] = part.detach()
 
     model.train()
     previous: dict[str, torch.Tensor] = {}
@@ -149,24 +165,25 @@ def update_llm(
         ids, labels, mask, w = batch(idx)
         with autocast():
             logits = model(input_ids=ids, attention_mask=mask).logits
-        picked, valid = token_logprobs(logits, labels)
+        logp, picked, valid = answer_logprobs(logits, labels)
         count = valid.sum(dim=1).clamp(min=1)
-        nll = -(picked.sum(dim=1) / count)
+        nll = -(_per_row(picked, valid) / count)
         loss = likelihood_scale * (w * nll).mean()
         kl_ref = torch.tensor(0.0, device=device)
         if reference is not None:
             with torch.no_grad(), autocast():
                 ref_logits = reference(input_ids=ids, attention_mask=mask).logits
-            logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-            ref_logp = torch.log_softmax(ref_logits[:, :-1].float(), dim=-1)
-            per_token = (logp.exp() * (logp - ref_logp)).sum(-1) * valid
-            kl_ref = (per_token.sum(dim=1) / count).mean()
+                ref_logp = torch.log_softmax(ref_logits[:, :-1][valid].float(), dim=-1)
+            del ref_logits
+            per_token = (logp.exp() * (logp - ref_logp)).sum(-1)
+            kl_ref = (_per_row(per_token, valid) / count).mean()
             loss = loss + kl_coef * kl_ref
         # The cap: how far the current weights already are from the pre-update policy. Past
         # it, go back to the weights before the last step and stop.
         kl_step = torch.tensor(0.0)
         if has_cap:
-            kl_step = torch.stack([_k3(before[i], picked[row][valid[row]].detach()) for row, i in enumerate(idx)]).mean()
+            now = torch.split(picked.detach(), valid.sum(dim=1).tolist())
+            kl_step = torch.stack([_k3(before[i], part) for i, part in zip(idx, now)]).mean()
         if step > 0 and kl_step.item() > kl_cap:
             accelerator.unwrap_model(model).load_state_dict(previous)
             stats.update(capped=1.0, steps=float(step - 1))

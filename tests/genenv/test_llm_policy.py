@@ -128,3 +128,27 @@ def test_openai_endpoint_gets_the_seed_and_the_prefill(endpoint: str) -> None:
     assert sent[0]["auth"] == "Bearer k" and sent[0]["model"] == "sim-model" and sent[0]["max_tokens"] == 50
     assert sent[0]["messages"][-1] == {"role": "assistant", "content": TASK_HEADER}
     assert sent[0]["continue_final_message"] is True
+
+
+def test_answer_logprobs_equal_the_full_softmax_at_the_answer_positions() -> None:
+    """The update takes log-probabilities at the answer's positions only (memory); they must be
+    exactly what the vocabulary-wide softmax over every position gives there."""
+    import torch
+
+    from coevo.genenv.env_update import _per_row, answer_logprobs
+
+    torch.manual_seed(0)
+    logits = torch.randn(3, 7, 11)
+    labels = torch.full((3, 7), -100)
+    labels[0, 4:] = torch.tensor([1, 2, 3])
+    labels[1, 2:] = torch.tensor([4, 5, 6, 7, 8])
+    labels[2, 6] = 9
+    logp, picked, valid = answer_logprobs(logits, labels)
+    full = torch.log_softmax(logits[:, :-1], dim=-1)
+    targets = labels[:, 1:]
+    expected = full.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    assert valid.sum().item() == picked.shape[0] == logp.shape[0] == 3 + 5 + 1  # every label predicted from the position before it
+    assert torch.allclose(picked, expected[valid])
+    assert torch.allclose(logp, full[valid])
+    sums = _per_row(picked, valid)
+    assert torch.allclose(sums, (expected * valid).sum(dim=1))
