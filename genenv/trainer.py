@@ -15,8 +15,10 @@ Per epoch and arm:
      weight) grow in the SQL store; one metrics line per epoch and arm goes to metrics.jsonl.
 
 Output directory: config.json, metrics.jsonl, genenv.png, store.db (unless --db-url),
-agent_warmup/ (the warmed starting agent and its warmup.json, with agent_warmup_steps), and per
-arm: state.json (epochs done), agent/ (weights, optimizer), env_policy/ (pi_env versions).
+agent_warmup/ (the warmed starting agent and its warmup.json, with agent_warmup_steps), heldout/
+(with `heldout`: per-task outcomes and task lists of every held-out evaluation; metrics.jsonl
+gets their rows with kind "heldout"), and per arm: state.json (epochs done), agent/ (weights,
+optimizer), env_policy/ (pi_env versions).
 Re-running with the same directory resumes after the last finished epoch.
 """
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.genenv.config import GenEnvConfig
 from coevo.genenv.pools import EnvSample, Trace
 from coevo.genenv.trainer import GenEnvTrainer
 from tests.genenv.skill_agent import SkillAgent, skill_preset, success_probability
@@ -65,16 +67,28 @@ def test_genenv_moves_tasks_into_the_band_and_random_does_not(tmp_path: Path) ->
     assert (tmp_path / "run" / "genenv.png").stat().st_size > 10_000
 
 
+def _llm_run_config(tmp_path: Path) -> GenEnvConfig:
+    return skill_preset(output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
+                        group_size=10, env_backend="llm", env_model="tiny", base_sources=("arithmetic",),
+                        base_size=8, env_warmup_steps=80, env_warmup_lr=1e-2, llm_examples=1,
+                        llm_max_new_tokens=40, llm_temperature=0.5, env_update_steps=3, env_lr=1e-4,
+                        env_kl_cap=0.5, cpu_threads=1)
+
+
+def _run_llm_simulator(tmp_path: Path) -> list[dict]:
+    return GenEnvTrainer(_llm_run_config(tmp_path), agent_factory=_factory(10)).run()
+
+
 def test_llm_simulator_is_trained_by_weighted_sft_and_hot_loaded(tmp_path: Path) -> None:
     """A tiny random LLM learns the task format in a short warm-up, then writes arithmetic
     tasks that pass the gate; the in-band ones train it by weighted SFT, and the new weights
     are hot-loaded into the simulator."""
-    cfg = skill_preset(output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
-                 group_size=10, env_backend="llm", env_model="tiny", base_sources=("arithmetic",),
-                 base_size=8, env_warmup_steps=80, env_warmup_lr=1e-2, llm_examples=1,
-                 llm_max_new_tokens=40, llm_temperature=0.5, env_update_steps=3, env_lr=1e-4,
-                 env_kl_cap=0.5, cpu_threads=1)
-    rows = GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
+    cfg = _llm_run_config(tmp_path)
+    # A fresh interpreter: the tiny LLM's generations depend on state an earlier GRPO run in the
+    # same process leaves behind (after one, validity fell to 0.08 and a batch held 3 of 6
+    # tasks; reproduced with the code of 406b059 too, cause not yet found).
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        rows = pool.apply(_run_llm_simulator, (tmp_path,))
     assert [r["epoch"] for r in rows] == [0, 1, 2]
     assert json.loads((tmp_path / "llm" / "genenv" / "state.json").read_text())["epochs_done"] == 3
     for row in rows:
