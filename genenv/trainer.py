@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from coevo.genenv import curriculum
+from coevo import hardware
 from coevo.client.policies.base import Message
 from coevo.genenv.config import GenEnvConfig, load_config
 from coevo.genenv.heldout import AgentHeldout, HeldoutResult, parse_splits
@@ -121,26 +122,15 @@ def _distinct(tasks: Sequence[BatchTask]) -> list[BatchTask]:
     return list({t.task_id: t for t in tasks}.values())
 
 
-_PROC_STAT = Path("/proc/stat")
-
-
 def _others_busy_cores(sample_s: float = 1.0) -> float | None:
     """How many cores other processes keep busy now: the machine's busy CPU time over a short
     sample minus this process's own (Linux; None where /proc/stat cannot be read)."""
-    import os
-
-    def busy_seconds() -> float:
-        values = [int(v) for v in _PROC_STAT.read_text().split("\n", 1)[0].split()[1:9]]
-        idle = values[3] + values[4]  # idle + iowait; guest time is already inside user
-        return (sum(values) - idle) / os.sysconf("SC_CLK_TCK")
-
-    try:
-        busy0, own0, t0 = busy_seconds(), time.process_time(), time.monotonic()
-        time.sleep(sample_s)
-        busy1, own1, t1 = busy_seconds(), time.process_time(), time.monotonic()
-    except (OSError, ValueError, IndexError):
+    before = hardware.cpu_sample()
+    if before is None:
         return None
-    return max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
+    time.sleep(sample_s)
+    after = hardware.cpu_sample()
+    return None if after is None else hardware.others_busy_cores(before, after)
 
 
 def _epoch_seed(seed: int, epoch: int) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from coevo import hardware  # noqa: E402
 from coevo.genenv import trainer  # noqa: E402
 
 
@@ -79,13 +80,13 @@ def test_the_sample_counts_other_processes_cpu_and_not_this_ones(monkeypatch: py
         clock["wall"] += seconds
         clock["cpu"] += 1.0
 
-    monkeypatch.setattr(trainer, "_PROC_STAT", stat)
+    monkeypatch.setattr(hardware, "_PROC_STAT", stat)
     monkeypatch.setattr(os, "sysconf", lambda name: 100)
     monkeypatch.setattr(trainer.time, "sleep", sleep)
     monkeypatch.setattr(trainer.time, "monotonic", lambda: clock["wall"])
     monkeypatch.setattr(trainer.time, "process_time", lambda: clock["cpu"])
     assert trainer._others_busy_cores(2.0) == pytest.approx((3.0 - 1.0) / 2.0)
-    monkeypatch.setattr(trainer, "_PROC_STAT", tmp_path / "missing")
+    monkeypatch.setattr(hardware, "_PROC_STAT", tmp_path / "missing")
     assert trainer._others_busy_cores(2.0) is None  # then the load average decides
 
 
