@@ -37,13 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from measure import log  # noqa: E402
 
-from coevo.client.heldout import HeldoutRow  # noqa: E402
+from coevo.client.heldout import HeldoutRow, pooled_outcomes  # noqa: E402
 from coevo.client.stats import paired_comparison, wilson_interval  # noqa: E402
-
-
-def pooled(rows: Sequence[HeldoutRow]) -> list[float]:
-    """Per-task outcomes of every split, in one list (the same order for every model)."""
-    return [o for row in rows for o in row.outcomes]
 
 
 def rate(outcomes: Sequence[float]) -> dict[str, float]:
@@ -90,7 +85,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
             t0 = time.time()
             base = AgentHeldout.for_run(config, urls).evaluate(default_model_dir())
             base.save(base_file, arm="base", model="smollm2-135m")
-            log(f"base model: {rate(pooled(base.rows))} ({time.time() - t0:.0f}s)")
+            log(f"base model: {rate(pooled_outcomes(base.rows))} ({time.time() - t0:.0f}s)")
         trainer.run()
     last = config.epochs - 1
     start = HeldoutResult.load(out / "heldout" / "start.json")
@@ -98,7 +93,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     models = {"base": base, "start": start, "trained": trained}
     if "random" in config.arms:
         models["random"] = HeldoutResult.load(out / "heldout" / f"random-epoch-{last:03d}.json")
-    outcomes = {name: pooled(result.rows) for name, result in models.items()}
+    outcomes = {name: pooled_outcomes(result.rows) for name, result in models.items()}
     report: dict[str, Any] = {
         "trainer": "genenv", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
         "epochs": config.epochs, "seed": config.seed, "families": list(config.families),
@@ -138,7 +133,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
     evol.run()
     stages = stage_names(config.iterations)
     results = {stage: _agentevol_rows(evol.layout.eval_file(stage)) for stage in stages}
-    outcomes = {stage: pooled(rows) for stage, rows in results.items()}
+    outcomes = {stage: pooled_outcomes(rows) for stage, rows in results.items()}
     final = stages[-1]
     report: dict[str, Any] = {
         "trainer": "agentevol", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),

@@ -65,6 +65,12 @@ class HeldoutRow:
         return row
 
 
+def pooled_outcomes(rows: Sequence[HeldoutRow]) -> list[float]:
+    """Per-task outcomes of several splits as one task list, in row order (the same order for
+    every policy scored on the same lists, so two such lists pair task by task)."""
+    return [o for row in rows for o in row.outcomes]
+
+
 def task_indices(total: int, n: int, seed: int, env: str, split: str) -> list[int]:
     """The seeded choice of n task indices of a split of `total` tasks (all of them when n is 0
     or at least total), in increasing order."""

@@ -40,6 +40,7 @@ def run_training_step(
     bfcl_url: str, out_dir: Path, *, steps: int, n: int, log: Callable[[str], None], model: str = "smollm2-135m"
 ) -> TrainingStep:
     """Score `model` on the held-out lists, warm it up on generated tasks, score it again."""
+    from coevo.client.heldout import pooled_outcomes
     from coevo.client.stats import paired_comparison, wilson_interval
     from coevo.genenv.config import preset
     from coevo.genenv.heldout import AgentHeldout
@@ -70,8 +71,7 @@ def run_training_step(
         rows.append({"split": f"{before.env}:{before.split}", "n": before.n,
                      "base": [before.success_rate, before.ci95_low, before.ci95_high],
                      "trained": [after.success_rate, after.ci95_low, after.ci95_high]})  # fmt: skip
-    pooled_before = [o for row in base.rows for o in row.outcomes]
-    pooled_after = [o for row in trained.rows for o in row.outcomes]
+    pooled_before, pooled_after = pooled_outcomes(base.rows), pooled_outcomes(trained.rows)
     total = len(pooled_before)
     rows.append({"split": "all", "n": total,
                  "base": [sum(pooled_before) / total, *wilson_interval(int(sum(pooled_before)), total)],
