@@ -45,6 +45,16 @@ class UnknownCommand(EnvError, KeyError):
         return str(self.args[0]) if self.args else "unknown command"
 
 
+class UnknownTool(EnvError, KeyError):
+    """A tool call names a function the running episode does not offer, or more calls than one
+    step takes."""
+
+    code = "unknown_tool"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown tool"
+
+
 class EpisodeNotStarted(EnvError):
     code = "episode_not_started"
 
@@ -66,6 +76,24 @@ class StepResult:
     done: bool
     truncated: bool = False
     info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EpisodeTool:
+    """One function the running episode offers an agent (tool-calling envs), as MCP and
+    OpenAI-style tool lists describe it: `parameters` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call of an `EpisodeTool`: its name and JSON arguments."""
+
+    name: str
+    arguments: Mapping[str, Any]
 
 
 def seed_to_index(seed: int, count: int) -> int:
@@ -196,6 +224,22 @@ class Env(ABC):
         state (the answer, the simulator), which is why agents never see it in `info`.
         """
         return None
+
+    def episode_tools(self) -> list[EpisodeTool]:
+        """The functions the running episode lets an agent call directly (tool-calling envs).
+
+        Served as structured tools (MCP) beside the text action; `tool_calls_action` turns calls
+        of them into this env's action text, so a tool call is an ordinary step. Default: none.
+        """
+        return []
+
+    def tool_calls_action(self, calls: Sequence[ToolCall]) -> str:
+        """The action text that makes `calls` in this env's action format (one step).
+
+        Raises UnknownTool for a name the episode does not offer, or for more calls than one of
+        this env's steps takes.
+        """
+        raise UnknownTool(f"{self.name} offers no tools to call; send a text action")
 
     def close(self) -> None:
         """Release per-episode resources. Shared data stays for the other sessions."""

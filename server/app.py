@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -14,6 +15,7 @@ from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, install_error_handlers
 from coevo.server.limits import BodyLimitMiddleware
+from coevo.server.openenv_routes import build_openenv_router
 from coevo.server.routes import build_router
 from coevo.server.runtime import EnvRuntime
 from coevo.server.service import EnvService
@@ -41,11 +43,16 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None,
     runtime = EnvRuntime(env, env_options, threads=config.env_threads)
     service = EnvService(runtime, config, _make_writer(config))
 
+    mcp_running: list[Any] = []
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         service.start()
         try:
-            yield
+            async with AsyncExitStack() as stack:
+                for running in mcp_running:
+                    await stack.enter_async_context(running())
+                yield
         finally:
             await service.stop()
 
@@ -67,5 +74,13 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None,
     )
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))
-    app.include_router(build_compat_router(service))
+    compat = build_compat_router(service)
+    # OpenEnv's /reset and /step share AgentGym's paths: its router goes first and hands
+    # AgentGym-shaped bodies on (server/openenv_routes.py).
+    app.include_router(build_openenv_router(service, compat))
+    app.include_router(compat)
+    if importlib.util.find_spec("mcp") is not None:  # the `mcp` extra
+        from coevo.server.mcp_server import install_mcp
+
+        mcp_running.append(install_mcp(app, service))
     return app
