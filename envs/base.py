@@ -46,8 +46,8 @@ class UnknownCommand(EnvError, KeyError):
 
 
 class UnknownTool(EnvError, KeyError):
-    """A tool call names a function the running episode does not offer, or more calls than one
-    step takes."""
+    """A tool call names a function the running episode does not offer, lacks an argument the
+    env's action text needs, or makes more calls than one step takes."""
 
     code = "unknown_tool"
 

@@ -31,7 +31,8 @@ from coevo.envs.apibank.render import ASK_API, ASK_REPLY, api_line, header
 from coevo.envs.apibank.resources import Resources, build_resources
 from coevo.envs.apibank.sandbox import SandboxSession, hints_from_record
 from coevo.envs.apibank.specs import catalogue
-from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
+from coevo.envs.apibank.tool_schema import api_tool
+from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTask, UnknownTool
 
 GENERATED_SPLITS = ("train", "test")
 
@@ -151,6 +152,22 @@ class ApiBankEnv(Env):
         if self.dialogue.level == 1:
             return [specs[name] for name in self.dialogue.api_names if name in specs]
         return [specs["ToolSearcher"]]
+
+    def episode_tools(self) -> list[EpisodeTool]:
+        """The APIs the prompt describes (level 1: the dialogue's; levels 2-3: ToolSearcher)."""
+        if getattr(self, "dialogue", None) is None:
+            return []
+        return [api_tool(spec) for spec in self._docs()]
+
+    def tool_calls_action(self, calls: Sequence[ToolCall]) -> str:
+        """One `API-Request:` line. Any API of the level may be called: levels 2 and 3 find
+        theirs through ToolSearcher."""
+        if len(calls) != 1:
+            raise UnknownTool(f"API-Bank takes one API call per step, not {len(calls)}")
+        call = calls[0]
+        if getattr(self, "dialogue", None) is None or call.name not in catalogue(self.dialogue.level):
+            raise UnknownTool(f"no API {call.name!r} at this level")
+        return request_text(call.name, {k: v for k, v in call.arguments.items()})
 
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.dialogue = self.shared.dialogue(task_id)

@@ -17,17 +17,19 @@ The episode's reward, given when the last turn ends, is 1 when every turn passed
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit
+from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownSplit, UnknownTool
 from coevo.envs.bfcl import expert, prompts
 from coevo.envs.bfcl.apis import ApiWorld, TurnTruth, ground_truth_trajectory
 from coevo.envs.bfcl.calls import decode_reply, looks_like_call_attempt
 from coevo.envs.bfcl.checker import check_answer
+from coevo.envs.bfcl.tool_schema import json_schema
 from coevo.envs.bfcl.data import (
     CATEGORIES,
     BfclCatalog,
@@ -209,6 +211,27 @@ class BfclEnv(Env):
             cached = prompts.prompt_functions(docs, entry.category)
             self.shared.prompt_cache[key] = cached
         return cached
+
+    def episode_tools(self) -> list[EpisodeTool]:
+        """The functions shown so far: the task's, plus those a multi-turn episode added."""
+        entry = self.entry
+        if entry is None:
+            return []
+        docs = list(self._shown_functions(entry))
+        if self.turns is not None:
+            for turn in range(1, self.turns.turn + 1):
+                added = entry.missed_function.get(str(turn))
+                if added:
+                    docs += self._held_out_docs(entry, added)
+        return [EpisodeTool(d["name"], d["description"], json_schema(d["parameters"])) for d in docs]
+
+    def tool_calls_action(self, calls: Sequence[ToolCall]) -> str:
+        """JSON tool calls, one reply: BFCL scores parallel calls made together."""
+        offered = {tool.name for tool in self.episode_tools()}
+        for call in calls:
+            if call.name not in offered:
+                raise UnknownTool(f"this episode offers no function {call.name!r}; offered: {sorted(offered)}")
+        return json.dumps([{"name": c.name, "arguments": dict(c.arguments)} for c in calls], ensure_ascii=False)
 
     def _held_out_docs(self, entry: Entry, names: Sequence[str]) -> list[dict[str, Any]]:
         docs = [d for c in entry.involved_classes for d in self.catalog.class_docs(c)]

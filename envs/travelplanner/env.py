@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coevo.envs.base import Env, ResetResult, StepResult
+from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTool
+from coevo.envs.travelplanner import tool_schema
 from coevo.envs.travelplanner.database import Sandbox, open_sandbox
 from coevo.envs.travelplanner.evaluation import PlanEvaluation, evaluate_plan
 from coevo.envs.travelplanner.plan_format import PlanFormatError, parse_plan, render_text
@@ -147,6 +148,15 @@ class TravelPlannerEnv(Env):
             observation,
             {"task": query.query, "query": query.public_dict(), "mode": self.shared.mode},
         )
+
+    def episode_tools(self) -> list[EpisodeTool]:
+        return tool_schema.tools(self.shared.mode) if self.task_id is not None else []
+
+    def tool_calls_action(self, calls: Sequence[ToolCall]) -> str:
+        """`Tool[arguments]`, one per step, as the ReAct agent writes it."""
+        if len(calls) != 1:
+            raise UnknownTool(f"TravelPlanner takes one tool call per step, not {len(calls)}")
+        return tool_schema.action(self.shared.mode, calls[0].name, calls[0].arguments)
 
     def _step(self, action: str) -> StepResult:
         text = _ACTION_LABEL.sub("", action.strip(), count=1).strip()
