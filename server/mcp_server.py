@@ -115,7 +115,7 @@ class ToolError(BaseModel):
 @dataclass(frozen=True)
 class _Tool:
     definition: types.Tool
-    arguments: type[_Args]
+    arguments: type[BaseModel]
     run: Callable[[Any], Awaitable[BaseModel]]
 
 
@@ -159,7 +159,7 @@ class McpTools:
                   "them together (BFCL's parallel calls). Text replies go through `act`.",
                   CallToolsArgs, self._call_tools, ToolCallsStep)
 
-    def _add(self, name: str, description: str, arguments: type[_Args], run: Callable[[Any], Awaitable[BaseModel]],
+    def _add(self, name: str, description: str, arguments: type[BaseModel], run: Callable[[Any], Awaitable[BaseModel]],
              result: type[BaseModel], action_help: str | None = None) -> None:
         schema = arguments.model_json_schema()
         schema.pop("title", None)

@@ -107,7 +107,7 @@ def _json(value: Any, status: int = 200) -> Response:
 
 def _endpoint(router: APIRouter, path: str) -> Callable[..., Awaitable[Response]]:
     for route in router.routes:
-        if isinstance(route, APIRoute) and route.path == path and "POST" in route.methods:
+        if isinstance(route, APIRoute) and route.path == path and "POST" in (route.methods or ()):
             return route.endpoint
     raise LookupError(f"no POST {path} in the AgentGym routes")
 
@@ -144,7 +144,7 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
 
     @router.post("/reset", responses=error_responses(404, 422, 429),
                  summary="OpenEnv reset, or AgentGym reset when the body names a session (id / env_idx)")
-    async def reset(request: Request) -> Response:
+    async def openenv_or_agentgym_reset(request: Request) -> Response:
         data = await body_of(request)
         if isinstance(data, dict) and ("id" in data or "env_idx" in data):
             return await agentgym_reset(parsed(AgentGymResetRequest, data))
@@ -154,7 +154,7 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
 
     @router.post("/step", responses=error_responses(404, 409, 413, 422),
                  summary="OpenEnv step (action object), or AgentGym step (action string)")
-    async def step(request: Request) -> Response:
+    async def openenv_or_agentgym_step(request: Request) -> Response:
         data = await body_of(request)
         if isinstance(data, dict) and isinstance(data.get("action"), str):
             return await agentgym_step(parsed(AgentGymStepRequest, data))
