@@ -130,6 +130,8 @@ def source_of(url_or_urls: str | Sequence[str] | DnsService | StaticUrls) -> Url
             return DnsService.from_url(url_or_urls)
         return StaticUrls([url_or_urls])
     urls = list(url_or_urls)
+    if len(urls) == 1:  # `--url dns+http://...` arrives as a list of one
+        return source_of(urls[0])
     if any(u.startswith(DNS_SCHEME_PREFIX) for u in urls):
         raise ValueError("give a dns+http:// URL on its own, not inside a list of URLs")
     return StaticUrls(urls)

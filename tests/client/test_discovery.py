@@ -78,6 +78,7 @@ def test_url_forms() -> None:
     assert DnsService.from_url("dns+https://envs.example").port == 443
     assert isinstance(source_of("http://127.0.0.1:8000"), StaticUrls)
     assert isinstance(source_of("dns+http://coevo-bfcl:8000"), DnsService)
+    assert isinstance(source_of(["dns+http://coevo-bfcl:8000"]), DnsService)  # coevo eval --url ...
     for bad in ("http://x:1", "dns+ftp://x:1", "dns+http://:8000"):
         with pytest.raises(ValueError):
             DnsService.from_url(bad)
