@@ -36,6 +36,7 @@ class Replicas:
         self._turn = 0
         self._dead_since: dict[str, float] = {}
         self._owner: dict[str, str] = {}
+        self._last: list[str] = []  # the list the latest candidates() saw
 
     # -------------------------------------------------------------- the replica list
     @property
@@ -69,7 +70,7 @@ class Replicas:
     def candidates(self) -> list[str]:
         """The order to try replicas for one new request: live ones round-robin, then dead ones,
         longest dead first (its mark is nearest to expiry)."""
-        urls = self.urls
+        urls = self._last = self.urls
         start = self._turn % len(urls)
         self._turn += 1
         rotated = urls[start:] + urls[:start]
@@ -86,8 +87,9 @@ class Replicas:
 
     def of(self, session_id: str) -> str:
         """The replica holding `session_id`; a session this client never created goes to the
-        first replica, whose 404 then says it is unknown."""
-        return self._owner.get(session_id) or self.urls[0]
+        first replica, whose 404 then says it is unknown (the last list seen: no DNS lookup here,
+        which may run on an event loop)."""
+        return self._owner.get(session_id) or (self._last or self.urls)[0]
 
     def group(self, session_ids: Sequence[str]) -> dict[str, list[int]]:
         """Indexes of `session_ids` by the replica holding each, for one batch per replica."""
