@@ -1,74 +1,58 @@
 """EnvClient (sync) and AsyncEnvClient (async): httpx clients of the env-server protocol.
 
-Both spread new sessions over one or several server URLs (replicas) round-robin, keep every
-later call of a session on the server that holds it, retry what is safe to retry (see
-client/retry.py) and turn error bodies into typed exceptions (client/errors.py).
+Both spread new sessions over the replicas of an env (a list of URLs, or a headless Service's
+DNS name: client/discovery.py) round-robin, fail over to the next replica when one cannot be
+reached and remember it as dead for a while (client/replicas.py), keep every later call of a
+session on the replica that created it, retry what is safe to retry (client/retry.py) and turn
+error bodies into typed exceptions (client/errors.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, NoReturn, Self
 
 import httpx
 
 from coevo import wire
 from coevo.client import calls
 from coevo.client.calls import Call
+from coevo.client.discovery import DnsService, NoReplicas, StaticUrls
 from coevo.client.errors import EnvClientError, ServerUnreachable, SessionNotFound, error_for
-from coevo.client.retry import RETRY_STATUSES, RetryPolicy
+from coevo.client.replicas import Replicas
+from coevo.client.retry import RETRY_STATUSES, LastFailure, RetryPolicy
 
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
+#: How long a replica that refused a connection is tried only after every other one.
+DEFAULT_DEAD_FOR_S = 30.0
+
+Target = str | Sequence[str] | DnsService | StaticUrls
 
 
-def _urls(url_or_urls: str | Sequence[str]) -> list[str]:
-    urls = [url_or_urls] if isinstance(url_or_urls, str) else list(url_or_urls)
-    if not urls:
-        raise ValueError("at least one server URL is needed")
-    return [u.rstrip("/") for u in urls]
+def _error(response: httpx.Response) -> EnvClientError:
+    try:
+        detail = wire.ErrorBody.model_validate(response.json()).error
+        code, message = detail.code, detail.message
+    except Exception:
+        code, message = "http_error", response.text[:500] or response.reason_phrase
+    return error_for(response.status_code, code, message)
 
 
 def _parse(call: Call, response: httpx.Response) -> Any:
     if response.is_success:
         data = response.json()
         return call.model.model_validate(data) if call.model else data
-    try:
-        detail = wire.ErrorBody.model_validate(response.json()).error
-        code, message = detail.code, detail.message
-    except Exception:
-        code, message = "http_error", response.text[:500] or response.reason_phrase
-    raise error_for(response.status_code, code, message)
+    raise _error(response)
 
 
-class _Routing:
-    """Which server holds which session; new sessions go round-robin."""
-
-    def __init__(self, urls: list[str]) -> None:
-        self.urls = urls
-        self._next = itertools.cycle(urls)
-        self._owner: dict[str, str] = {}
-
-    def pick(self) -> str:
-        return next(self._next)
-
-    def remember(self, session_id: str, url: str) -> None:
-        self._owner[session_id] = url
-
-    def forget(self, session_id: str) -> None:
-        self._owner.pop(session_id, None)
-
-    def of(self, session_id: str) -> str:
-        return self._owner.get(session_id, self.urls[0])
-
-    def group(self, items: Sequence[tuple[str, str]]) -> dict[str, list[int]]:
-        by_url: dict[str, list[int]] = {}
-        for i, (session_id, _) in enumerate(items):
-            by_url.setdefault(self.of(session_id), []).append(i)
-        return by_url
+def _give_up(call: Call, failure: LastFailure) -> NoReturn:
+    """Report how the last round ended: a busy answer's error, or no replica reachable."""
+    if failure.response is not None:
+        raise _error(failure.response)
+    raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error!r}") from failure.error
 
 
 def _merge_batches(
@@ -130,18 +114,20 @@ class Session:
 
 
 class EnvClient:
-    """Synchronous client. `EnvClient("http://127.0.0.1:8000")` or a list of replica URLs."""
+    """Synchronous client. `EnvClient("http://127.0.0.1:8000")`, a list of replica URLs, or
+    `EnvClient("dns+http://coevo-alfworld:8000")` for every replica behind a DNS name."""
 
     def __init__(
         self,
-        url_or_urls: str | Sequence[str],
+        url_or_urls: Target,
         *,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retries: int = 5,
         backoff: float = 0.1,
+        dead_for_s: float = DEFAULT_DEAD_FOR_S,
         http: httpx.Client | None = None,
     ) -> None:
-        self._routing = _Routing(_urls(url_or_urls))
+        self._routing = Replicas(url_or_urls, dead_for_s=dead_for_s)
         self._retry = RetryPolicy(retries=retries, backoff=backoff)
         self._http = http or httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=64))
 
@@ -150,40 +136,64 @@ class EnvClient:
         return self._routing.urls
 
     def _send(self, url: str, call: Call) -> Any:
+        """`call` on one replica (the one holding its session): retried there, never elsewhere."""
+        return self._attempt(call, url)[0]
+
+    def _send_any(self, call: Call) -> Any:
+        """`call` that no session owns: the next live replica, failing over to the others."""
+        return self._attempt(call, None)[0]
+
+    def _targets(self, url: str | None, failure: LastFailure) -> list[str]:
+        if url is not None:
+            return [url]
+        try:
+            return self._routing.candidates()
+        except NoReplicas as exc:
+            failure.failed(str(exc), exc)
+            return []
+
+    def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
+        """(parsed answer, the replica that gave it)."""
+        failure = LastFailure()
         attempt = 0
         while True:
-            try:
-                response = self._http.request(call.method, url + call.path, json=call.body, params=call.params)
-            except httpx.TransportError as exc:
-                if attempt >= self._retry.retries or not self._retry.retryable(exc, call.idempotent):
-                    raise ServerUnreachable(f"{call.method} {url}{call.path}: {exc!r}") from exc
-                time.sleep(self._retry.wait(attempt))
-                attempt += 1
-                continue
-            if response.status_code in RETRY_STATUSES and attempt < self._retry.retries:
-                time.sleep(self._retry.wait(attempt, response.headers.get("retry-after")))
-                attempt += 1
-                continue
-            return _parse(call, response)
+            for target in self._targets(url, failure):
+                try:
+                    response = self._http.request(call.method, target + call.path, json=call.body, params=call.params)
+                except httpx.TransportError as exc:
+                    self._routing.report_failure(target, exc)
+                    if not self._retry.retryable(exc, call.idempotent):
+                        raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
+                    failure.failed(target, exc)
+                    continue
+                if response.status_code in RETRY_STATUSES:
+                    failure.busy(target, response)
+                    continue
+                self._routing.report_success(target)
+                return _parse(call, response), target
+            if attempt >= self._retry.retries:
+                _give_up(call, failure)
+            time.sleep(self._retry.wait(attempt, failure.retry_after()))
+            attempt += 1
 
     def health(self, url: str | None = None) -> wire.HealthResponse:
-        return self._send(url or self.urls[0], calls.health())
+        """One replica's health (`url`), or that of the first replica that answers."""
+        return self._send(url, calls.health()) if url else self._send_any(calls.health())
 
     def info(self) -> wire.InfoResponse:
-        return self._send(self.urls[0], calls.info())
+        return self._send_any(calls.info())
 
     def tasks(self, split: str | None = None, offset: int = 0, limit: int = 100) -> wire.TaskListResponse:
-        return self._send(self.urls[0], calls.tasks(split, offset, limit))
+        return self._send_any(calls.tasks(split, offset, limit))
 
     def create(self, task_id: str | None = None, split: str | None = None, seed: int | None = None) -> Session:
-        url = self._routing.pick()
-        first = self._send(url, calls.create(task_id, split, seed))
+        first, url = self._attempt(calls.create(task_id, split, seed), None)
         self._routing.remember(first.session_id, url)
         return Session(self, url, first)
 
     def batch_step(self, items: Sequence[tuple[str, str]]) -> list[wire.BatchStepResult]:
         """Step many sessions in one request per server; results in the order of `items`."""
-        groups = self._routing.group(items)
+        groups = self._routing.group([session_id for session_id, _ in items])
         answers = [self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items()]
         return _merge_batches(items, groups, answers)
 
@@ -255,15 +265,16 @@ class AsyncEnvClient:
 
     def __init__(
         self,
-        url_or_urls: str | Sequence[str],
+        url_or_urls: Target,
         *,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retries: int = 5,
         backoff: float = 0.1,
+        dead_for_s: float = DEFAULT_DEAD_FOR_S,
         max_connections: int = 256,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        self._routing = _Routing(_urls(url_or_urls))
+        self._routing = Replicas(url_or_urls, dead_for_s=dead_for_s)
         self._retry = RetryPolicy(retries=retries, backoff=backoff)
         self._http = http or httpx.AsyncClient(
             timeout=timeout,
@@ -275,41 +286,69 @@ class AsyncEnvClient:
         return self._routing.urls
 
     async def _send(self, url: str, call: Call) -> Any:
+        """`call` on one replica (the one holding its session): retried there, never elsewhere."""
+        return (await self._attempt(call, url))[0]
+
+    async def _send_any(self, call: Call) -> Any:
+        """`call` that no session owns: the next live replica, failing over to the others."""
+        return (await self._attempt(call, None))[0]
+
+    async def _targets(self, url: str | None, failure: LastFailure) -> list[str]:
+        if url is not None:
+            return [url]
+        try:
+            if self._routing.stale():  # a DNS lookup blocks: keep it off the event loop
+                await asyncio.to_thread(self._routing.refresh)
+            return self._routing.candidates()
+        except NoReplicas as exc:
+            failure.failed(str(exc), exc)
+            return []
+
+    async def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
+        """(parsed answer, the replica that gave it)."""
+        failure = LastFailure()
         attempt = 0
         while True:
-            try:
-                response = await self._http.request(call.method, url + call.path, json=call.body, params=call.params)
-            except httpx.TransportError as exc:
-                if attempt >= self._retry.retries or not self._retry.retryable(exc, call.idempotent):
-                    raise ServerUnreachable(f"{call.method} {url}{call.path}: {exc!r}") from exc
-                await asyncio.sleep(self._retry.wait(attempt))
-                attempt += 1
-                continue
-            if response.status_code in RETRY_STATUSES and attempt < self._retry.retries:
-                await asyncio.sleep(self._retry.wait(attempt, response.headers.get("retry-after")))
-                attempt += 1
-                continue
-            return _parse(call, response)
+            for target in await self._targets(url, failure):
+                try:
+                    response = await self._http.request(
+                        call.method, target + call.path, json=call.body, params=call.params
+                    )
+                except httpx.TransportError as exc:
+                    self._routing.report_failure(target, exc)
+                    if not self._retry.retryable(exc, call.idempotent):
+                        raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
+                    failure.failed(target, exc)
+                    continue
+                if response.status_code in RETRY_STATUSES:
+                    failure.busy(target, response)
+                    continue
+                self._routing.report_success(target)
+                return _parse(call, response), target
+            if attempt >= self._retry.retries:
+                _give_up(call, failure)
+            await asyncio.sleep(self._retry.wait(attempt, failure.retry_after()))
+            attempt += 1
 
     async def health(self, url: str | None = None) -> wire.HealthResponse:
-        return await self._send(url or self.urls[0], calls.health())
+        """One replica's health (`url`), or that of the first replica that answers."""
+        return await (self._send(url, calls.health()) if url else self._send_any(calls.health()))
 
     async def info(self) -> wire.InfoResponse:
-        return await self._send(self.urls[0], calls.info())
+        return await self._send_any(calls.info())
 
     async def tasks(self, split: str | None = None, offset: int = 0, limit: int = 100) -> wire.TaskListResponse:
-        return await self._send(self.urls[0], calls.tasks(split, offset, limit))
+        return await self._send_any(calls.tasks(split, offset, limit))
 
     async def create(
         self, task_id: str | None = None, split: str | None = None, seed: int | None = None
     ) -> AsyncSession:
-        url = self._routing.pick()
-        first = await self._send(url, calls.create(task_id, split, seed))
+        first, url = await self._attempt(calls.create(task_id, split, seed), None)
         self._routing.remember(first.session_id, url)
         return AsyncSession(self, url, first)
 
     async def batch_step(self, items: Sequence[tuple[str, str]]) -> list[wire.BatchStepResult]:
-        groups = self._routing.group(items)
+        groups = self._routing.group([session_id for session_id, _ in items])
         answers = await asyncio.gather(
             *(self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items())
         )

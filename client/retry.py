@@ -3,7 +3,8 @@
 Only requests that certainly did not act are retried: connection failures before the request
 was sent, and 429/503 answers (the server refused before doing anything). A step whose answer
 was lost in flight is never resent, because a second step would act twice; reads are idempotent
-and are retried on any transport error.
+and are retried on any transport error. With several replicas, each round of attempts tries
+every candidate replica once (client/replicas.py) before waiting for the next round.
 """
 
 from __future__ import annotations
@@ -38,3 +39,22 @@ class RetryPolicy:
         if isinstance(exc, NOT_SENT):
             return True
         return idempotent and isinstance(exc, httpx.TransportError)
+
+
+@dataclass
+class LastFailure:
+    """How the latest attempt of a round failed: the wait before the next round and the error
+    reported after the last one come from it."""
+
+    where: str = ""
+    error: Exception | None = None
+    response: httpx.Response | None = None
+
+    def failed(self, where: str, error: Exception) -> None:
+        self.where, self.error, self.response = where, error, None
+
+    def busy(self, where: str, response: httpx.Response) -> None:
+        self.where, self.error, self.response = where, None, response
+
+    def retry_after(self) -> str | None:
+        return self.response.headers.get("retry-after") if self.response is not None else None
