@@ -41,8 +41,14 @@ class ServerConfig:
     max_body_bytes: int = 1024 * 1024
     #: Largest batch a client may send in one POST /batch/step.
     max_batch_items: int = 4096
+    #: Bytes of serialized GET /tasks pages kept in memory (an LRU cache).
+    tasks_cache_bytes: int = 32 * 1024 * 1024
     #: Bearer token for POST /admin/{command}; None answers every admin call with 403.
     admin_token: str | None = None
+    #: Admin commands read only paths under this directory (None: the data dir, coevo.paths.cache_dir()).
+    admin_dir: str | None = None
+    #: Most bytes an admin command may read from one path (a file, or a directory's files together).
+    admin_max_read_bytes: int = 8 * 1024**3
     #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
     env_threads: int = 0
     #: Store writer: flush at least this often, and as soon as this many rows wait.
