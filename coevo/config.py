@@ -39,6 +39,11 @@ class ServerConfig:
     max_action_bytes: int = 64 * 1024
     #: Largest request body, in bytes (413 above, checked before parsing).
     max_body_bytes: int = 1024 * 1024
+    #: A request must arrive whole (headers and body) within this many seconds of its first byte,
+    #: or of the connection's opening; else 408 and the connection is closed (0 disables).
+    request_read_timeout_s: float = 30.0
+    #: Most open connections from one client address; more are answered 429 and closed (0: no limit).
+    max_client_connections: int = 1024
     #: Largest batch a client may send in one POST /batch/step.
     max_batch_items: int = 4096
     #: Bytes of serialized GET /tasks pages kept in memory (an LRU cache).
@@ -82,6 +87,8 @@ class ServerConfig:
             raise ValueError("idle_ttl_s and max_age_s must be >= 0 (0 disables)")
         if self.max_action_bytes < 1 or self.max_body_bytes < 1024:
             raise ValueError("max_action_bytes must be >= 1 and max_body_bytes >= 1024")
+        if self.request_read_timeout_s < 0 or self.max_client_connections < 0:
+            raise ValueError("request_read_timeout_s and max_client_connections must be >= 0 (0 disables)")
         if self.agentgym_style not in ("auto", "id", "env_idx"):
             raise ValueError("agentgym_style must be auto, id or env_idx")
         return self

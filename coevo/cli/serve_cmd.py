@@ -45,6 +45,7 @@ def serve(
 
     from coevo.config import ServerConfig
     from coevo.server import create_app
+    from coevo.server.transport import uvicorn_settings
 
     if ":" in env and os.getcwd() not in sys.path:
         # "tests.fixture_env:GuessEnv" names a module relative to where the user stands.
@@ -57,4 +58,5 @@ def serve(
     uvicorn.run(
         application, host=config.host, port=config.port, workers=1, log_level=log_level,
         access_log=False, timeout_graceful_shutdown=10,
+        **uvicorn_settings(config.request_read_timeout_s, config.max_client_connections),
     )
