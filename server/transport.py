@@ -78,7 +78,7 @@ class _Guarded:
     def _reading(self) -> bool:
         raise NotImplementedError
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
         self._read_timer: asyncio.TimerHandle | None = None
         host = self.client[0] if self.client else ""
