@@ -39,10 +39,21 @@ class ServerConfig:
     max_action_bytes: int = 64 * 1024
     #: Largest request body, in bytes (413 above, checked before parsing).
     max_body_bytes: int = 1024 * 1024
+    #: A request must arrive whole (headers and body) within this many seconds of its first byte,
+    #: or of the connection's opening; else 408 and the connection is closed (0 disables).
+    request_read_timeout_s: float = 30.0
+    #: Most open connections from one client address; more are answered 429 and closed (0: no limit).
+    max_client_connections: int = 1024
     #: Largest batch a client may send in one POST /batch/step.
     max_batch_items: int = 4096
+    #: Bytes of serialized GET /tasks pages kept in memory (an LRU cache).
+    tasks_cache_bytes: int = 32 * 1024 * 1024
     #: Bearer token for POST /admin/{command}; None answers every admin call with 403.
     admin_token: str | None = None
+    #: Admin commands read only paths under this directory (None: the data dir, coevo.paths.cache_dir()).
+    admin_dir: str | None = None
+    #: Most bytes an admin command may read from one path (a file, or a directory's files together).
+    admin_max_read_bytes: int = 8 * 1024**3
     #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
     env_threads: int = 0
     #: Store writer: flush at least this often, and as soon as this many rows wait.
@@ -76,6 +87,8 @@ class ServerConfig:
             raise ValueError("idle_ttl_s and max_age_s must be >= 0 (0 disables)")
         if self.max_action_bytes < 1 or self.max_body_bytes < 1024:
             raise ValueError("max_action_bytes must be >= 1 and max_body_bytes >= 1024")
+        if self.request_read_timeout_s < 0 or self.max_client_connections < 0:
+            raise ValueError("request_read_timeout_s and max_client_connections must be >= 0 (0 disables)")
         if self.agentgym_style not in ("auto", "id", "env_idx"):
             raise ValueError("agentgym_style must be auto, id or env_idx")
         return self

@@ -12,6 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 PROTOCOL_VERSION = "1"
 
+#: Largest seed (and any other client integer that reaches SQL or an RNG): a signed 64-bit
+#: integer, the widest column both SQLite and PostgreSQL store.
+MAX_INT64 = 2**63 - 1
+#: Most task ids one GET /tasks page returns (422 beyond).
+MAX_TASKS_PAGE = 1000
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -68,7 +74,9 @@ class TaskListResponse(_Model):
 class CreateSessionRequest(_Model):
     task_id: str | None = Field(None, description="Exact task; omit to pick one from seed/split")
     split: str | None = Field(None, description="Split to pick from when task_id is omitted")
-    seed: int | None = Field(None, ge=0, lt=2**63, description="Same seed, same task and episode")
+    # strict: JSON true and "7" are not seeds (lax mode read them as 1 and 7).
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True,
+                             description="Same seed, same task and episode")
 
 
 class ResetRequest(CreateSessionRequest):

@@ -15,7 +15,22 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+
+class _AdminPathMarker:
+    """Field metadata: this admin payload field is a filesystem path the command reads."""
+
+    def __repr__(self) -> str:
+        return "AdminPath"
+
+
+ADMIN_PATH = _AdminPathMarker()
+#: A path in an admin payload model. The server accepts only paths under its admin directory
+#: (`ServerConfig.admin_dir`) and hands the command the checked, symlink-free path.
+AdminPath = Annotated[str, Field(min_length=1), ADMIN_PATH]
 
 
 class EnvError(Exception):
@@ -53,6 +68,12 @@ class UnknownTool(EnvError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown tool"
+
+
+class InvalidPayload(EnvError):
+    """An admin command's payload has wrong types or out-of-range values (HTTP 422)."""
+
+    code = "invalid_request"
 
 
 class EpisodeNotStarted(EnvError):
@@ -143,6 +164,12 @@ class Env(ABC):
     def load_shared(cls, **options: Any) -> Any:
         """Build the read-only data all sessions of this env share (called once per process)."""
         return None
+
+    #: Payload models of admin commands, by command. The server validates a payload with its
+    #: model in strict mode (422 on wrong types or ranges: JSON true is not an integer) and
+    #: confines its `AdminPath` fields before calling `admin`. Commands not listed get the raw
+    #: payload.
+    admin_payloads: ClassVar[Mapping[str, type[BaseModel]]] = {}
 
     @classmethod
     def admin(cls, shared: Any, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:

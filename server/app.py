@@ -13,7 +13,7 @@ from coevo import __version__
 from coevo.config import ServerConfig
 from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
-from coevo.server.errors import BodyTooLarge, install_error_handlers
+from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
 from coevo.server.limits import BodyLimitMiddleware
 from coevo.server.openenv_routes import build_openenv_router
 from coevo.server.routes import build_router
@@ -71,6 +71,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None,
     app.add_middleware(
         BodyLimitMiddleware, max_body_bytes=config.max_body_bytes,
         on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
+        on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
     )
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))

@@ -34,6 +34,7 @@ from coevo.envs.base import UnknownTask
 from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
+from coevo.wire import MAX_INT64
 
 ENV_IDX_STYLE_ENVS = frozenset({"webshop", "sqlgym"})
 
@@ -56,7 +57,7 @@ class AgentGymCreateRequest(BaseModel):
 
     task_id: str | None = None
     split: str | None = None
-    seed: int | None = Field(None, ge=0, lt=2**63)
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
     data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
 
 
@@ -72,7 +73,7 @@ class AgentGymResetRequest(_AgentGymBody):
     idx: int | None = Field(None, ge=0, description="Task index")
     task_id: str | None = None
     split: str | None = None
-    seed: int | None = Field(None, ge=0, lt=2**63)
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
 
     def task_index(self) -> int | None:
         for value in (self.game, self.data_idx, self.session_id, self.item_id, self.idx):

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from coevo.envs.base import (
     EnvError,
     EpisodeFinished,
     EpisodeNotStarted,
+    InvalidPayload,
     UnknownCommand,
     UnknownSplit,
     UnknownTask,
@@ -58,6 +60,10 @@ class BodyTooLarge(ApiError):
     status, code = 413, "body_too_large"
 
 
+class UnsupportedMediaType(ApiError):
+    status, code = 415, "unsupported_media_type"
+
+
 class InvalidRequest(ApiError):
     status, code = 422, "invalid_request"
 
@@ -71,6 +77,7 @@ _ENV_STATUS: dict[type[EnvError], int] = {
     UnknownTask: 404,
     UnknownSplit: 404,
     UnknownCommand: 404,
+    InvalidPayload: 422,
     EpisodeNotStarted: 409,
     EpisodeFinished: 409,
 }
@@ -132,10 +139,19 @@ def install_error_handlers(app: FastAPI, metrics: ServerMetrics) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
-        code = {404: "not_found", 405: "method_not_allowed", 413: BodyTooLarge.code}.get(
-            exc.status_code, "http_error"
-        )
+        if exc.status_code == 400:
+            # FastAPI's only 400: a JSON body it could not decode that json.loads did not call a
+            # JSONDecodeError (e.g. invalid UTF-8 inside a string). Same contract as /step: 422.
+            return respond(422, "malformed_json", "request body is not valid JSON")
+        code = {404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
+                413: BodyTooLarge.code}.get(exc.status_code, "http_error")
         return respond(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(_request: Request, _exc: ClientDisconnect) -> Response:
+        # The client left mid-body (or the read timeout dropped it): nobody reads this answer.
+        metrics.error(499, "client_disconnected")
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def _unexpected(_request: Request, exc: Exception) -> Response:

@@ -18,6 +18,8 @@ from starlette.responses import Response
 from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.service import EnvService
 from coevo.wire import (
+    MAX_INT64,
+    MAX_TASKS_PAGE,
     BatchStepItem,
     BatchStepRequest,
     BatchStepResult,
@@ -153,11 +155,12 @@ def build_router(service: EnvService) -> APIRouter:
     @router.get("/tasks", response_model=TaskListResponse, responses=error_responses(404, 422), tags=["server"])
     async def tasks(
         split: Annotated[str | None, Query(description="Split; the env's default if omitted")] = None,
-        offset: Annotated[int, Query(ge=0)] = 0,
-        limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+        offset: Annotated[int, Query(ge=0, le=MAX_INT64)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_TASKS_PAGE)] = 100,
     ) -> Response:
-        """One page of a split's task ids, with each task's catalogue metadata."""
-        return json_response(await service.tasks(split, offset, limit))
+        """One page of a split's task ids, with each task's catalogue metadata
+        (at most MAX_TASKS_PAGE a page; pages are cached)."""
+        return Response(await service.tasks(split, offset, limit), media_type="application/json")
 
     @router.post(
         "/sessions", response_model=SessionResponse, status_code=201,

@@ -14,11 +14,16 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from coevo import __version__
+from coevo.confined import ConfinedDir, PathNotAllowed
 from coevo.config import ServerConfig
-from coevo.envs.base import EnvError, ResetResult, StepResult, UnknownSplit
+from coevo.envs.base import ADMIN_PATH, EnvError, ResetResult, StepResult
+from coevo.paths import cache_dir
 from coevo.server.errors import (
     ActionTooLarge,
     InvalidRequest,
@@ -27,6 +32,7 @@ from coevo.server.errors import (
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
 from coevo.server.runtime import EnvRuntime
+from coevo.server.task_pages import TaskPages
 from coevo.store.writer import StepRow, TrajectoryWriter
 from coevo.wire import (
     BatchStepResult,
@@ -36,11 +42,17 @@ from coevo.wire import (
     SessionResponse,
     SessionState,
     StepResponse,
-    TaskEntry,
-    TaskListResponse,
 )
 
 log = logging.getLogger(__name__)
+
+
+def _describe_errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ())) or "payload"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
 
 
 def _new_episode_id() -> str:
@@ -61,6 +73,11 @@ class EnvService:
         self.metrics = ServerMetrics(
             self.env_name, active=lambda: len(self.leases),
             pending_rows=lambda: writer.pending if writer is not None else 0,
+        )
+        self.task_pages = TaskPages(runtime.catalog, runtime.env_cls.default_split,
+                                    max_cached_bytes=config.tasks_cache_bytes)
+        self.admin_paths = ConfinedDir(
+            Path(config.admin_dir) if config.admin_dir else cache_dir(), config.admin_max_read_bytes,
         )
         self._recovery_lock = asyncio.Lock()
         self._reaper: asyncio.Task[None] | None = None
@@ -83,6 +100,7 @@ class EnvService:
             self._reaper = None
         if self.writer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.writer.stop)
+        self.task_pages.shutdown()
         self.runtime.shutdown()
 
     async def _reap_forever(self) -> None:
@@ -114,21 +132,9 @@ class EnvService:
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
         )
 
-    async def tasks(self, split: str | None, offset: int, limit: int) -> TaskListResponse:
-        catalog = self.runtime.catalog
-        split = split or self.runtime.env_cls.default_split
-
-        def listing() -> TaskListResponse:
-            splits = catalog.splits()
-            if split not in splits:
-                raise UnknownSplit(f"unknown split {split!r}; known: {sorted(splits)}")
-            ids = catalog.task_ids(split, offset, limit)
-            return TaskListResponse(
-                split=split, total=splits[split], offset=offset,
-                tasks=[TaskEntry(task_id=t, split=split, meta=catalog.describe_task(t)) for t in ids],
-            )
-
-        return await self.runtime.call(listing)
+    async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:
+        """One page of a split as JSON, computed off the event loop and cached (task_pages.py)."""
+        return await self.task_pages.page(split, offset, limit)
 
     # ------------------------------------------------------------------ sessions
     async def create(self, task_id: str | None = None, split: str | None = None,
@@ -349,8 +355,27 @@ class EnvService:
         )
 
     # ------------------------------------------------------------------ admin
+    def _checked_payload(self, model: type[BaseModel], payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Strict validation by the env's payload model, then every AdminPath field confined to
+        the admin directory (replaced by the checked path). Runs off the loop: it stats files."""
+        try:
+            checked = model.model_validate(dict(payload), strict=True)
+        except ValidationError as exc:
+            raise InvalidRequest(_describe_errors(exc)) from None
+        out = checked.model_dump()
+        for name, field in type(checked).model_fields.items():
+            if ADMIN_PATH in field.metadata and isinstance(out.get(name), str):
+                try:
+                    out[name] = str(self.admin_paths.check(out[name]))
+                except PathNotAllowed as exc:
+                    raise InvalidRequest(str(exc)) from None
+        return out
+
     async def admin(self, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         cls, shared = self.runtime.env_cls, self.runtime.shared
+        model = cls.admin_payloads.get(command)
+        if model is not None:
+            payload = await self.runtime.offload(self._checked_payload, model, payload)
         result = await self.runtime.offload(cls.admin, shared, command, payload)
         if not isinstance(result, dict):
             raise EnvError(f"admin command {command!r} returned {type(result).__name__}, not a dict")

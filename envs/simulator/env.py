@@ -22,11 +22,13 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
-from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownTask
+from coevo.envs.base import Env, EnvError, InvalidPayload, ResetResult, StepResult, UnknownTask
+from coevo.envs.simulator.admin_payloads import MAX_BATCH, Generate, LoadPolicy
 from coevo.envs.simulator.base_tasks import build_base_pool
 from coevo.envs.simulator.policies.base import EnvPolicy, Proposal
 from coevo.envs.simulator.scoring import score
@@ -35,17 +37,18 @@ from coevo.envs.simulator.validity import InvalidTask, check
 from coevo.store import genenv as store
 from coevo.store.db import make_engine
 
+PayloadT = TypeVar("PayloadT", bound=BaseModel)
+
 GENERATED = "generated"
 BASE = "base"
-MAX_BATCH = 4096
 
 
 class GenerationFailed(EnvError):
     code = "generation_failed"
 
 
-class BadAdminPayload(EnvError):
-    code = "bad_payload"
+class BadAdminPayload(InvalidPayload):
+    """A load_policy path that would not load, or a payload of the wrong shape (HTTP 422)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,17 @@ def _derive(seed: int, round_: int) -> int:
     return random.Random(f"{seed}/{round_}").randrange(2**62)
 
 
+def _payload(model: type[PayloadT], payload: Mapping[str, Any]) -> PayloadT:
+    """The payload checked by its model; in-process callers (LocalSimulator) get the same rules
+    the server applies (without the path confinement, which is the server's)."""
+    try:
+        return model.model_validate(dict(payload))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "payload"
+        raise BadAdminPayload(f"{where}: {first['msg']}") from None
+
+
 def _split_list(value: str | Sequence[str] | None, default: Sequence[str]) -> list[str]:
     if value is None:
         return list(default)
@@ -240,12 +254,12 @@ class SimulatorEnv(Env):
             raise ValueError(f"unknown backend {backend!r}: parametric or llm")
         return SimulatorShared(engine, backend, policy, base, status, max_attempts=int(max_attempts))
 
+    admin_payloads = {"load_policy": LoadPolicy, "generate": Generate}
+
     @classmethod
     def admin(cls, shared: SimulatorShared, command: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         if command == "load_policy":
-            path = payload.get("path")
-            if not isinstance(path, str) or not path:
-                raise BadAdminPayload("load_policy needs {'path': <saved weights>}")
+            path = _payload(LoadPolicy, payload).path
             with shared.lock:
                 try:
                     shared.policy.load(path)
@@ -254,12 +268,8 @@ class SimulatorEnv(Env):
                 shared.counters["loads"] += 1
                 return {"version": shared.policy.version}
         if command == "generate":
-            try:
-                count, seed = int(payload.get("count", 1)), int(payload.get("seed", 0))
-            except (TypeError, ValueError) as exc:
-                raise BadAdminPayload("count and seed must be integers") from exc
-            family = payload.get("family")
-            result = shared.generate(count, seed, family, fill=bool(payload.get("fill", True)))
+            gen = _payload(Generate, payload)
+            result = shared.generate(gen.count, gen.seed, gen.family, fill=gen.fill)
             return {
                 "tasks": [
                     {"task_id": g.task.task_id, "family": g.task.family, "generation_id": g.generation_id,

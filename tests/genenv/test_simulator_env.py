@@ -3,7 +3,9 @@ scoring, and the admin commands — in process and over HTTP behind the admin to
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -144,9 +146,10 @@ def test_generation_that_never_passes_the_gate_fails_clearly(env: SimulatorEnv) 
 
 
 @pytest.fixture
-def http(db_url: str) -> Iterator[TestClient]:
+def http(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    # The tests save policies under tmp_path: the server may read admin paths only there.
     app = create_app("simulator", env_options={"db_url": db_url, "base_size": 4},
-                     config=ServerConfig(admin_token="s3cret", record=False))
+                     config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path)))
     with TestClient(app) as client:
         yield client
 
@@ -215,3 +218,62 @@ def test_base_tasks_for_replay_are_one_seeded_sample_in_process_and_over_http(ht
         assert [t.task_id for t in local.base_tasks(4, seed=6)] != [t.task_id for t in local.base_tasks(4, seed=5)]
     finally:
         local.close()
+
+
+def _refused(r: Any, status: int = 422) -> str:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    return str(r.json()["error"]["message"])
+
+
+def test_client_integers_are_range_checked_before_sql_and_the_rng(http: TestClient) -> None:
+    auth = {"Authorization": "Bearer s3cret"}
+    # 2**63 overflowed SQLite's OFFSET into a 500 (and reset the keep-alive connection).
+    _refused(http.get("/tasks", params={"split": "generated", "offset": 9223372036854775808}))
+    assert http.get("/tasks", params={"split": "generated", "offset": 2**63 - 1}).json()["tasks"] == []
+    for payload in ({"count": 1, "seed": 2**70}, {"count": 1, "seed": True}, {"count": 1, "seed": "7"},
+                    {"count": 0}, {"count": 5000}, {"count": "2"}, {"count": 1, "fill": "yes"},
+                    {"count": 1, "colour": "red"}):
+        _refused(http.post("/admin/generate", json=payload, headers=auth))
+    _refused(http.post("/sessions", json={"seed": 2**70}))
+    assert http.post("/admin/generate", json={"count": 1, "seed": 2**63 - 1}, headers=auth).status_code == 200
+    assert http.post("/admin/stats", headers=auth).json()["result"]["attempts"] >= 1
+
+
+def test_load_policy_reads_only_files_under_the_admin_directory(http: TestClient, tmp_path: Path) -> None:
+    auth = {"Authorization": "Bearer s3cret"}
+    policy = ParametricPolicy(["function_calling"])
+    policy.save(tmp_path / "ok.json")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.json"
+    policy.save(outside)
+    (tmp_path / "out-link.json").symlink_to(outside)
+    (tmp_path / "dev-link").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    (tmp_path / "model" / "weights").symlink_to("/etc/hostname")
+    try:
+        absent = _refused(http.post("/admin/load_policy", json={"path": "/nonexistent/p.json"}, headers=auth))
+        for path in ("/dev/zero", "/etc/shadow", "/etc/hostname", str(outside), str(tmp_path / "out-link.json"),
+                     str(tmp_path / "dev-link"), str(tmp_path / "fifo"), "../" + outside.name,
+                     str(tmp_path / "model")):
+            message = _refused(http.post("/admin/load_policy", json={"path": path}, headers=auth))
+            # The same answer as for an absent path: nothing is revealed about what exists.
+            assert message.replace(repr(path), "X") == absent.replace(repr("/nonexistent/p.json"), "X")
+        _refused(http.post("/admin/load_policy", json={"path": True}, headers=auth))
+        loaded = http.post("/admin/load_policy", json={"path": "ok.json"}, headers=auth)
+        assert loaded.status_code == 200 and loaded.json()["result"]["version"] == policy.version
+    finally:
+        outside.unlink()
+
+
+def test_load_policy_caps_what_it_reads(db_url: str, tmp_path: Path) -> None:
+    ParametricPolicy(["function_calling"]).save(tmp_path / "p.json")
+    size = (tmp_path / "p.json").stat().st_size
+    app = create_app("simulator", env_options={"db_url": db_url, "base_size": 4},
+                     config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path),
+                                         admin_max_read_bytes=size - 1))
+    with TestClient(app) as client:
+        r = client.post("/admin/load_policy", json={"path": "p.json"}, headers={"Authorization": "Bearer s3cret"})
+        assert "larger than" in _refused(r)
+        assert client.post("/admin/stats", headers={"Authorization": "Bearer s3cret"}).json()["result"]["policy_loads"] == 0

@@ -79,3 +79,20 @@ class GuessV2(GuessEnv):
     """The fixture env after a rule change: same name, new version."""
 
     version = "2"
+
+
+class SlowCatalogGuessEnv(GuessEnv):
+    """A cheap env (steps inline) whose task metadata costs CPU, as apibank's does: a spin of
+    `DESCRIBE_S` per task, holding the GIL. Counts its describe_task calls."""
+
+    name = "slowcatalog"
+    SPLITS = {"train": 5000, "test": 50}
+    DESCRIBE_S = 0.001
+    describe_calls = 0
+
+    def describe_task(self, task_id: str) -> dict[str, Any]:
+        type(self).describe_calls += 1
+        end = time.perf_counter() + self.DESCRIBE_S
+        while time.perf_counter() < end:
+            pass
+        return super().describe_task(task_id)

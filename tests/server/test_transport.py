@@ -1,0 +1,128 @@
+"""The connection guards of `coevo serve` (server/transport.py), on a real uvicorn server:
+slow clients are dropped at the read deadline, one client's connections are capped, and what
+the HTTP parser refuses is answered as JSON."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import uvicorn
+
+from coevo.config import ServerConfig
+from coevo.server import create_app
+from coevo.server.transport import uvicorn_settings
+
+
+@contextmanager
+def live_server(http: str | None = None, **config: Any) -> Iterator[int]:
+    cfg = ServerConfig(record=False, **config)
+    settings = uvicorn_settings(cfg.request_read_timeout_s, cfg.max_client_connections)
+    if http is not None:
+        from coevo.server.transport import guarded_protocol
+
+        settings["http"] = guarded_protocol(cfg.request_read_timeout_s, cfg.max_client_connections, http)
+    server = uvicorn.Server(uvicorn.Config(create_app("guess", config=cfg), host="127.0.0.1", port=0,
+                                           log_level="warning", lifespan="on", **settings))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not server.started:
+        assert time.time() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _read_all(sock: socket.socket, limit_s: float) -> tuple[bytes, float]:
+    """Everything the server sends until it closes, and when it closed (seconds from now)."""
+    t0 = time.perf_counter()
+    sock.settimeout(limit_s)
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            return data, float("inf")
+        except ConnectionResetError:
+            return data, time.perf_counter() - t0
+        if not chunk:
+            return data, time.perf_counter() - t0
+        data += chunk
+
+
+def _json_error(raw: bytes) -> tuple[int, dict[str, Any]]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    assert b"content-type: application/json" in head.lower(), raw
+    return status, json.loads(body)["error"]
+
+
+@pytest.mark.parametrize("http", ["httptools", "h11"])
+def test_a_slow_client_is_disconnected_at_the_read_deadline(http: str) -> None:
+    with live_server(http, request_read_timeout_s=0.5) as port:
+        partial = socket.create_connection(("127.0.0.1", port))
+        t0 = time.perf_counter()
+        partial.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 100\r\n\r\n{\"seed\":")
+        silent = socket.create_connection(("127.0.0.1", port))  # connects, never sends a byte
+        raw, closed_after = _read_all(partial, 5)
+        elapsed = time.perf_counter() - t0
+        status, error = _json_error(raw)
+        assert status == 408 and error["code"] == "request_timeout"
+        assert 0.4 < elapsed < 2.0, elapsed  # was: open until the client gave up (65 s and more)
+        assert _read_all(silent, 5)[1] < 2.0
+        # A client that sends in time, over a kept-alive connection, is served as before.
+        ok = socket.create_connection(("127.0.0.1", port))
+        body = b'{"seed": 3}'
+        for _ in range(2):
+            ok.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            ok.settimeout(5)
+            assert ok.recv(65536).startswith(b"HTTP/1.1 201")
+            time.sleep(0.3)  # idle between requests is the keep-alive timeout's, not the deadline's
+        ok.close()
+        partial.close()
+        silent.close()
+
+
+def test_one_client_cannot_open_more_than_its_share_of_connections() -> None:
+    with live_server(max_client_connections=3, request_read_timeout_s=0) as port:
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+        time.sleep(0.2)
+        extra = socket.create_connection(("127.0.0.1", port))
+        raw, closed_after = _read_all(extra, 5)
+        status, error = _json_error(raw)
+        assert status == 429 and error["code"] == "too_many_connections"
+        held.pop().close()
+        time.sleep(0.2)
+        again = socket.create_connection(("127.0.0.1", port))
+        again.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        again.settimeout(5)
+        assert again.recv(65536).startswith(b"HTTP/1.1 200")
+        for s in [*held, again, extra]:
+            s.close()
+
+
+@pytest.mark.parametrize("http", ["httptools", "h11"])
+def test_requests_the_parser_refuses_get_json_errors(http: str) -> None:
+    with live_server(http) as port:
+        for length, status, code in [("99999999999999999999999", 413, "body_too_large"),
+                                     ("2000000", 413, "body_too_large"),
+                                     ("abc", 400, "malformed_http")]:
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + length.encode() + b"\r\n\r\n{}")
+            got_status, error = _json_error(_read_all(sock, 5)[0])
+            assert (got_status, error["code"]) == (status, code), (length, error)
+            sock.close()
