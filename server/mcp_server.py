@@ -41,6 +41,7 @@ from coevo.envs.base import ToolCall
 from coevo.server.errors import InvalidRequest, classify
 from coevo.server.service import EnvService
 from coevo.wire import (
+    MAX_TASKS_PAGE,
     ClosedResponse,
     CreateSessionRequest,
     ErrorDetail,
@@ -64,7 +65,7 @@ class _Args(BaseModel):
 class ListTasksArgs(_Args):
     split: str | None = Field(None, description="Split; the env's default if omitted")
     offset: int = Field(0, ge=0, description="Index of the first task to list")
-    limit: int = Field(100, ge=1, le=10_000, description="Most tasks to list")
+    limit: int = Field(100, ge=1, le=MAX_TASKS_PAGE, description="Most tasks to list")
 
 
 class SessionArgs(_Args):
@@ -202,7 +203,8 @@ class McpTools:
 
     # ------------------------------------------------------------------ the tools
     async def _list_tasks(self, args: ListTasksArgs) -> BaseModel:
-        return await self.service.tasks(args.split, args.offset, args.limit)
+        page = await self.service.tasks(args.split, args.offset, args.limit)  # the REST route's cached JSON
+        return TaskListResponse.model_validate_json(page)
 
     async def _start(self, args: CreateSessionRequest) -> BaseModel:
         lease, resp = await self.service.create(args.task_id, args.split, args.seed)
