@@ -168,9 +168,9 @@ class GenEnvTrainer:
     # ------------------------------------------------------------------ bookkeeping
     def _check_resume(self) -> None:
         path = self.out / "config.json"
-        mine = self.config.to_json()
+        mine = self.config.to_dict()
         if path.exists():
-            saved = load_config(path).to_json()
+            saved = load_config(path).to_dict()
             changed = {k for k in mine if mine[k] != saved.get(k)} - RESUMABLE_CHANGES
             if changed:
                 raise ValueError(
