@@ -479,7 +479,7 @@ class AgentEvol:
         return [self.completed()[s] for s in stage_names(c.iterations)]
 
     def _prepare_run(self) -> None:
-        from coevo.cli.agent_support import RunRecorder
+        from coevo.store.run_recorder import RunRecorder
 
         if self.main:
             self.layout.root.mkdir(parents=True, exist_ok=True)
@@ -505,19 +505,10 @@ class AgentEvol:
 
     def run(self) -> list[dict[str, Any]]:
         """Start (or reach) the env servers, then run or resume every stage; returns the metrics rows."""
-        from coevo.cli.agent_support import env_servers
-        from coevo.cli.serve_cmd import parse_options
+        from coevo.client.launcher import env_servers
 
         c = self.config
         self._prepare_run()
-        urls: dict[str, list[str]] = {}
-        for item in c.env_urls:
-            env, _, url = item.partition("=")
-            urls.setdefault(env.strip(), []).append(url.strip())
-        options: dict[str, dict[str, Any]] = {}
-        for item in c.env_options:
-            env, _, pair = item.partition(":")
-            options.setdefault(env.strip(), {}).update(parse_options([pair]))
 
         async def main(servers: dict[str, list[str]]) -> list[dict[str, Any]]:
             clients = {env: shard_clients(servers[env], c.concurrency) for env in servers}
@@ -529,7 +520,9 @@ class AgentEvol:
                         await client.aclose()
 
         servers_cm: contextlib.AbstractContextManager[dict[str, list[str]]] = (
-            env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) if self.main else contextlib.nullcontext({})
+            env_servers(c.envs, urls=c.server_urls(), options=c.server_options(), db_url=self.db_url)
+            if self.main
+            else contextlib.nullcontext({})
         )
         with servers_cm as servers:
             return asyncio.run(main(servers))

@@ -37,7 +37,7 @@ def agentevol(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
-    from coevo.cli.agent_support import exit_cleanly_on_sigterm
+    from coevo.cli.signals import exit_cleanly_on_sigterm
 
     exit_cleanly_on_sigterm()
     from coevo.agentevol.loop import AgentEvol
