@@ -163,18 +163,9 @@ class AgentEvol:
 
     # ------------------------------------------------------------------ models
     def base_model_path(self) -> Path:
-        from coevo.client.policies.models import build_tiny_model, default_model_dir
+        from coevo.client.policies.models import resolve_model
 
-        if self.config.model == "tiny":
-            if not (self.layout.tiny_base / "config.json").is_file():
-                build_tiny_model(self.layout.tiny_base, seed=self.config.seed)
-            return self.layout.tiny_base
-        if self.config.model in ("smollm2", "default"):
-            return default_model_dir()
-        path = Path(self.config.model)
-        if not (path / "config.json").is_file():
-            raise FileNotFoundError(f"--model {self.config.model!r} is not a model directory (no config.json)")
-        return path
+        return resolve_model(self.config.model, self.layout.tiny_base, seed=self.config.seed)
 
     def load(self, path: Path) -> tuple[Any, Any]:
         from coevo.client.policies.hf import load_model

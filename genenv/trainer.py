@@ -235,10 +235,10 @@ class GenEnvTrainer:
         return texts + [self.config.agent_system_prompt]
 
     def _model_dir(self, spec: str) -> str:
-        from coevo.genenv.models import resolve_model
+        from coevo.client.policies.models import resolve_model
 
-        texts = self._texts_for_tiny_model() if spec == "tiny" else None
-        return resolve_model(spec, self.out, texts, seed=self.config.seed)
+        texts = self._texts_for_tiny_model() if spec == "tiny" else []
+        return str(resolve_model(spec, self.out / "tiny-model", corpus=texts, seed=self.config.seed))
 
     def _initial_env_policy(self) -> Path:
         """pi_env at epoch 0, shared by every arm: the uniform knob distribution, or the LLM
