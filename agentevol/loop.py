@@ -485,13 +485,13 @@ class AgentEvol:
 
     async def run_with(self, clients: Mapping[str, Sequence[AsyncEnvClient]]) -> list[dict[str, Any]]:
         """Run (or resume) every stage against already-connected clients; returns the metrics rows."""
-        from coevo.agentevol.plot import plot_success
+        from coevo.plots import plot_stages
 
         self._prepare_run()
         self.clients = {env: list(clients[env]) for env in self.config.envs} if self.main else {}
         rows = await self._run()
         if self.main:
-            plot_success(rows, self.layout.plot)
+            plot_stages(rows, self.layout.plot)
         return rows
 
     def run(self) -> list[dict[str, Any]]:

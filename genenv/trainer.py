@@ -362,10 +362,10 @@ class GenEnvTrainer:
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
         if self.state.is_main_process:
-            from coevo.genenv.plot import plot_metrics
+            from coevo.plots import plot_epochs
 
-            plot_metrics(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
-                         heldout=self.heldout_metrics())
+            plot_epochs(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
+                        heldout=self.heldout_metrics())
         return self.metrics()
 
     def base_agent(self) -> str:
