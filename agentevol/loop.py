@@ -388,7 +388,7 @@ class AgentEvol:
         """Train on D_s (and D_m) under `objective`; all envs' examples form one training set,
         which the trainer's seeded sampler shuffles every epoch."""
         from coevo.agentevol.data import learning_examples
-        from coevo.agentevol.trainer import train_stage
+        from coevo.agentevol.stage import train_stage
 
         c = self.config
         model, tokenizer = start
