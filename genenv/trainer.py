@@ -24,13 +24,12 @@ Re-running with the same directory resumes after the last finished epoch.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,10 +37,10 @@ import numpy as np
 
 from coevo.genenv import curriculum
 from coevo import hardware
-from coevo.client.policies.base import Message
 from coevo.genenv.batches import EpochBatches, epoch_seed
 from coevo.genenv.config import GenEnvConfig, load_config
-from coevo.genenv.heldout import AgentHeldout, HeldoutResult, parse_splits
+from coevo.genenv.heldout import HeldoutScoring
+from coevo.genenv.metrics_file import MetricsFile
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
@@ -151,9 +150,8 @@ class GenEnvTrainer:
         self.db_url = config.db_url or f"sqlite:///{(self.out / 'store.db').resolve()}"
         self.engine = make_engine(self.db_url)
         self.pools = Pools(self.engine, run_id=str(self.out.resolve()))
-        self.metrics_path = self.out / "metrics.jsonl"
-        #: {env: url} of the held-out envs' servers while a run is in progress.
-        self._heldout_urls: dict[str, str] = {}
+        self.metrics_file = MetricsFile(self.out / "metrics.jsonl")
+        self.heldout = HeldoutScoring(self.config, self.out, self.metrics_file, self.state.is_main_process)
         self.models = StartingModels(self.config, self.out, self.state, self._simulator)
         self.batches = EpochBatches(self.config, self.pools, self.state)
 
@@ -183,30 +181,13 @@ class GenEnvTrainer:
         tmp.write_text(json.dumps(state, indent=1))
         tmp.replace(path)
 
-    def _write_metrics(self, row: dict[str, Any]) -> None:
-        with self.metrics_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-
-    def _forget_metrics(self, arm: str, first_epoch: int) -> None:
-        rows = self._all_rows()
-        kept = [r for r in rows if not (r["arm"] == arm and r["epoch"] >= first_epoch)]
-        if len(kept) != len(rows):
-            tmp = self.metrics_path.with_suffix(".tmp")
-            tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
-            tmp.replace(self.metrics_path)
-
-    def _all_rows(self) -> list[dict[str, Any]]:
-        if not self.metrics_path.exists():
-            return []
-        return [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
-
     def metrics(self) -> list[dict[str, Any]]:
         """The epoch rows (one per epoch and arm)."""
-        return [r for r in self._all_rows() if r.get("kind", "epoch") == "epoch"]
+        return self.metrics_file.epochs()
 
     def heldout_metrics(self) -> list[dict[str, Any]]:
         """The held-out rows: one per split, arm and epoch (epoch -1: the starting agent)."""
-        return [r for r in self._all_rows() if r.get("kind") == "heldout"]
+        return self.metrics_file.heldout()
 
     # ------------------------------------------------------------------ components
     def _grpo_agent(self, arm: str, model: str, arm_dir: Path, simulator: Simulator) -> Agent:
@@ -239,7 +220,7 @@ class GenEnvTrainer:
     def run(self) -> list[dict[str, Any]]:
         initial = self.models.initial_env_policy()
         agent_model = self.models.starting_agent(initial)
-        with self._heldout_servers() as self._heldout_urls:
+        with self.heldout.servers():
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
         if self.state.is_main_process:
@@ -258,47 +239,6 @@ class GenEnvTrainer:
         generated tasks (made once per output directory)."""
         return self.models.model_dir(self.models.starting_agent(self.models.initial_env_policy()))
 
-    # ------------------------------------------------------------------ held-out evaluation
-    @contextlib.contextmanager
-    def _heldout_servers(self) -> Iterator[dict[str, str]]:
-        """{env: url} of the held-out envs' servers (the main process evaluates): the configured
-        URLs, and local subprocesses for the rest, stopped when the run ends."""
-        cfg = self.config
-        if not cfg.heldout or not self.state.is_main_process:
-            yield {}
-            return
-        from coevo.client.launcher import launch_local
-
-        envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
-        with launch_local(envs, log_dir=str(self.out)) as started:
-            yield {**cfg.heldout_urls, **started}
-
-    def _agent_heldout(self, simulator: Simulator) -> AgentHeldout | None:
-        cfg = self.config
-        if not self._heldout_urls:
-            return None
-        from coevo.genenv.agent_prompts import AgentPrompts
-
-        head = AgentPrompts(cfg, simulator).head("function_calling")
-        return AgentHeldout.for_run(cfg, self._heldout_urls, [Message(role=m["role"], content=m["content"]) for m in head])  # type: ignore[typeddict-item]
-
-    def _score_heldout(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
-        """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and
-        task lists, for paired comparisons) and one metrics row per split. Epoch -1 is the
-        starting agent, scored once for all arms."""
-        t0 = time.time()
-        cached = self.out / "heldout" / "start.json"
-        if epoch < 0 and cached.exists():
-            result = HeldoutResult.load(cached)
-        else:
-            result = heldout.evaluate(model_dir)
-            target = cached if epoch < 0 else self.out / "heldout" / f"{arm}-epoch-{epoch:03d}.json"
-            result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
-        for row in result.rows:
-            self._write_metrics({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
-            log.info("%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)", arm, epoch, row.env, row.split,
-                     row.success_rate, row.ci95_low, row.ci95_high, row.n, time.time() - t0)
-
     def run_arm(self, arm: str, agent_model: str, initial_policy: Path) -> None:
         cfg = self.config
         arm_dir = self.out / arm
@@ -314,10 +254,10 @@ class GenEnvTrainer:
         if self.state.is_main_process:
             # What an interrupted epoch left behind is redone, not doubled.
             self.pools.forget_from(arm, start)
-            self._forget_metrics(arm, start)
-        heldout = self._agent_heldout(simulator) if self.state.is_main_process else None
+            self.metrics_file.forget(arm, start)
+        heldout = self.heldout.evaluator(simulator) if self.state.is_main_process else None
         if heldout is not None and not any(r["arm"] == arm and r["epoch"] < 0 for r in self.heldout_metrics()):
-            self._score_heldout(heldout, arm, -1, self.models.model_dir(agent_model))
+            self.heldout.score(heldout, arm, -1, self.models.model_dir(agent_model))
         try:
             if arm == "static" and "static_pool" not in state:
                 state["static_pool"] = self.batches.static_pool(simulator)
@@ -341,8 +281,8 @@ class GenEnvTrainer:
                     shutil.rmtree(arm_dir / "agent", ignore_errors=True)
                     tmp.replace(arm_dir / "agent")
                     if heldout is not None:
-                        self._score_heldout(heldout, arm, epoch, arm_dir / "agent")
-                    self._write_metrics(row)
+                        self.heldout.score(heldout, arm, epoch, arm_dir / "agent")
+                    self.metrics_file.write(row)
                     state["epochs_done"] = epoch + 1  # the commit point of the epoch
                     self._save_arm_state(arm, state)
                     log.info("%s epoch %d: %s", arm, epoch, {k: row[k] for k in (
