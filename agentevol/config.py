@@ -1,19 +1,18 @@
-"""AgentEvol's configuration: one dataclass (TRL style: every field documented), named presets,
-and `--field value` overrides from the command line applied on top of a preset."""
+"""AgentEvol's configuration: one dataclass on the trainers' config base (coevo.trainer_config:
+every field documented, checks in __post_init__, `--field value` flags generated from the class),
+and named presets applied under the command line's flags."""
 
 from __future__ import annotations
 
-import json
 import math
-import types
-import typing
 from collections.abc import Sequence
-from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.config import parse_key_values
+from coevo.trainer_config import TrainerConfig
+
 OBJECTIVES = ("reward_weighted", "filter")
-#: Command-line spellings that name another field (`--env alfworld`: the single-env form of --envs).
-ALIASES = {"env": "envs"}
 
 
 def split_entries(entries: Sequence[str], envs: Sequence[str], what: str) -> dict[str | None, str]:
@@ -34,7 +33,10 @@ def split_entries(entries: Sequence[str], envs: Sequence[str], what: str) -> dic
 
 
 @dataclass
-class AgentEvolConfig:
+class AgentEvolConfig(TrainerConfig):
+    #: `--env alfworld`: the single-env spelling of --envs.
+    ALIASES = {"env": "envs"}
+
     # ------------------------------------------------------------------ run
     output_dir: str = field(default="agentevol-output", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
     seed: int = field(default=42, metadata={"help": "Seed for task picks, sampling and training"})
@@ -115,11 +117,7 @@ class AgentEvolConfig:
     )
     concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
 
-    def __post_init__(self) -> None:
-        for name in ("envs", "bc_split", "explore_split"):  # a bare string (`envs="alfworld"`) is one entry
-            value = getattr(self, name)
-            if isinstance(value, str):
-                setattr(self, name, [item.strip() for item in value.split(",") if item.strip()])
+    def check(self) -> None:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
         if self.iterations < 0 or self.samples_per_task < 1 or self.bc_tasks < 0:
@@ -141,6 +139,7 @@ class AgentEvolConfig:
 
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        self.server_options()  # refuses a malformed env_options entry before any work
 
     def bc_split_of(self, env: str) -> str | None:
         """The split BC draws `env`'s instructions from (None: the env's default split)."""
@@ -165,8 +164,21 @@ class AgentEvolConfig:
                 if split in splits:
                     raise ValueError(f"{what} {split!r} of {env} is also evaluated (held out); train on another split")
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def server_urls(self) -> dict[str, list[str]]:
+        """{env: [URL]} of the running servers `env_urls` names (env=URL entries)."""
+        urls: dict[str, list[str]] = {}
+        for item in self.env_urls:
+            env, _, url = item.partition("=")
+            urls.setdefault(env.strip(), []).append(url.strip())
+        return urls
+
+    def server_options(self) -> dict[str, dict[str, Any]]:
+        """{env: options} for locally started servers, from `env_options` (env:key=value entries)."""
+        options: dict[str, dict[str, Any]] = {}
+        for item in self.env_options:
+            env, _, pair = item.partition(":")
+            options.setdefault(env.strip(), {}).update(parse_key_values([pair]))
+        return options
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -196,82 +208,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def from_preset(name: str | None, **overrides: Any) -> AgentEvolConfig:
-    if name is not None and name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
-    values = {**(PRESETS[name] if name else {}), **overrides}
-    return AgentEvolConfig(**values)
-
-
-def _field_types() -> dict[str, Any]:
-    hints = typing.get_type_hints(AgentEvolConfig)
-    return {f.name: hints[f.name] for f in fields(AgentEvolConfig)}
-
-
-def _convert(name: str, kind: Any, raw: str) -> Any:
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin in (typing.Union, types.UnionType):
-        if raw.lower() in ("none", "null", "") and type(None) in args:
-            return None
-        kind = next(a for a in args if a is not type(None))
-        origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if kind is bool:
-        if raw.lower() in ("1", "true", "yes", "on"):
-            return True
-        if raw.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"--{name} wants true or false, got {raw!r}")
-    if origin is list:
-        return [item.strip() for item in raw.split(",") if item.strip()]
-    try:
-        return kind(raw)
-    except ValueError:
-        raise ValueError(f"--{name} wants a {kind.__name__}, got {raw!r}") from None
-
-
-def parse_overrides(args: list[str]) -> dict[str, Any]:
-    """`--field value`, `--field=value` and bare `--flag` (true) / `--no-flag` for booleans."""
-    types_ = _field_types()
-    out: dict[str, Any] = {}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if not arg.startswith("--"):
-            raise ValueError(f"unexpected argument {arg!r}")
-        key, eq, value = arg[2:].partition("=")
-        name = key.replace("-", "_")
-        name = ALIASES.get(name, name)
-        negated = False
-        if name not in types_ and name.startswith("no_") and name[3:] in types_:
-            name, negated = name[3:], True
-        if name not in types_:
-            known = ", ".join(f"--{n.replace('_', '-')}" for n in types_)
-            raise ValueError(f"unknown option --{key}; AgentEvol options: {known}")
-        kind = types_[name]
-        is_bool = kind is bool or kind == (bool | None)
-        if negated:
-            out[name] = False
-        elif eq:
-            out[name] = _convert(name, kind, value)
-        elif is_bool and (i + 1 == len(args) or args[i + 1].startswith("--")):
-            out[name] = True
-        else:
-            if i + 1 == len(args):
-                raise ValueError(f"--{key} needs a value")
-            out[name] = _convert(name, kind, args[i + 1])
-            i += 1
-        i += 1
-    return out
-
-
-def describe_options() -> str:
-    """One line per option with its default and help (for `coevo agentevol --help`)."""
-    lines = []
-    for f in fields(AgentEvolConfig):
-        default = f.default if f.default_factory is MISSING else f.default_factory()
-        lines.append(f"--{f.name.replace('_', '-')} (default {json.dumps(default)}): {f.metadata.get('help', '')}")
-    return "\n".join(lines)
-
-
-def with_overrides(config: AgentEvolConfig, **changes: Any) -> AgentEvolConfig:
-    return replace(config, **changes)
+AgentEvolConfig.PRESETS = PRESETS
+from_preset = AgentEvolConfig.from_preset
+parse_overrides = AgentEvolConfig.parse_args

@@ -163,18 +163,9 @@ class AgentEvol:
 
     # ------------------------------------------------------------------ models
     def base_model_path(self) -> Path:
-        from coevo.client.policies.models import build_tiny_model, default_model_dir
+        from coevo.client.policies.models import resolve_model
 
-        if self.config.model == "tiny":
-            if not (self.layout.tiny_base / "config.json").is_file():
-                build_tiny_model(self.layout.tiny_base, seed=self.config.seed)
-            return self.layout.tiny_base
-        if self.config.model in ("smollm2", "default"):
-            return default_model_dir()
-        path = Path(self.config.model)
-        if not (path / "config.json").is_file():
-            raise FileNotFoundError(f"--model {self.config.model!r} is not a model directory (no config.json)")
-        return path
+        return resolve_model(self.config.model, self.layout.tiny_base, seed=self.config.seed)
 
     def load(self, path: Path) -> tuple[Any, Any]:
         from coevo.client.policies.hf import load_model
@@ -397,7 +388,7 @@ class AgentEvol:
         """Train on D_s (and D_m) under `objective`; all envs' examples form one training set,
         which the trainer's seeded sampler shuffles every epoch."""
         from coevo.agentevol.data import learning_examples
-        from coevo.agentevol.trainer import train_stage
+        from coevo.agentevol.stage import train_stage
 
         c = self.config
         model, tokenizer = start
@@ -479,7 +470,7 @@ class AgentEvol:
         return [self.completed()[s] for s in stage_names(c.iterations)]
 
     def _prepare_run(self) -> None:
-        from coevo.cli.agent_support import RunRecorder
+        from coevo.store.run_recorder import RunRecorder
 
         if self.main:
             self.layout.root.mkdir(parents=True, exist_ok=True)
@@ -494,30 +485,21 @@ class AgentEvol:
 
     async def run_with(self, clients: Mapping[str, Sequence[AsyncEnvClient]]) -> list[dict[str, Any]]:
         """Run (or resume) every stage against already-connected clients; returns the metrics rows."""
-        from coevo.agentevol.plot import plot_success
+        from coevo.plots import plot_stages
 
         self._prepare_run()
         self.clients = {env: list(clients[env]) for env in self.config.envs} if self.main else {}
         rows = await self._run()
         if self.main:
-            plot_success(rows, self.layout.plot)
+            plot_stages(rows, self.layout.plot)
         return rows
 
     def run(self) -> list[dict[str, Any]]:
         """Start (or reach) the env servers, then run or resume every stage; returns the metrics rows."""
-        from coevo.cli.agent_support import env_servers
-        from coevo.cli.serve_cmd import parse_options
+        from coevo.client.launcher import env_servers
 
         c = self.config
         self._prepare_run()
-        urls: dict[str, list[str]] = {}
-        for item in c.env_urls:
-            env, _, url = item.partition("=")
-            urls.setdefault(env.strip(), []).append(url.strip())
-        options: dict[str, dict[str, Any]] = {}
-        for item in c.env_options:
-            env, _, pair = item.partition(":")
-            options.setdefault(env.strip(), {}).update(parse_options([pair]))
 
         async def main(servers: dict[str, list[str]]) -> list[dict[str, Any]]:
             clients = {env: shard_clients(servers[env], c.concurrency) for env in servers}
@@ -529,7 +511,9 @@ class AgentEvol:
                         await client.aclose()
 
         servers_cm: contextlib.AbstractContextManager[dict[str, list[str]]] = (
-            env_servers(c.envs, urls=urls, options=options, db_url=self.db_url) if self.main else contextlib.nullcontext({})
+            env_servers(c.envs, urls=c.server_urls(), options=c.server_options(), db_url=self.db_url)
+            if self.main
+            else contextlib.nullcontext({})
         )
         with servers_cm as servers:
             return asyncio.run(main(servers))

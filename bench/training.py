@@ -63,7 +63,7 @@ def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
 def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     from coevo.client.launcher import launch_local
     from coevo.client.policies.models import default_model_dir
-    from coevo.genenv.config import preset
+    from coevo.genenv.config import GenEnvConfig, preset
     from coevo.genenv.heldout import HeldoutResult
     from coevo.genenv.trainer import GenEnvTrainer
 
@@ -74,7 +74,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
             heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
-        ).with_overrides(dict(item.split("=", 1) for item in args.set)).validated()  # fmt: skip
+        ).replace(**GenEnvConfig.parse_args([f"--set={item}" for item in args.set]))  # fmt: skip
         trainer = GenEnvTrainer(config)
         base_file = out / "heldout" / "base.json"
         if base_file.exists():

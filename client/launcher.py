@@ -132,6 +132,26 @@ def launch_local(
             log.close()
 
 
+
+@contextlib.contextmanager
+def env_servers(
+    envs: Sequence[str],
+    *,
+    urls: Mapping[str, Sequence[str]] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    db_url: str | None = None,
+) -> Iterator[dict[str, list[str]]]:
+    """{env: [base urls]} for a job over `envs`: the given URLs where there are any, and local
+    `coevo serve` subprocesses (with their env `options`) for the rest, stopped on exit."""
+    given = {env: list(u) for env, u in (urls or {}).items() if u}
+    missing = [env for env in envs if env not in given]
+    if not missing:
+        yield given
+        return
+    specs = [ServerSpec(env, dict((options or {}).get(env, {}))) for env in missing]
+    with launch_local(specs, db_url=db_url) as started:
+        yield {**given, **{env: [url] for env, url in started.items()}}
+
 def docker_available() -> bool:
     """True when the docker SDK is installed and an engine answers a ping."""
     try:

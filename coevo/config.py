@@ -7,7 +7,9 @@ AgentGym-style servers run out of memory under RL.
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
@@ -112,3 +114,19 @@ def _parse(name: str, annotation: Any, raw: str) -> Any:
     if "int" in kind:
         return int(raw)
     return raw
+
+
+def parse_key_values(pairs: Sequence[str]) -> dict[str, object]:
+    """`key=value` pairs (env options: `coevo serve -o`, a trainer's env_options) as a dict;
+    values that parse as JSON (numbers, true, lists) become those types, the rest stay text."""
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"an option is key=value, got {pair!r}")
+        try:
+            value: object = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options[key.strip()] = value
+    return options

@@ -1,4 +1,6 @@
-"""GenEnv run configuration: one dataclass, named presets, `key=value` overrides.
+"""GenEnv run configuration: one dataclass on the trainers' config base (coevo.trainer_config:
+every field documented, checks in __post_init__, `--field value` flags generated from the class)
+and named presets.
 
 Paper settings (Guo et al. 2025): AdamW, agent lr 1e-6, environment lr 5e-7, batch 64,
 10 epochs; public config: GRPO group 8, KL 0.001, alpha 0.5, beta 2.0, k_min 0.1. The presets
@@ -7,164 +9,250 @@ for small CPU runs change what a 135M model on two cores needs, and say so.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.genenv.curriculum import RWR_AVERAGES
 from coevo.hardware import SETTINGS as BF16_SETTINGS
+from coevo.trainer_config import TrainerConfig
 
 ARMS = ("genenv", "random", "static")
 
 
 @dataclass
-class GenEnvConfig:
-    # ---------------------------------------------------------------- run
-    output_dir: str = "runs/genenv"
-    #: Which arms to run, in order: genenv (pi_env trained by RWR), random (pi_env frozen),
-    #: static (a fixed pool of generated tasks, reused every epoch).
-    arms: tuple[str, ...] = ARMS
-    epochs: int = 10
-    #: Tasks generated per epoch (the paper's batch).
-    tasks_per_epoch: int = 64
-    seed: int = 0
-    #: SQL store for generated tasks and the pools; None: a SQLite file in output_dir.
-    db_url: str | None = None
-    # ---------------------------------------------------------------- alpha-curriculum
-    alpha: float = 0.5
-    beta: float = 2.0
-    k_min: float = 0.1
-    #: The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band
-    #: R_env lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and
-    #: beta and alpha barely shaped the update; at 10 a task at the band's edge weighs 0.82 of one
-    #: at alpha, one at |p_hat - alpha| = 0.3 (soft_band) 0.19 (see coevo.genenv.curriculum).
-    rwr_lambda: float = 10.0
-    #: D_env epochs used by each environment update (0: the whole pool so far). A short window
-    #: fits the current agent's in-band tasks; the whole pool keeps pulling toward the easy
-    #: tasks a weak early agent could solve long after it has outgrown them.
-    env_pool_window: int = 2
-    #: What the RWR log-likelihood is averaged over. "in_band": the in-band samples (their
-    #: weights normalised to sum 1, so one lucky task pulls as hard as twenty); "generated":
-    #: every task generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate
-    #: of E_{task ~ pi_env}[w log pi_env]), so the pull grows with the share of tasks in band
-    #: and the KL penalty holds pi_env when few land there; "soft_band": like "generated" but over
-    #: every task of the window, each weighted by exp(rwr_lambda (R_env - 1)), with no hard cut at
-    #: k_min (a task just outside the band still counts a little).
-    env_rwr_average: str = "in_band"
-    # ---------------------------------------------------------------- agent (GRPO via TRL)
-    #: "smollm2-135m" (packaged SmolLM2-135M-Instruct), "tiny", or a local model directory.
-    agent_model: str = "smollm2-135m"
-    agent_lr: float = 1e-6
-    #: GRPO group size: completions per task, which also give p_hat.
-    group_size: int = 8
-    #: Tasks per GRPO optimizer step (the step's batch is tasks_per_step x group_size
-    #: completions); more per step means fewer, larger steps and batched generation.
-    tasks_per_step: int = 1
-    #: 0: GRPO on every task of the epoch's batch, its groups giving p_hat (Algorithm 1). > 0:
-    #: a sampling pass draws group_size completions for every task first, without training
-    #: (p_hat, R_env, D_env and the metrics come from it), then GRPO trains on at most this many
-    #: tasks whose group had unequal rewards, those with p_hat nearest alpha first (dynamic
-    #: sampling, as in DAPO): a group of equal rewards has zero advantage, so GRPO learns
-    #: nothing from it, and generation alone costs a fraction of a GRPO step per completion.
-    grpo_tasks_per_epoch: int = 0
-    kl_beta: float = 0.001
-    temperature: float = 1.0
-    max_completion_length: int = 64
-    agent_system_prompt: str = (
-        "Answer with exactly one reply and nothing else: one function call such as "
-        "name(arg=\"value\"), one action, or a short answer."
-    )
-    #: Show one solved base task of the same family as a previous chat turn (one-shot).
-    agent_demo: bool = True
-    #: SFT warm-up of the agent before co-evolution (0 steps: none): AdamW steps on the gold
-    #: answers of tasks the initial simulator generates on a seed stream of their own, in the
-    #: prompts GRPO will show, loss on the answer. Every arm starts from the warmed model, which
-    #: is also GRPO's KL reference; it is made once per output directory.
-    agent_warmup_steps: int = 0
-    agent_warmup_lr: float = 5e-5
-    agent_warmup_tasks: int = 64
-    agent_warmup_batch_size: int = 8
-    #: "auto": vLLM for agent generation when it is installed and a GPU is present.
-    use_vllm: str = "auto"
-    #: Engine of the sampling pass (grpo_tasks_per_epoch > 0): "auto" (llama.cpp on a CPU host
-    #: where it is installed, with the weights synced before every pass; else GRPO's model
-    #: through transformers), "llamacpp", "transformers".
-    sample_backend: str = "auto"
-    #: torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes
-    #: keep half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one).
-    cpu_threads: int = 0
-    #: bf16 mixed precision for the agent: "auto" (a GPU with bf16, or a CPU with AMX, where it
-    #: is several times faster), "true", "false". Weights and optimizer state stay fp32.
-    bf16: str = "auto"
-    #: Activation checkpointing for the agent (saves GPU memory; only costs time on CPU).
-    gradient_checkpointing: bool = False
-    #: TRL's GRPO loss normalisation ("grpo": per sequence, as in the GRPO paper).
-    loss_type: str = "grpo"
-    #: Keep AdamW state in checkpoints (exact resume; twice the model size on disk).
-    save_optimizer: bool = True
-    # ---------------------------------------------------------------- D_train replay
-    #: Share of each epoch's GRPO tasks replayed from this arm's D_train: past tasks whose group
-    #: had unequal rewards (0 < p_hat < 1), the latest epoch first and nearest alpha first within
-    #: it (GenEnvTrainer._batch). They take that share of the GRPO tasks rather than adding to
-    #: them: under Algorithm 1 pi_env generates that many fewer tasks, with dynamic sampling GRPO
-    #: trains on that many fewer fresh ones. Their rollouts go to D_train (source "replay"), not
-    #: to D_env or the epoch's metrics. None in the first epoch (nothing to replay yet).
-    replay_fraction: float = 0.0
-    #: Share of each epoch's GRPO tasks drawn from the simulator's base tasks (the data the
-    #: paper's D_train starts from), a seeded sample per epoch, the same for every arm.
-    replay_base_fraction: float = 0.0
-    # ---------------------------------------------------------------- environment policy
-    #: "parametric" (knob distribution) or "llm".
-    env_backend: str = "parametric"
-    families: tuple[str, ...] = ("function_calling",)
-    #: Base-task sources for the LLM policy's examples (families and env names).
-    base_sources: tuple[str, ...] = ("function_calling", "bfcl", "alfworld")
-    base_size: int = 64
-    #: Parametric RWR: gradient steps on the weighted log-likelihood per update and their size.
-    param_lr: float = 0.5
-    param_steps: int = 50
-    #: LLM RWR: AdamW learning rate and steps per update (weighted SFT).
-    env_lr: float = 5e-7
-    env_update_steps: int = 8
-    env_batch_size: int = 8
-    #: KL(pi_env || initial simulator) penalty, and the cap on how far one update may move.
-    #: Strong enough that a handful of in-band samples cannot collapse pi_env onto their knobs
-    #: (at 0.05 and a cap of 0.5 it reached 0.99 on the easiest setting of every knob and drew
-    #: harder tasks under 1% of the time, so it could not follow an improving agent).
-    env_kl_coef: float = 0.3
-    env_kl_cap: float = 0.3
-    #: LLM policy: model ("tiny", a local directory, or the served name with llm_endpoint).
-    env_model: str | None = None
-    llm_endpoint: str | None = None
-    llm_temperature: float = 0.8
-    #: Base tasks shown to the LLM policy per generation.
-    llm_examples: int = 2
-    llm_max_new_tokens: int = 200
-    #: Plain SFT steps on base tasks before co-evolution (teaches a fresh LLM the task format).
-    env_warmup_steps: int = 0
-    env_warmup_lr: float = 1e-3
-    # ---------------------------------------------------------------- baselines
-    #: Static augmentation: the fixed pool the initial simulator generates once holds this many
-    #: epochs' worth of tasks (round(static_pool_epochs * tasks_per_epoch)); every epoch draws
-    #: its batch from it. See docs/genenv.md on how this differs from the paper's baseline.
-    static_pool_epochs: float = 4.0
-    # ---------------------------------------------------------------- held-out evaluation
-    #: Real benchmark splits the agent is scored on, before training and after every epoch of
-    #: every arm, as ENV:SPLIT[:N] (e.g. bfcl:simple_python:100); empty: none. The task lists
-    #: are fixed by `seed`; tasks are shown as simulator tasks (see coevo.genenv.heldout).
-    heldout: tuple[str, ...] = ()
-    #: Tasks per held-out split when an entry gives no N (0: the whole split).
-    heldout_n: int = 100
-    #: env -> base URL of its server; envs not listed here are served by local subprocesses.
-    heldout_urls: dict[str, str] = field(default_factory=dict)
-    # ---------------------------------------------------------------- remote simulators
-    #: arm -> URL of a `coevo serve simulator --admin-token ...` server (else in-process).
-    simulator_urls: dict[str, str] = field(default_factory=dict)
-    admin_token: str | None = None
+class GenEnvConfig(TrainerConfig):
+    #: `--simulator-url ARM=URL` (repeatable): one entry of simulator_urls.
+    ALIASES = {"simulator_url": "simulator_urls"}
 
-    def validated(self) -> GenEnvConfig:
+    # ---------------------------------------------------------------- run
+    output_dir: str = field(
+        default="runs/genenv",
+        metadata={"help": "Checkpoints, pools, metrics.jsonl and the plot; re-running resumes it"},
+    )
+    arms: tuple[str, ...] = field(
+        default=ARMS,
+        metadata={"help": "Which arms to run, in order: genenv (pi_env trained by RWR), random (pi_env frozen), static (a "
+                  "fixed pool of generated tasks, reused every epoch)."},
+    )
+    epochs: int = field(default=10, metadata={"help": "Co-evolution epochs per arm"})
+    tasks_per_epoch: int = field(default=64, metadata={"help": "Tasks generated per epoch (the paper's batch)."})
+    seed: int = field(default=0, metadata={"help": "Seed of task generation, sampling and training"})
+    db_url: str | None = field(
+        default=None,
+        metadata={"help": "SQL store for generated tasks and the pools; None: a SQLite file in output_dir."},
+    )
+    # ---------------------------------------------------------------- alpha-curriculum
+    alpha: float = field(default=0.5, metadata={"help": "The target success rate the curriculum aims tasks at"})
+    beta: float = field(default=2.0, metadata={"help": "Sharpness of R_env = exp(-beta (p_hat - alpha)^2)"})
+    k_min: float = field(
+        default=0.1,
+        metadata={"help": "Half-width of the band around alpha: tasks with |p_hat - alpha| > k_min are excluded from RWR"},
+    )
+    rwr_lambda: float = field(
+        default=10.0,
+        metadata={"help": "The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band R_env "
+                  "lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and beta and "
+                  "alpha barely shaped the update; at 10 a task at the band's edge weighs 0.82 of one at alpha, one "
+                  "at |p_hat - alpha| = 0.3 (soft_band) 0.19 (see coevo.genenv.curriculum)."},
+    )
+    env_pool_window: int = field(
+        default=2,
+        metadata={"help": "D_env epochs used by each environment update (0: the whole pool so far). A short window fits the "
+                  "current agent's in-band tasks; the whole pool keeps pulling toward the easy tasks a weak early "
+                  "agent could solve long after it has outgrown them."},
+    )
+    env_rwr_average: str = field(
+        default="in_band",
+        metadata={"help": "What the RWR log-likelihood is averaged over. \"in_band\": the in-band samples (their weights "
+                  "normalised to sum 1, so one lucky task pulls as hard as twenty); \"generated\": every task "
+                  "generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate of E_{task ~ "
+                  "pi_env}[w log pi_env]), so the pull grows with the share of tasks in band and the KL penalty "
+                  "holds pi_env when few land there; \"soft_band\": like \"generated\" but over every task of the "
+                  "window, each weighted by exp(rwr_lambda (R_env - 1)), with no hard cut at k_min (a task just "
+                  "outside the band still counts a little)."},
+    )
+    # ---------------------------------------------------------------- agent (GRPO via TRL)
+    agent_model: str = field(
+        default="smollm2-135m",
+        metadata={"help": "\"smollm2-135m\" (packaged SmolLM2-135M-Instruct), \"tiny\", or a local model directory."},
+    )
+    agent_lr: float = field(default=1e-6, metadata={"help": "The agent's GRPO learning rate (AdamW)"})
+    group_size: int = field(
+        default=8,
+        metadata={"help": "GRPO group size: completions per task, which also give p_hat."},
+    )
+    tasks_per_step: int = field(
+        default=1,
+        metadata={"help": "Tasks per GRPO optimizer step (the step's batch is tasks_per_step x group_size completions); "
+                  "more per step means fewer, larger steps and batched generation."},
+    )
+    grpo_tasks_per_epoch: int = field(
+        default=0,
+        metadata={"help": "0: GRPO on every task of the epoch's batch, its groups giving p_hat (Algorithm 1). > 0: a "
+                  "sampling pass draws group_size completions for every task first, without training (p_hat, R_env, "
+                  "D_env and the metrics come from it), then GRPO trains on at most this many tasks whose group had "
+                  "unequal rewards, those with p_hat nearest alpha first (dynamic sampling, as in DAPO): a group of "
+                  "equal rewards has zero advantage, so GRPO learns nothing from it, and generation alone costs a "
+                  "fraction of a GRPO step per completion."},
+    )
+    kl_beta: float = field(
+        default=0.001,
+        metadata={"help": "GRPO's KL coefficient to the reference (the starting agent)"},
+    )
+    temperature: float = field(default=1.0, metadata={"help": "The agent's sampling temperature"})
+    max_completion_length: int = field(default=64, metadata={"help": "Longest agent answer, in tokens"})
+    agent_system_prompt: str = field(
+        default=(
+            "Answer with exactly one reply and nothing else: one function call such as "
+            "name(arg=\"value\"), one action, or a short answer."
+        ),
+        metadata={"help": "The agent's system prompt"},
+    )
+    agent_demo: bool = field(
+        default=True,
+        metadata={"help": "Show one solved base task of the same family as a previous chat turn (one-shot)."},
+    )
+    agent_warmup_steps: int = field(
+        default=0,
+        metadata={"help": "SFT warm-up of the agent before co-evolution (0 steps: none): AdamW steps on the gold answers of "
+                  "tasks the initial simulator generates on a seed stream of their own, in the prompts GRPO will "
+                  "show, loss on the answer. Every arm starts from the warmed model, which is also GRPO's KL "
+                  "reference; it is made once per output directory."},
+    )
+    agent_warmup_lr: float = field(default=5e-5, metadata={"help": "Learning rate of the agent warm-up"})
+    agent_warmup_tasks: int = field(default=64, metadata={"help": "Generated tasks the agent warm-up trains on"})
+    agent_warmup_batch_size: int = field(default=8, metadata={"help": "Answers per agent warm-up step"})
+    use_vllm: str = field(
+        default="auto",
+        metadata={"help": "\"auto\": vLLM for agent generation when it is installed and a GPU is present."},
+    )
+    sample_backend: str = field(
+        default="auto",
+        metadata={"help": "Engine of the sampling pass (grpo_tasks_per_epoch > 0): \"auto\" (llama.cpp on a CPU host where it "
+                  "is installed, with the weights synced before every pass; else GRPO's model through "
+                  "transformers), \"llamacpp\", \"transformers\"."},
+    )
+    cpu_threads: int = field(
+        default=0,
+        metadata={"help": "torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes keep "
+                  "half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one)."},
+    )
+    bf16: str = field(
+        default="auto",
+        metadata={"help": "bf16 mixed precision for the agent: \"auto\" (a GPU with bf16, or a CPU with AMX, where it is "
+                  "several times faster), \"true\", \"false\". Weights and optimizer state stay fp32."},
+    )
+    gradient_checkpointing: bool = field(
+        default=False,
+        metadata={"help": "Activation checkpointing for the agent (saves GPU memory; only costs time on CPU)."},
+    )
+    loss_type: str = field(
+        default="grpo",
+        metadata={"help": "TRL's GRPO loss normalisation (\"grpo\": per sequence, as in the GRPO paper)."},
+    )
+    save_optimizer: bool = field(
+        default=True,
+        metadata={"help": "Keep AdamW state in checkpoints (exact resume; twice the model size on disk)."},
+    )
+    # ---------------------------------------------------------------- D_train replay
+    replay_fraction: float = field(
+        default=0.0,
+        metadata={"help": "Share of each epoch's GRPO tasks replayed from this arm's D_train: past tasks whose group had "
+                  "unequal rewards (0 < p_hat < 1), the latest epoch first and nearest alpha first within it "
+                  "(GenEnvTrainer._batch). They take that share of the GRPO tasks rather than adding to them: under "
+                  "Algorithm 1 pi_env generates that many fewer tasks, with dynamic sampling GRPO trains on that "
+                  "many fewer fresh ones. Their rollouts go to D_train (source \"replay\"), not to D_env or the "
+                  "epoch's metrics. None in the first epoch (nothing to replay yet)."},
+    )
+    replay_base_fraction: float = field(
+        default=0.0,
+        metadata={"help": "Share of each epoch's GRPO tasks drawn from the simulator's base tasks (the data the paper's "
+                  "D_train starts from), a seeded sample per epoch, the same for every arm."},
+    )
+    # ---------------------------------------------------------------- environment policy
+    env_backend: str = field(default="parametric", metadata={"help": "\"parametric\" (knob distribution) or \"llm\"."})
+    families: tuple[str, ...] = field(
+        default=("function_calling",),
+        metadata={"help": "Task families of the parametric pi_env (and its base tasks)"},
+    )
+    base_sources: tuple[str, ...] = field(
+        default=("function_calling", "bfcl", "alfworld"),
+        metadata={"help": "Base-task sources for the LLM policy's examples (families and env names)."},
+    )
+    base_size: int = field(
+        default=64,
+        metadata={"help": "Base tasks the simulator builds (examples, replayed base tasks)"},
+    )
+    param_lr: float = field(
+        default=0.5,
+        metadata={"help": "Parametric RWR: step size of the gradient steps on the weighted log-likelihood"},
+    )
+    param_steps: int = field(default=50, metadata={"help": "Parametric RWR: gradient steps per update"})
+    env_lr: float = field(default=5e-7, metadata={"help": "LLM RWR: AdamW learning rate per update (weighted SFT)"})
+    env_update_steps: int = field(default=8, metadata={"help": "LLM RWR: AdamW steps per update"})
+    env_batch_size: int = field(default=8, metadata={"help": "LLM RWR (and the LLM warm-up): examples per step"})
+    env_kl_coef: float = field(
+        default=0.3,
+        metadata={"help": "KL(pi_env || initial simulator) penalty. Strong "
+                  "enough that a handful of in-band samples cannot collapse pi_env onto their knobs (at 0.05 and a "
+                  "cap of 0.5 it reached 0.99 on the easiest setting of every knob and drew harder tasks under 1% "
+                  "of the time, so it could not follow an improving agent)."},
+    )
+    env_kl_cap: float = field(
+        default=0.3,
+        metadata={"help": "The cap on KL(pi_env || initial simulator) one update may reach"},
+    )
+    env_model: str | None = field(
+        default=None,
+        metadata={"help": "LLM policy: model (\"tiny\", a local directory, or the served name with llm_endpoint)."},
+    )
+    llm_endpoint: str | None = field(
+        default=None,
+        metadata={"help": "LLM policy: an OpenAI-compatible endpoint serving env_model (else a local model)"},
+    )
+    llm_temperature: float = field(default=0.8, metadata={"help": "LLM policy: sampling temperature"})
+    llm_examples: int = field(default=2, metadata={"help": "Base tasks shown to the LLM policy per generation."})
+    llm_max_new_tokens: int = field(default=200, metadata={"help": "LLM policy: longest generated task, in tokens"})
+    env_warmup_steps: int = field(
+        default=0,
+        metadata={"help": "Plain SFT steps on base tasks before co-evolution (teaches a fresh LLM the task format)."},
+    )
+    env_warmup_lr: float = field(default=1e-3, metadata={"help": "Learning rate of the LLM simulator warm-up"})
+    # ---------------------------------------------------------------- baselines
+    static_pool_epochs: float = field(
+        default=4.0,
+        metadata={"help": "Static augmentation: the fixed pool the initial simulator generates once holds this many epochs' "
+                  "worth of tasks (round(static_pool_epochs * tasks_per_epoch)); every epoch draws its batch from "
+                  "it. See docs/genenv.md on how this differs from the paper's baseline."},
+    )
+    # ---------------------------------------------------------------- held-out evaluation
+    heldout: tuple[str, ...] = field(
+        default=(),
+        metadata={"help": "Real benchmark splits the agent is scored on, before training and after every epoch of every "
+                  "arm, as ENV:SPLIT[:N] (e.g. bfcl:simple_python:100); empty: none. The task lists are fixed by "
+                  "`seed`; tasks are shown as simulator tasks (see coevo.genenv.heldout)."},
+    )
+    heldout_n: int = field(
+        default=100,
+        metadata={"help": "Tasks per held-out split when an entry gives no N (0: the whole split)."},
+    )
+    heldout_urls: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"help": "env -> base URL of its server; envs not listed here are served by local subprocesses."},
+    )
+    # ---------------------------------------------------------------- remote simulators
+    simulator_urls: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"help": "arm -> URL of a `coevo serve simulator --admin-token ...` server (else in-process)."},
+    )
+    admin_token: str | None = field(
+        default=None,
+        metadata={"help": "Admin token of the remote simulators (never written to config.json)",
+                  "secret": True, "env": "COEVO_ADMIN_TOKEN"},
+    )
+
+    def check(self) -> None:
         unknown = set(self.arms) - set(ARMS)
         if unknown or not self.arms:
             raise ValueError(f"arms must be among {ARMS}, got {self.arms}")
@@ -203,7 +291,6 @@ class GenEnvConfig:
 
         for item in self.heldout:
             HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
-        return self
 
     def _check_replay(self) -> None:
         for name in ("replay_fraction", "replay_base_fraction"):
@@ -217,44 +304,12 @@ class GenEnvConfig:
         """Tasks in the static-augmentation pool."""
         return max(1, round(self.static_pool_epochs * self.tasks_per_epoch))
 
-    def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["admin_token"] = None  # never written to disk
-        return data
-
-    def with_overrides(self, overrides: dict[str, str]) -> GenEnvConfig:
-        return dataclasses.replace(self, **{k: parse_value(self, k, v) for k, v in overrides.items()})
-
-
-def parse_value(config: GenEnvConfig, key: str, raw: str) -> Any:
-    """A `--set key=value` string as the field's type."""
-    types = {f.name: f for f in fields(config)}
-    if key not in types:
-        raise KeyError(f"unknown config field {key!r}; fields: {', '.join(sorted(types))}")
-    current = getattr(config, key)
-    if isinstance(current, bool):
-        if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise ValueError(f"{key} must be true or false")
-        return raw.lower() in ("true", "1", "yes")
-    if isinstance(current, tuple):
-        return tuple(v.strip() for v in raw.split(",") if v.strip())
-    if isinstance(current, dict):
-        pairs = [p.split("=", 1) if "=" in p else p.split(":", 1) for p in raw.split(",") if p.strip()]
-        return {k.strip(): v.strip() for k, v in pairs}
-    if isinstance(current, int) and not isinstance(current, bool):
-        return int(raw)
-    if isinstance(current, float):
-        return float(raw)
-    if current is None:
-        if raw.lower() == "none":
-            return None
-        for cast in (int, float):
-            try:
-                return cast(raw)
-            except ValueError:
-                pass
-        return raw
-    return raw
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GenEnvConfig:
+        data = dict(data)
+        if "static_pool_size" in data:  # written before static_pool_epochs
+            data["static_pool_epochs"] = data.pop("static_pool_size") / data["tasks_per_epoch"]
+        return super().from_dict(data)
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -322,20 +377,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def preset(name: str, **overrides: Any) -> GenEnvConfig:
-    try:
-        values = PRESETS[name]
-    except KeyError:
-        raise KeyError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}") from None
-    return GenEnvConfig(**{**values, **overrides}).validated()
-
-
-def load_config(path: str | Path) -> GenEnvConfig:
-    data = json.loads(Path(path).read_text())
-    data["arms"] = tuple(data["arms"])
-    data["families"] = tuple(data["families"])
-    data["base_sources"] = tuple(data["base_sources"])
-    if "static_pool_size" in data:  # written before static_pool_epochs
-        data["static_pool_epochs"] = data.pop("static_pool_size") / data["tasks_per_epoch"]
-    data["heldout"] = tuple(data.get("heldout", ()))
-    return GenEnvConfig(**data)
+GenEnvConfig.PRESETS = PRESETS
+from_preset = preset = GenEnvConfig.from_preset
+load_config = GenEnvConfig.load

@@ -13,8 +13,11 @@ between the two is what training did. One reply per task, as in training (no ret
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +30,10 @@ from coevo.envs.simulator.families.function_calling import render_prompt
 
 if TYPE_CHECKING:
     from coevo.genenv.config import GenEnvConfig
+    from coevo.genenv.metrics_file import MetricsFile
+    from coevo.genenv.simulator import Simulator
+
+log = logging.getLogger(__name__)
 
 
 def signature(doc: Mapping[str, Any]) -> str:
@@ -132,3 +139,60 @@ class AgentHeldout:
 
 def parse_splits(items: Sequence[str], default_n: int) -> tuple[HeldoutSplit, ...]:
     return tuple(HeldoutSplit.parse(item, default_n) for item in items)
+
+
+class HeldoutScoring:
+    """A run's held-out evaluation (the main process scores): servers for the held-out envs
+    while the run lasts, the evaluator in the agent's training view, and the rows and files of
+    every agent scored."""
+
+    def __init__(self, config: GenEnvConfig, out: Path, metrics: MetricsFile, main_process: bool) -> None:
+        self.config, self.out, self.metrics, self.main_process = config, out, metrics, main_process
+        #: {env: url} of the held-out envs' servers while a run is in progress.
+        self.urls: dict[str, str] = {}
+
+    @contextlib.contextmanager
+    def servers(self) -> Iterator[dict[str, str]]:
+        """{env: url} of the held-out envs' servers: the configured URLs, and local subprocesses
+        for the rest, stopped when the run ends (none outside the main process)."""
+        cfg = self.config
+        if not cfg.heldout or not self.main_process:
+            yield {}
+            return
+        from coevo.client.launcher import launch_local
+
+        envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
+        with launch_local(envs, log_dir=str(self.out)) as started:
+            self.urls = {**cfg.heldout_urls, **started}
+            try:
+                yield self.urls
+            finally:
+                self.urls = {}
+
+    def evaluator(self, simulator: Simulator) -> AgentHeldout | None:
+        """The held-out evaluator, in the prompts `simulator`'s tasks are shown in (None: no
+        held-out splits, or not while the servers are up)."""
+        cfg = self.config
+        if not self.urls:
+            return None
+        from coevo.genenv.agent_prompts import AgentPrompts
+
+        head = AgentPrompts(cfg, simulator).head("function_calling")
+        return AgentHeldout.for_run(cfg, self.urls, [Message(role=m["role"], content=m["content"]) for m in head])  # type: ignore[typeddict-item]
+
+    def score(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
+        """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and
+        task lists, for paired comparisons) and one metrics row per split. Epoch -1 is the
+        starting agent, scored once for all arms."""
+        t0 = time.time()
+        cached = self.out / "heldout" / "start.json"
+        if epoch < 0 and cached.exists():
+            result = HeldoutResult.load(cached)
+        else:
+            result = heldout.evaluate(model_dir)
+            target = cached if epoch < 0 else self.out / "heldout" / f"{arm}-epoch-{epoch:03d}.json"
+            result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
+        for row in result.rows:
+            self.metrics.write({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
+            log.info("%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)", arm, epoch, row.env, row.split,
+                     row.success_rate, row.ci95_low, row.ci95_high, row.n, time.time() - t0)

@@ -24,14 +24,12 @@ Re-running with the same directory resumes after the last finished epoch.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import random
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,21 +37,17 @@ import numpy as np
 
 from coevo.genenv import curriculum
 from coevo import hardware
-from coevo.client.policies.base import Message
+from coevo.genenv.batches import EpochBatches, epoch_seed
 from coevo.genenv.config import GenEnvConfig, load_config
-from coevo.genenv.heldout import AgentHeldout, HeldoutResult, parse_splits
+from coevo.genenv.heldout import HeldoutScoring
+from coevo.genenv.metrics_file import MetricsFile
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
+from coevo.genenv.starting_models import StartingModels
 from coevo.store.genenv import GenEnvEnvSample
 
 log = logging.getLogger(__name__)
 
-#: LLM warm-up: example sets shown per target task.
-WARMUP_CONTEXTS_PER_TASK = 4
-#: The seed streams of tasks drawn outside the epochs (see _epoch_seed): the static pool's and
-#: the agent warm-up's, apart from each other and from every epoch's.
-STATIC_POOL_EPOCH = -1
-WARMUP_EPOCH = -2
 #: Config fields that may change between a run and its resume (they do not change results).
 RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls"}
 
@@ -133,11 +127,6 @@ def _others_busy_cores(sample_s: float = 1.0) -> float | None:
     return None if after is None else hardware.others_busy_cores(before, after)
 
 
-def _epoch_seed(seed: int, epoch: int) -> int:
-    """The generation seed of an epoch: the same for every arm, so arms start from the same tasks."""
-    return random.Random(f"genenv:{seed}:{epoch}").randrange(2**62)
-
-
 class GenEnvTrainer:
     def __init__(
         self, config: GenEnvConfig, *, on_epoch: Callable[[dict[str, Any]], None] | None = None,
@@ -161,16 +150,17 @@ class GenEnvTrainer:
         self.db_url = config.db_url or f"sqlite:///{(self.out / 'store.db').resolve()}"
         self.engine = make_engine(self.db_url)
         self.pools = Pools(self.engine, run_id=str(self.out.resolve()))
-        self.metrics_path = self.out / "metrics.jsonl"
-        #: {env: url} of the held-out envs' servers while a run is in progress.
-        self._heldout_urls: dict[str, str] = {}
+        self.metrics_file = MetricsFile(self.out / "metrics.jsonl")
+        self.heldout = HeldoutScoring(self.config, self.out, self.metrics_file, self.state.is_main_process)
+        self.models = StartingModels(self.config, self.out, self.state, self._simulator)
+        self.batches = EpochBatches(self.config, self.pools, self.state)
 
     # ------------------------------------------------------------------ bookkeeping
     def _check_resume(self) -> None:
         path = self.out / "config.json"
-        mine = self.config.to_json()
+        mine = self.config.to_dict()
         if path.exists():
-            saved = load_config(path).to_json()
+            saved = load_config(path).to_dict()
             changed = {k for k in mine if mine[k] != saved.get(k)} - RESUMABLE_CHANGES
             if changed:
                 raise ValueError(
@@ -191,147 +181,19 @@ class GenEnvTrainer:
         tmp.write_text(json.dumps(state, indent=1))
         tmp.replace(path)
 
-    def _write_metrics(self, row: dict[str, Any]) -> None:
-        with self.metrics_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-
-    def _forget_metrics(self, arm: str, first_epoch: int) -> None:
-        rows = self._all_rows()
-        kept = [r for r in rows if not (r["arm"] == arm and r["epoch"] >= first_epoch)]
-        if len(kept) != len(rows):
-            tmp = self.metrics_path.with_suffix(".tmp")
-            tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
-            tmp.replace(self.metrics_path)
-
-    def _all_rows(self) -> list[dict[str, Any]]:
-        if not self.metrics_path.exists():
-            return []
-        return [json.loads(line) for line in self.metrics_path.read_text().splitlines() if line.strip()]
-
     def metrics(self) -> list[dict[str, Any]]:
         """The epoch rows (one per epoch and arm)."""
-        return [r for r in self._all_rows() if r.get("kind", "epoch") == "epoch"]
+        return self.metrics_file.epochs()
 
     def heldout_metrics(self) -> list[dict[str, Any]]:
         """The held-out rows: one per split, arm and epoch (epoch -1: the starting agent)."""
-        return [r for r in self._all_rows() if r.get("kind") == "heldout"]
+        return self.metrics_file.heldout()
 
     # ------------------------------------------------------------------ components
     def _grpo_agent(self, arm: str, model: str, arm_dir: Path, simulator: Simulator) -> Agent:
         from coevo.genenv.agent import GRPOAgent
 
-        return GRPOAgent(self._model_dir(model), self.config, arm_dir, simulator)
-
-    def _texts_for_tiny_model(self) -> list[str]:
-        """A tiny model's tokenizer is trained on what it will read: base tasks and prompts."""
-        from coevo.envs.simulator.base_tasks import build_base_pool
-        from coevo.envs.simulator.families import family_names
-        from coevo.envs.simulator.policies.llm import build_messages, render_example
-
-        sources = self.config.families if self.config.env_backend == "parametric" else self.config.base_sources
-        pool, _ = build_base_pool([s for s in sources if s in family_names()], 32, self.config.seed)
-        texts = [render_example(t) for t in pool]
-        texts += [m["content"] for t in pool[:4] for m in build_messages([t], {"agent_success": 0.3})]
-        return texts + [self.config.agent_system_prompt]
-
-    def _model_dir(self, spec: str) -> str:
-        from coevo.genenv.models import resolve_model
-
-        texts = self._texts_for_tiny_model() if spec == "tiny" else None
-        return resolve_model(spec, self.out, texts, seed=self.config.seed)
-
-    def _initial_env_policy(self) -> Path:
-        """pi_env at epoch 0, shared by every arm: the uniform knob distribution, or the LLM
-        simulator after its optional warm-up SFT."""
-        cfg = self.config
-        if cfg.env_backend == "parametric":
-            from coevo.envs.simulator.policies.parametric import ParametricPolicy
-
-            path = self.out / "env_policy_initial.json"
-            if not path.exists() and self.state.is_main_process:
-                ParametricPolicy(list(cfg.families)).save(path)
-            self.state.wait_for_everyone()
-            return path
-        if cfg.llm_endpoint:
-            return Path(str(cfg.env_model))
-
-        def make(partial: Path) -> None:
-            source = self._model_dir(str(cfg.env_model))
-            if cfg.env_warmup_steps > 0:
-                self._warm_up_llm(source, partial)
-            elif self.state.is_main_process:
-                shutil.copytree(source, partial)
-
-        return self._model_once(self.out / "env_policy_initial", make)
-
-    def _model_once(self, target: Path, make: Callable[[Path], None]) -> Path:
-        """A model directory made once per run: `make(partial)` writes it (on every process, as
-        training under accelerate needs; the main process saves) into a partial directory that is
-        then renamed into place, so an interrupted run never leaves a model that looks finished
-        (config.json present) but is not. An existing `target` is reused."""
-        if (target / "config.json").exists():
-            return target
-        partial = target.with_name(target.name + ".tmp")
-        if self.state.is_main_process:
-            shutil.rmtree(partial, ignore_errors=True)
-        self.state.wait_for_everyone()
-        make(partial)
-        if self.state.is_main_process:
-            shutil.rmtree(target, ignore_errors=True)
-            partial.replace(target)
-        self.state.wait_for_everyone()
-        return target
-
-    def _warm_up_llm(self, source: str, target: Path) -> None:
-        """Plain SFT on base tasks in the generator's own format: the simulator learns to write
-        a task and its answer before co-evolution starts."""
-        from coevo.envs.simulator.base_tasks import build_base_pool
-        from coevo.envs.simulator.policies.llm import TASK_HEADER, build_messages, render_example
-        from coevo.genenv.env_update import LLMExample, update_llm
-
-        cfg = self.config
-        pool, _ = build_base_pool(list(cfg.base_sources), cfg.base_size, cfg.seed)
-        rng = random.Random(cfg.seed)
-        examples = []
-        for task in pool:
-            others = [t for t in pool if t.family == task.family and t.task_id != task.task_id]
-            output = render_example(task)[len(TASK_HEADER):]
-            # Several example sets and difficulty contexts per target: the task written must
-            # not hinge on which examples were shown, only on their kind, and the prompts the
-            # loop will send (with the agent's success rate) must not be new to the model.
-            for i in range(WARMUP_CONTEXTS_PER_TASK):
-                shown = rng.sample(others, min(cfg.llm_examples, len(others)))
-                context = {} if i == 0 else {"agent_success": rng.random(), "target_success": cfg.alpha}
-                examples.append(LLMExample(build_messages(shown, context), output, 1.0))
-        stats = update_llm(source, None, target, examples, lr=cfg.env_warmup_lr, steps=cfg.env_warmup_steps,
-                           batch_size=cfg.env_batch_size, kl_coef=0.0, kl_cap=float("inf"),
-                           prefix=TASK_HEADER, seed=cfg.seed)
-        log.info("LLM simulator warm-up: %s", stats)
-
-    def _starting_agent(self, initial_policy: Path) -> str:
-        """The model every arm starts from (and GRPO's KL reference): `agent_model`, or with
-        `agent_warmup_steps` that model after SFT on gold answers of tasks the initial simulator
-        generated (see coevo.genenv.agent_warmup), made once and reused on resume."""
-        cfg = self.config
-        if cfg.agent_warmup_steps == 0:
-            return cfg.agent_model
-
-        def make(partial: Path) -> None:
-            from coevo.genenv.agent_warmup import warm_up_agent
-
-            t0 = time.time()
-            simulator = self._simulator(cfg.arms[0], initial_policy)
-            try:
-                stats = warm_up_agent(self._model_dir(cfg.agent_model), partial, simulator, cfg,
-                                      _epoch_seed(cfg.seed, WARMUP_EPOCH))
-            finally:
-                simulator.close()
-            stats["elapsed_s"] = round(time.time() - t0, 1)
-            log.info("agent warm-up: %s", stats)
-            if self.state.is_main_process:
-                (partial / "warmup.json").write_text(json.dumps(stats, indent=1))
-
-        return str(self._model_once(self.out / "agent_warmup", make))
+        return GRPOAgent(self.models.model_dir(model), self.config, arm_dir, simulator)
 
     def _simulator(self, arm: str, policy_path: Path) -> Simulator:
         cfg = self.config
@@ -356,67 +218,26 @@ class GenEnvTrainer:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> list[dict[str, Any]]:
-        initial = self._initial_env_policy()
-        agent_model = self._starting_agent(initial)
-        with self._heldout_servers() as self._heldout_urls:
+        initial = self.models.initial_env_policy()
+        agent_model = self.models.starting_agent(initial)
+        with self.heldout.servers():
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
         if self.state.is_main_process:
-            from coevo.genenv.plot import plot_metrics
+            from coevo.plots import plot_epochs
 
-            plot_metrics(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
-                         heldout=self.heldout_metrics())
+            plot_epochs(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
+                        heldout=self.heldout_metrics())
         return self.metrics()
 
     def base_agent(self) -> str:
         """The model directory of `agent_model`, before any training."""
-        return self._model_dir(self.config.agent_model)
+        return self.models.model_dir(self.config.agent_model)
 
     def starting_agent(self) -> str:
         """The model directory every arm starts from: `agent_model`, or after the SFT warm-up on
         generated tasks (made once per output directory)."""
-        return self._model_dir(self._starting_agent(self._initial_env_policy()))
-
-    # ------------------------------------------------------------------ held-out evaluation
-    @contextlib.contextmanager
-    def _heldout_servers(self) -> Iterator[dict[str, str]]:
-        """{env: url} of the held-out envs' servers (the main process evaluates): the configured
-        URLs, and local subprocesses for the rest, stopped when the run ends."""
-        cfg = self.config
-        if not cfg.heldout or not self.state.is_main_process:
-            yield {}
-            return
-        from coevo.client.launcher import launch_local
-
-        envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
-        with launch_local(envs, log_dir=str(self.out)) as started:
-            yield {**cfg.heldout_urls, **started}
-
-    def _agent_heldout(self, simulator: Simulator) -> AgentHeldout | None:
-        cfg = self.config
-        if not self._heldout_urls:
-            return None
-        from coevo.genenv.agent_prompts import AgentPrompts
-
-        head = AgentPrompts(cfg, simulator).head("function_calling")
-        return AgentHeldout.for_run(cfg, self._heldout_urls, [Message(role=m["role"], content=m["content"]) for m in head])  # type: ignore[typeddict-item]
-
-    def _score_heldout(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
-        """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and
-        task lists, for paired comparisons) and one metrics row per split. Epoch -1 is the
-        starting agent, scored once for all arms."""
-        t0 = time.time()
-        cached = self.out / "heldout" / "start.json"
-        if epoch < 0 and cached.exists():
-            result = HeldoutResult.load(cached)
-        else:
-            result = heldout.evaluate(model_dir)
-            target = cached if epoch < 0 else self.out / "heldout" / f"{arm}-epoch-{epoch:03d}.json"
-            result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
-        for row in result.rows:
-            self._write_metrics({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
-            log.info("%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)", arm, epoch, row.env, row.split,
-                     row.success_rate, row.ci95_low, row.ci95_high, row.n, time.time() - t0)
+        return self.models.model_dir(self.models.starting_agent(self.models.initial_env_policy()))
 
     def run_arm(self, arm: str, agent_model: str, initial_policy: Path) -> None:
         cfg = self.config
@@ -433,19 +254,19 @@ class GenEnvTrainer:
         if self.state.is_main_process:
             # What an interrupted epoch left behind is redone, not doubled.
             self.pools.forget_from(arm, start)
-            self._forget_metrics(arm, start)
-        heldout = self._agent_heldout(simulator) if self.state.is_main_process else None
+            self.metrics_file.forget(arm, start)
+        heldout = self.heldout.evaluator(simulator) if self.state.is_main_process else None
         if heldout is not None and not any(r["arm"] == arm and r["epoch"] < 0 for r in self.heldout_metrics()):
-            self._score_heldout(heldout, arm, -1, self._model_dir(agent_model))
+            self.heldout.score(heldout, arm, -1, self.models.model_dir(agent_model))
         try:
             if arm == "static" and "static_pool" not in state:
-                state["static_pool"] = self._static_pool(simulator)
+                state["static_pool"] = self.batches.static_pool(simulator)
                 if self.state.is_main_process:
                     self._save_arm_state(arm, state)
             for epoch in range(start, cfg.epochs):
                 t0 = time.time()
                 threads = self.cpu_threads.choose()
-                batch = self._shared_batch(arm, epoch, simulator, state)
+                batch = self.batches.shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
                 sampled, trained = self._rollouts(agent, epoch, batch)
@@ -460,8 +281,8 @@ class GenEnvTrainer:
                     shutil.rmtree(arm_dir / "agent", ignore_errors=True)
                     tmp.replace(arm_dir / "agent")
                     if heldout is not None:
-                        self._score_heldout(heldout, arm, epoch, arm_dir / "agent")
-                    self._write_metrics(row)
+                        self.heldout.score(heldout, arm, epoch, arm_dir / "agent")
+                    self.metrics_file.write(row)
                     state["epochs_done"] = epoch + 1  # the commit point of the epoch
                     self._save_arm_state(arm, state)
                     log.info("%s epoch %d: %s", arm, epoch, {k: row[k] for k in (
@@ -474,69 +295,6 @@ class GenEnvTrainer:
             del agent
 
     # ------------------------------------------------------------------ steps of an epoch
-    def _static_pool(self, simulator: Simulator) -> dict[str, Any]:
-        """The static-augmentation pool: static_pool_epochs x tasks_per_epoch tasks generated once
-        by the initial simulator, then fixed (kept in the arm's state, so a resumed run reuses it)."""
-        batch = simulator.generate(self.config.static_pool_size, _epoch_seed(self.config.seed, STATIC_POOL_EPOCH))
-        return {
-            "tasks": [vars(t) for t in batch.tasks],
-            "attempts": batch.attempts, "valid": batch.valid, "policy_version": batch.policy_version,
-        }
-
-    def _shared_batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:
-        """The epoch's tasks, drawn once by the main process and sent to the others (under
-        `accelerate launch`), so every GPU trains on the same batch and each task is
-        generated and recorded once."""
-        if self.state.num_processes == 1:
-            return self._batch(arm, epoch, simulator, state)
-        from accelerate.utils import broadcast_object_list
-
-        box = [self._batch(arm, epoch, simulator, state) if self.state.is_main_process else None]
-        broadcast_object_list(box)
-        batch = box[0]
-        assert batch is not None  # the main process filled the box
-        return batch
-
-    def _batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:
-        """The epoch's tasks: fresh ones (generated by pi_env, or drawn from the static pool) and
-        those replayed from D_train (`replay_fraction`: past tasks of the arm, see
-        Pools.replay_tasks; `replay_base_fraction`: base tasks). The replayed take their share of
-        the epoch's GRPO tasks: under Algorithm 1 that many fewer fresh tasks are drawn."""
-        cfg = self.config
-        past_quota, base_quota = self._replay_quota()
-        past = self.pools.replay_tasks(arm, epoch) if past_quota else []
-        base = simulator.base_tasks(base_quota, _epoch_seed(cfg.seed, epoch)) if base_quota else []
-        replayed = min(past_quota, len(past)) + len(base)
-        fresh = cfg.tasks_per_epoch - (replayed if cfg.grpo_tasks_per_epoch <= 0 else 0)
-        batch = self._fresh_batch(arm, epoch, simulator, state, fresh)
-        taken = {t.task_id for t in batch.tasks}  # a task is trained on once an epoch
-        batch.replayed_base = [t for t in base if t.task_id not in taken]
-        taken |= {t.task_id for t in batch.replayed_base}
-        batch.replayed = [t for t in past if t.task_id not in taken][:past_quota]
-        return batch
-
-    def _replay_quota(self) -> tuple[int, int]:
-        """How many of an epoch's GRPO tasks may be past tasks and base tasks replayed from
-        D_train: their shares of the GRPO tasks, rounded, leaving at least one for a fresh task."""
-        cfg = self.config
-        budget = cfg.grpo_tasks_per_epoch if cfg.grpo_tasks_per_epoch > 0 else cfg.tasks_per_epoch
-        past = min(int(cfg.replay_fraction * budget + 0.5), budget - 1)
-        base = min(int(cfg.replay_base_fraction * budget + 0.5), budget - 1 - past)
-        return past, base
-
-    def _fresh_batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any], count: int) -> TaskBatch:
-        """`count` tasks new to the epoch: generated by pi_env, or drawn from the static pool."""
-        cfg = self.config
-        if arm == "static":
-            pool = state["static_pool"]
-            tasks = [BatchTask(**t) for t in pool["tasks"]]
-            rng = random.Random(f"static:{cfg.seed}:{epoch}")
-            chosen = rng.sample(tasks, min(count, len(tasks)))
-            return TaskBatch(chosen, pool["attempts"], pool["valid"], pool["policy_version"])
-        if cfg.env_backend == "llm" and state.get("last_success") is not None:
-            simulator.set_context({"agent_success": state["last_success"], "target_success": cfg.alpha})
-        return simulator.generate(count, _epoch_seed(cfg.seed, epoch))
-
     def _rollouts(self, agent: Agent, epoch: int, batch: TaskBatch) -> tuple[list[Trace], list[Trace]]:
         """The epoch's rollouts: (the traces p_hat is estimated from, GRPO's traces). Algorithm 1
         (grpo_tasks_per_epoch 0): GRPO on every task, fresh and replayed, and its groups are the
@@ -563,7 +321,7 @@ class GenEnvTrainer:
         if not tasks:
             return []
         t0 = time.time()
-        sampled = agent.sample(tasks, _epoch_seed(self.config.seed, epoch))
+        sampled = agent.sample(tasks, epoch_seed(self.config.seed, epoch))
         log.info("epoch %d: sampled %d completions in %.1f s", epoch, len(sampled), time.time() - t0)
         return sampled
 

@@ -118,9 +118,9 @@ def make_policy(spec: str, *, sampling: Sampling | None = None, backend: str | N
         return OpenAIChatPolicy(
             model, base_url=base_url or None, sampling=sampling, **{k: v for k, v in options.items() if k in allowed}
         )
-    if spec in ("smollm2", "default"):
-        from coevo.client.policies.models import default_model_dir
+    from coevo.client.policies.models import SMOLLM2_ALIASES, default_model_dir
 
+    if spec.lower() in SMOLLM2_ALIASES:
         return local_policy(default_model_dir(), backend=backend, sampling=sampling, **{**options, "name": "smollm2-135m"})
     path = Path(spec[len("hf:") :] if spec.startswith("hf:") else spec)
     if not (path / "config.json").is_file():

@@ -103,6 +103,31 @@ def default_model_dir() -> Path:
     return out
 
 
+
+#: Names of the default model (SmolLM2-135M-Instruct) wherever a model is named: a policy spec,
+#: AgentEvol's `model`, GenEnv's `agent_model` and `env_model`.
+SMOLLM2_ALIASES = ("smollm2", "smollm2-135m", "smollm2-135m-instruct", "default")
+
+
+def resolve_model(spec: str, tiny_dir: str | Path, *, corpus: Iterable[str] = (), seed: int = 0) -> Path:
+    """The local model directory `spec` names, the one model lookup of the trainers and policies:
+    a SmolLM2 alias (the converted default model), "tiny" (a random tiny model built once in
+    `tiny_dir`, its tokenizer trained on `corpus`), or a model directory. Nothing is downloaded."""
+    if spec.lower() in SMOLLM2_ALIASES:
+        return default_model_dir()
+    if spec.lower() == "tiny":
+        target = Path(tiny_dir)
+        if not (target / "config.json").is_file():
+            build_tiny_model(target, corpus=corpus, seed=seed)
+        return target
+    path = Path(spec).expanduser()
+    if (path / "config.json").is_file():
+        return path
+    raise ValueError(
+        f"model {spec!r} is neither an alias ({', '.join(SMOLLM2_ALIASES)}, tiny) nor a local model "
+        "directory (no config.json); nothing is downloaded at run time"
+    )
+
 # ---------------------------------------------------------------------------- tiny models
 _TINY_CORPUS = (
     "Thought: I should go to the countertop and look for the apple.\nAction: go to countertop 1\n"

@@ -23,21 +23,21 @@ def agentevol(
     from rich.console import Console
     from rich.table import Table
 
-    from coevo.agentevol.config import describe_options, from_preset, parse_overrides
+    from coevo.agentevol.config import AgentEvolConfig
 
     console = Console()
     if list_options:
-        console.print(describe_options(), markup=False, highlight=False)
+        console.print(AgentEvolConfig.describe_options(), markup=False, highlight=False)
         raise typer.Exit()
     try:
-        overrides = parse_overrides(list(ctx.args))
+        overrides = AgentEvolConfig.parse_args(list(ctx.args))
         if output_dir:
             overrides["output_dir"] = output_dir
-        config = from_preset(preset, **overrides)
+        config = AgentEvolConfig.from_preset(preset, **overrides)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
-    from coevo.cli.agent_support import exit_cleanly_on_sigterm
+    from coevo.cli.signals import exit_cleanly_on_sigterm
 
     exit_cleanly_on_sigterm()
     from coevo.agentevol.loop import AgentEvol

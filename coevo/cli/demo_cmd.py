@@ -73,16 +73,11 @@ def demo(
     from rich.console import Console
     from rich.table import Table
 
-    from coevo.cli.agent_support import (
-        ProgressLog,
-        RunRecorder,
-        env_servers,
-        exit_cleanly_on_sigterm,
-        on_signal,
-        pct,
-        progress_bar,
-        slug,
-    )
+    from coevo.cli.progress import ProgressLog, progress_bar
+    from coevo.cli.signals import exit_cleanly_on_sigterm, on_signal
+    from coevo.cli.tables import pct, slug
+    from coevo.client.launcher import env_servers
+    from coevo.store.run_recorder import RunRecorder
     from coevo.client.agenttraj import write_jsonl
     from coevo.client.evaluation import TaskRef, eval_split, pick_tasks, rollout_tasks
     from coevo.client.policies import Sampling, make_policy

@@ -41,17 +41,12 @@ def evaluate(
 
     from rich.console import Console
 
-    from coevo.cli.agent_support import (
-        ProgressLog,
-        RunRecorder,
-        env_servers,
-        exit_cleanly_on_sigterm,
-        on_signal,
-        progress_bar,
-        results_table,
-        slug,
-    )
+    from coevo.cli.progress import ProgressLog, progress_bar
     from coevo.cli.serve_cmd import parse_options
+    from coevo.cli.signals import exit_cleanly_on_sigterm, on_signal
+    from coevo.cli.tables import results_table, slug
+    from coevo.client.launcher import env_servers
+    from coevo.store.run_recorder import RunRecorder
     from coevo.client.agenttraj import save_hf_dataset, write_jsonl
     from coevo.client.evaluation import eval_split, pick_tasks, results_document, rollout_tasks
     from coevo.client.policies import Sampling, make_policy

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -12,18 +11,13 @@ from coevo.cli import app
 
 
 def parse_options(pairs: list[str]) -> dict[str, object]:
-    """`key=value` pairs; values that parse as JSON (numbers, true, lists) become those types."""
-    options: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"--option wants key=value, got {pair!r}")
-        try:
-            value: object = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        options[key.strip()] = value
-    return options
+    """`--option key=value` pairs (see coevo.config.parse_key_values), refused as a bad parameter."""
+    from coevo.config import parse_key_values
+
+    try:
+        return parse_key_values(pairs)
+    except ValueError as exc:
+        raise typer.BadParameter(f"--option: {exc}") from None
 
 
 @app.command("serve")

@@ -24,7 +24,7 @@ from coevo.agentevol.data import (  # noqa: E402
     tokenize_record,
 )
 from coevo.agentevol.loop import AgentEvol  # noqa: E402
-from coevo.agentevol.trainer import weighted_nll  # noqa: E402
+from coevo.agentevol.stage import weighted_nll  # noqa: E402
 from coevo.client.policies.base import Policy  # noqa: E402
 from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
 from coevo.client.policies.hf import load_model  # noqa: E402

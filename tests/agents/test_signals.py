@@ -6,24 +6,25 @@ import signal
 
 import pytest
 
-from coevo.cli import agent_support
+from coevo.cli import signals
+from coevo.cli.progress import ProgressLog
 
 
 def test_signals_run_callbacks_then_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    monkeypatch.setattr(agent_support, "_ON_SIGNAL", [])
-    agent_support.on_signal(lambda: calls.append("cancel"))
+    monkeypatch.setattr(signals, "_ON_SIGNAL", [])
+    signals.on_signal(lambda: calls.append("cancel"))
     with pytest.raises(SystemExit) as exited:
-        agent_support._handle(signal.SIGTERM, None)
+        signals._handle(signal.SIGTERM, None)
     assert exited.value.code == 128 + signal.SIGTERM and calls == ["cancel"]
     with pytest.raises(KeyboardInterrupt):
-        agent_support._handle(signal.SIGINT, None)
+        signals._handle(signal.SIGINT, None)
     assert calls == ["cancel", "cancel"]
 
 
 def test_progress_log_lines(tmp_path: pytest.TempPathFactory) -> None:
     path = tmp_path / "sub" / "p.log"  # type: ignore[operator]
-    progress = agent_support.ProgressLog(path, "env/test · model", 2)
+    progress = ProgressLog(path, "env/test · model", 2)
     progress.episode(True)
     progress.episode(False)
     progress.close()

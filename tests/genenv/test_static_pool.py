@@ -51,7 +51,7 @@ def test_the_pool_holds_several_epochs_of_tasks_is_generated_once_and_feeds_ever
 
 
 def test_a_config_written_with_static_pool_size_still_loads(tmp_path: Path) -> None:
-    data = GenEnvConfig(tasks_per_epoch=4).to_json()
+    data = GenEnvConfig(tasks_per_epoch=4).to_dict()
     del data["static_pool_epochs"]
     data["static_pool_size"] = 8
     (tmp_path / "config.json").write_text(json.dumps(data))

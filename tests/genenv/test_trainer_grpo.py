@@ -106,8 +106,8 @@ def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untou
         pytest.importorskip("llama_cpp")
     cfg = preset("ci", output_dir=str(tmp_path), arms=("genenv",), max_completion_length=8, sample_backend=backend)
     trainer = GenEnvTrainer(cfg)
-    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
-    agent = trainer.agent_factory("genenv", trainer._model_dir("tiny"), tmp_path / "agent", simulator)
+    simulator = trainer._simulator("genenv", trainer.models.initial_env_policy())
+    agent = trainer.agent_factory("genenv", trainer.models.model_dir("tiny"), tmp_path / "agent", simulator)
     tasks = simulator.generate(11, seed=5).tasks  # more than one generate() call's worth
     rng_before = torch.random.get_rng_state()
     agent.trainer.model.train()
@@ -194,10 +194,10 @@ def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(tmp_pa
 
     cfg = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=2, agent_warmup_tasks=3)
     trainer = GenEnvTrainer(cfg)
-    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
+    simulator = trainer._simulator("genenv", trainer.models.initial_env_policy())
     monkeypatch.setattr(simulator, "expert", lambda task_id: None)
     with pytest.raises(RuntimeError, match="no generated task with a gold answer"):
-        warm_up_agent(trainer._model_dir("tiny"), tmp_path / "warm", simulator, cfg, seed=0)
+        warm_up_agent(trainer.models.model_dir("tiny"), tmp_path / "warm", simulator, cfg, seed=0)
     assert not (tmp_path / "warm").exists()
     simulator.close()
 
@@ -212,7 +212,7 @@ def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
 
     cfg = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=1, agent_warmup_tasks=3)
     trainer = GenEnvTrainer(cfg)
-    model = trainer._model_dir("tiny")
+    model = trainer.models.model_dir("tiny")
     tokenizer = AutoTokenizer.from_pretrained(model)
     short, long = 'f(a=1)', 'search_flights(origin="Dublin", destination="Hanoi", passengers=1)'
     n_short, n_long = (len(tokenizer(x, add_special_tokens=False)["input_ids"]) for x in (short, long))
@@ -221,7 +221,7 @@ def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
     assert answers_over_budget(model, [short, long], n_short) == 1
     assert answers_over_budget(model, [short, long], n_short - 1) == 2
 
-    simulator = trainer._simulator("genenv", trainer._initial_env_policy())
+    simulator = trainer._simulator("genenv", trainer.models.initial_env_policy())
     with caplog.at_level("WARNING", logger="coevo.genenv.agent_warmup"):
         stats = warm_up_agent(model, tmp_path / "tight", simulator, cfg, seed=0)
     assert stats["answers_over_budget"] == 3  # ci's 6 tokens hold no gold call
