@@ -21,6 +21,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit
@@ -34,6 +35,7 @@ from coevo.envs.bfcl.data import (
     Entry,
     is_relevance_category,
 )
+from coevo.wire import AgentPrompt
 
 #: The most turns any BFCL multi-turn entry has.
 MAX_TURNS = 8
@@ -107,6 +109,7 @@ class BfclEnv(Env):
     max_steps = MAX_TURNS * 22
     default_split = "simple_python"
     action_example = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
+    agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("simple_python", "multiple", "parallel", "parallel_multiple")
     #: Python calls like the held-out categories', from the live (user-contributed) entries.
     train_split = "live_simple"
