@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.plan_fields import (
+from coevo.envs.travelplanner.plans import (
     attraction_items,
     extract_before_parenthesis,
     extract_from_to,

@@ -25,7 +25,7 @@ from typing import Any
 from coevo.envs.base import Env, ResetResult, StepResult
 from coevo.envs.travelplanner.database import Sandbox, open_sandbox
 from coevo.envs.travelplanner.evaluation import PlanEvaluation, evaluate_plan
-from coevo.envs.travelplanner.plan_format import PlanFormatError, parse_plan, render_text
+from coevo.envs.travelplanner.plans import PlanFormatError, parse_plan, render_text
 from coevo.envs.travelplanner.prompts import SOLE_PLANNING, TWO_STAGE
 from coevo.envs.travelplanner.reference import reference_information
 from coevo.envs.travelplanner.tasks import Task, TaskStore, parse_split_sizes

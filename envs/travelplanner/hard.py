@@ -24,7 +24,7 @@ from coevo.envs.travelplanner.commonsense import (
     run_checks,
 )
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.plan_fields import extract_from_to, filled, flight_number, name_and_city
+from coevo.envs.travelplanner.plans import extract_from_to, filled, flight_number, name_and_city
 from coevo.envs.travelplanner.queries import Query
 
 #: Official keys, in the order the official `evaluation()` reports them, with the paper's names.
