@@ -28,8 +28,8 @@ from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit
 from coevo.envs.bfcl import expert, prompts
 from coevo.envs.bfcl.apis import ApiWorld, TurnTruth, ground_truth_trajectory
 from coevo.envs.bfcl.calls import decode_reply, looks_like_call_attempt
-from coevo.envs.bfcl.checker import check_answer
-from coevo.envs.bfcl.data import (
+from coevo.envs.bfcl.scoring import check_answer
+from coevo.envs.bfcl.tasks import (
     CATEGORIES,
     BfclCatalog,
     Entry,
