@@ -110,7 +110,7 @@ def bench_tool_calls(calls: list[tuple[str, str]]) -> dict[str, float]:
 
 def bench_plan_evaluation(env: Any, tasks: list[Any]) -> dict[str, float]:
     """Official evaluation of each expert plan and of a copy that repeats a restaurant (warm lookups)."""
-    from coevo.envs.travelplanner.evaluation import evaluate_plan
+    from coevo.envs.travelplanner.scoring import evaluate_plan
 
     plans = []
     for task in tasks:

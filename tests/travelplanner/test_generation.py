@@ -8,7 +8,7 @@ import pytest
 
 from coevo.envs.travelplanner.budget import Unbudgetable, estimate_budgets, level_budget, round_to_hundreds
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.evaluation import evaluate_plan
+from coevo.envs.travelplanner.scoring import evaluate_plan
 from coevo.envs.travelplanner.tasks import CELLS, cell_of, generate_task, spoken_date
 from tests.travelplanner.tiny import query
 
