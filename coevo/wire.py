@@ -6,10 +6,11 @@ other's code. Field names are the protocol — changing one is a breaking change
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PROTOCOL_VERSION = "1"
 
@@ -43,6 +44,19 @@ class ThoughtRule(_Model):
 
     pattern: str
     thought: str
+
+    @model_validator(mode="after")
+    def _usable(self) -> ThoughtRule:
+        """An env's bad rule fails when the env class loads, not in a client mid-rollout."""
+        try:
+            groups = re.compile(self.pattern).groups
+        except re.error as exc:
+            raise ValueError(f"pattern {self.pattern!r} is not a regular expression: {exc}") from None
+        try:
+            self.thought.format(*[""] * groups, action="")
+        except (IndexError, KeyError, ValueError) as exc:
+            raise ValueError(f"thought {self.thought!r} does not fit the pattern's {groups} groups: {exc}") from None
+        return self
 
 
 class ActionFold(_Model):

@@ -3,8 +3,11 @@ served by /info and followed by the compat routes and the client, with no env na
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from coevo.client.policies.prompts import prompt_from_info
-from coevo.wire import InfoResponse
+from coevo.wire import InfoResponse, ThoughtRule
 from tests.server.conftest import serve
 
 DESCRIBED = "tests.server.envs:DescribedGuessEnv"
@@ -48,3 +51,13 @@ def test_auto_route_style_follows_the_env(sqlite_url: str) -> None:
         assert set(step) == {"state", "reward", "done", "info"}
     with serve(DESCRIBED, db_url=sqlite_url, agentgym_style="id") as c:  # the server's setting wins
         assert "id" in c.post("/create").json()
+
+
+def test_a_broken_thought_rule_is_refused_where_the_env_declares_it() -> None:
+    assert ThoughtRule(pattern=r"^go to (.+)$", thought="I go to {0}.").thought == "I go to {0}."
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        ThoughtRule(pattern=r"^go to (.+$", thought="x")
+    with pytest.raises(ValidationError, match="does not fit"):
+        ThoughtRule(pattern=r"^take (.+)$", thought="I take {0} from {1}.")
+    with pytest.raises(ValidationError, match="does not fit"):
+        ThoughtRule(pattern=r"^look$", thought="I {look}.")
