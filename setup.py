@@ -35,6 +35,7 @@ def discover() -> list[str]:
 setup(
     package_dir=FOLDERS,
     packages=discover(),
-    package_data={"": ["*.json", "*.txt", "*.pddl", "*.yaml", "*.csv", "*.j2"]},
+    # data/ folders are not packages, so their files are named from the package above them.
+    package_data={"": ["*.json", "*.txt", "*.pddl", "*.yaml", "*.csv", "*.j2", "data/*"]},
     include_package_data=True,
 )

@@ -28,7 +28,7 @@ from typing import Any
 
 from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
-from coevo.envs.bfcl.data import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
+from coevo.envs.bfcl.tasks import MULTI_TURN_CATEGORIES, SINGLE_TURN_CATEGORIES
 from coevo.envs.bfcl.env import BfclEnv
 from coevo.envs.registry import make
 

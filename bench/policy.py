@@ -47,7 +47,7 @@ def first_turns(env_name: str, split: str, count: int) -> list[list[Message]]:
 
     env = registry.make(env_name)
     total = env.splits()[split]
-    prompt = prompt_for(env_name, env.action_format)
+    prompt = prompt_for(env_name, env.action_format, env.action_example, env.agent_prompt)
     conversations = []
     for index in spread_indices(total, count):
         task_id = env.task_ids(split, index, 1)[0]

@@ -70,7 +70,7 @@ def _replay(client: EnvClient, task_id: str, actions: list[str]) -> int:
     return len(actions)
 
 
-def main() -> None:
+def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--queries", type=int, default=180, help="validation queries the expert plays over HTTP")
@@ -78,10 +78,128 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--skip-build", action="store_true", help="do not time a cold sandbox build")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _server(env: str, options: dict[str, Any] | None = None) -> ServerSpec:
+    return ServerSpec(env, options or {}, extra_args=["--no-record", "--idle-ttl", "0"])
+
+
+def bench_tool_calls(calls: list[tuple[str, str]]) -> dict[str, float]:
+    """The expert's search calls in process on an env with its own caches: cold, then cached."""
+    from coevo.envs.registry import make
+
+    fresh = make("travelplanner", split_sizes="validation=180")  # its own caches, all cold
+    for lookup in (fresh.shared.db.flights, fresh.shared.db.accommodations, fresh.shared.db.restaurants,
+                   fresh.shared.db.attractions, fresh.shared.db.drive):
+        lookup.cache_clear()  # type: ignore[attr-defined]
+    fresh.shared._tool_cache.clear()
+    fresh.reset(task_id="validation-0")
+
+    def rate() -> float:
+        started = time.perf_counter()
+        for _, action in calls:
+            fresh.step(action)
+            if fresh.done:
+                fresh.reset(task_id="validation-0")
+        return len(calls) / (time.perf_counter() - started)
+
+    cold = rate()
+    return {"tool_calls_per_s": round(cold, 1), "tool_calls_per_s_cached": round(rate(), 1)}
+
+
+def bench_plan_evaluation(env: Any, tasks: list[Any]) -> dict[str, float]:
+    """Official evaluation of each expert plan and of a copy that repeats a restaurant (warm lookups)."""
+    from coevo.envs.travelplanner.scoring import evaluate_plan
+
+    plans = []
+    for task in tasks:
+        plan = task.itinerary.plan()
+        broken = copy.deepcopy(plan)
+        broken[1]["lunch"] = broken[1]["breakfast"]
+        plans += [(task.query, plan), (task.query, broken)]
+    verdicts = [evaluate_plan(q, p, env.shared.db).final_pass for q, p in plans]  # warm the lookups
+    started = time.perf_counter()
+    verdicts = [evaluate_plan(q, p, env.shared.db).final_pass for q, p in plans]
+    rate = round(len(plans) / (time.perf_counter() - started), 1)
+    assert verdicts[0::2] == [True] * len(tasks) and not any(verdicts[1::2])
+    return {"plans_evaluated_per_s": rate}
+
+
+def bench_expert_http(client: EnvClient, tasks: list[Any], task_ids: list[str], clients: int) -> dict[str, Any]:
+    """The expert on every query over HTTP: pass rate (overall and per level x days), speed."""
+    log(f"[travelplanner] expert on {len(task_ids)} queries over HTTP")
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        outcomes = list(pool.map(lambda t: _expert_over_http(client, t), task_ids))
+    elapsed = time.perf_counter() - started
+    rewards = [r for r, _ in outcomes]
+    cells: dict[str, list[float]] = defaultdict(list)
+    for task, reward in zip(tasks, rewards):
+        cells[f"{task.query.level}-{task.query.days}"].append(reward)
+    return {
+        "expert_final_pass_rate": sum(r == 1.0 for r in rewards) / len(rewards),
+        "expert_queries": len(rewards),
+        "expert_steps_per_episode": round(sum(s for _, s in outcomes) / len(outcomes), 1),
+        "expert_episodes_per_s_http": round(len(rewards) / elapsed, 2),
+        "expert_final_pass_rate_by_cell": {k: sum(v) / len(v) for k, v in sorted(cells.items())},
+    }
+
+
+def bench_http_tool_calls(client: EnvClient, searches: dict[str, list[str]], task_ids: list[str],
+                          clients: int) -> dict[str, float]:
+    """Search calls over HTTP against the trivial guess env's steps over the same server path."""
+    log("[travelplanner] tool calls over HTTP")
+    with ThreadPoolExecutor(clients) as pool:
+        started = time.perf_counter()
+        done = sum(pool.map(lambda t: _replay(client, t, searches[t]), task_ids))
+        tool_calls = round(done / (time.perf_counter() - started), 1)
+    log("[travelplanner] baseline: the trivial guess env over the same server path")
+    with launch_local([_server("tests.fixture_env:GuessEnv")]) as base:
+        trivial = EnvClient(base["tests.fixture_env:GuessEnv"], timeout=120)
+        guesses = {f"train-{i}": ["guess 0"] * 11 for i in range(len(task_ids))}
+        with ThreadPoolExecutor(clients) as pool:
+            started = time.perf_counter()
+            done = sum(pool.map(lambda t: _replay(trivial, t, guesses[t]), guesses))
+            baseline = done / (time.perf_counter() - started)
+        trivial.close()
+    return {"http_tool_calls_per_s": tool_calls, "http_trivial_steps_per_s": round(baseline, 1),
+            "http_tool_calls_vs_trivial": round(tool_calls / baseline, 2)}
+
+
+def bench_session_memory(client: EnvClient, pid: int, tasks: list[Any], task_ids: list[str],
+                         count: int) -> dict[str, float]:
+    """Server memory per live session, each ten expert steps in (a notebook filled)."""
+    from coevo.envs.travelplanner.env import expert_script
+
+    log(f"[travelplanner] {count} live sessions with notebooks")
+    before = rss_mb(pid)
+    sessions = []
+    for i in range(count):
+        session = client.create(task_id=task_ids[i % len(task_ids)])
+        for action in expert_script(tasks[i % len(tasks)])[:10]:
+            session.step(action)
+        sessions.append(session)
+    result = {"session_kb": round((rss_mb(pid) - before) * 1024 / count, 1)}
+    for session in sessions:
+        session.close()
+    return result
+
+
+def bench_sole_planning(task_ids: list[str], clients: int) -> dict[str, float]:
+    """The expert's pass rate in sole-planning mode (the reference information given up front)."""
+    with launch_local([_server("travelplanner", {"mode": "sole-planning"})]) as servers:
+        client = EnvClient(servers["travelplanner"], timeout=120)
+        with ThreadPoolExecutor(clients) as pool:
+            rewards = [r for r, _ in pool.map(lambda t: _expert_over_http(client, t), task_ids)]
+        client.close()
+    return {"sole_planning_expert_final_pass_rate": sum(r == 1.0 for r in rewards) / len(rewards)}
+
+
+def main() -> None:
+    args = _parse_args()
     from coevo.envs.registry import make
     from coevo.envs.travelplanner.env import expert_script
-    from coevo.envs.travelplanner.evaluation import evaluate_plan
     from coevo.envs.travelplanner.tools import SEARCH_TOOLS
 
     result: dict[str, Any] = {} if args.skip_build else bench_sandbox()
@@ -93,104 +211,22 @@ def main() -> None:
     tasks = [env.shared.tasks.get(t) for t in task_ids]
     result["generation_ms_per_query"] = round((time.perf_counter() - started) * 1000 / len(tasks), 1)
 
-    # ---------------------------------------------------------------- tool calls in process
     searches = {t.task_id: [a for a in expert_script(t) if a.split("[", 1)[0] in SEARCH_TOOLS] for t in tasks}
-    calls = [(tid, a) for tid, actions in searches.items() for a in actions]
-    fresh = make("travelplanner", split_sizes="validation=180")  # its own caches, all cold
-    for lookup in (fresh.shared.db.flights, fresh.shared.db.accommodations, fresh.shared.db.restaurants,
-                   fresh.shared.db.attractions, fresh.shared.db.drive):
-        lookup.cache_clear()  # type: ignore[attr-defined]
-    fresh.shared._tool_cache.clear()
-    fresh.reset(task_id="validation-0")
-    started = time.perf_counter()
-    for _, action in calls:
-        fresh.step(action)
-        if fresh.done:
-            fresh.reset(task_id="validation-0")
-    cold = len(calls) / (time.perf_counter() - started)
-    started = time.perf_counter()
-    for _, action in calls:
-        fresh.step(action)
-        if fresh.done:
-            fresh.reset(task_id="validation-0")
-    result["tool_calls_per_s"] = round(cold, 1)
-    result["tool_calls_per_s_cached"] = round(len(calls) / (time.perf_counter() - started), 1)
+    result |= bench_tool_calls([(tid, a) for tid, actions in searches.items() for a in actions])
+    result |= bench_plan_evaluation(env, tasks)
 
-    # ---------------------------------------------------------------- plan evaluation in process
-    plans = []
-    for task in tasks:
-        plan = task.itinerary.plan()
-        broken = copy.deepcopy(plan)
-        broken[1]["lunch"] = broken[1]["breakfast"]
-        plans += [(task.query, plan), (task.query, broken)]
-    verdicts = [evaluate_plan(q, p, env.shared.db).final_pass for q, p in plans]  # warm the lookups
-    started = time.perf_counter()
-    verdicts = [evaluate_plan(q, p, env.shared.db).final_pass for q, p in plans]
-    result["plans_evaluated_per_s"] = round(len(plans) / (time.perf_counter() - started), 1)
-    assert verdicts[0::2] == [True] * len(tasks) and not any(verdicts[1::2])
-
-    # ---------------------------------------------------------------- over HTTP
-    spec = ServerSpec("travelplanner", {}, extra_args=["--no-record", "--idle-ttl", "0"])
-    sole = ServerSpec("travelplanner", {"mode": "sole-planning"}, extra_args=["--no-record", "--idle-ttl", "0"])
     log("[travelplanner] starting the servers")
     started = time.perf_counter()
-    with launch_local([spec]) as servers:
+    with launch_local([_server("travelplanner")]) as servers:
         result["server_start_s"] = round(time.perf_counter() - started, 2)
         url, pid = servers["travelplanner"], servers.pids["travelplanner"]
         client = EnvClient(url, timeout=120)
-        log(f"[travelplanner] expert on {len(task_ids)} queries over HTTP")
-        started = time.perf_counter()
-        with ThreadPoolExecutor(args.clients) as pool:
-            outcomes = list(pool.map(lambda t: _expert_over_http(client, t), task_ids))
-        elapsed = time.perf_counter() - started
-        rewards = [r for r, _ in outcomes]
-        result["expert_final_pass_rate"] = sum(r == 1.0 for r in rewards) / len(rewards)
-        result["expert_queries"] = len(rewards)
-        result["expert_steps_per_episode"] = round(sum(s for _, s in outcomes) / len(outcomes), 1)
-        result["expert_episodes_per_s_http"] = round(len(rewards) / elapsed, 2)
-        cells: dict[str, list[float]] = defaultdict(list)
-        for task, reward in zip(tasks, rewards):
-            cells[f"{task.query.level}-{task.query.days}"].append(reward)
-        result["expert_final_pass_rate_by_cell"] = {k: sum(v) / len(v) for k, v in sorted(cells.items())}
-
-        log("[travelplanner] tool calls over HTTP")
-        with ThreadPoolExecutor(args.clients) as pool:
-            started = time.perf_counter()
-            done = sum(pool.map(lambda t: _replay(client, t, searches[t]), task_ids))
-            result["http_tool_calls_per_s"] = round(done / (time.perf_counter() - started), 1)
-
-        log("[travelplanner] baseline: the trivial guess env over the same server path")
-        with launch_local([ServerSpec("tests.fixture_env:GuessEnv", {}, extra_args=["--no-record", "--idle-ttl", "0"])]) as base:
-            trivial = EnvClient(base["tests.fixture_env:GuessEnv"], timeout=120)
-            guesses = {f"train-{i}": ["guess 0"] * 11 for i in range(len(task_ids))}
-            with ThreadPoolExecutor(args.clients) as pool:
-                started = time.perf_counter()
-                done = sum(pool.map(lambda t: _replay(trivial, t, guesses[t]), guesses))
-                baseline = done / (time.perf_counter() - started)
-            trivial.close()
-        result["http_trivial_steps_per_s"] = round(baseline, 1)
-        result["http_tool_calls_vs_trivial"] = round(result["http_tool_calls_per_s"] / baseline, 2)
-
-        log(f"[travelplanner] {args.sessions} live sessions with notebooks")
-        before = rss_mb(pid)
-        sessions = []
-        for i in range(args.sessions):
-            session = client.create(task_id=task_ids[i % len(task_ids)])
-            for action in expert_script(tasks[i % len(tasks)])[:10]:
-                session.step(action)
-            sessions.append(session)
-        result["session_kb"] = round((rss_mb(pid) - before) * 1024 / args.sessions, 1)
-        for session in sessions:
-            session.close()
+        result |= bench_expert_http(client, tasks, task_ids, args.clients)
+        result |= bench_http_tool_calls(client, searches, task_ids, args.clients)
+        result |= bench_session_memory(client, pid, tasks, task_ids, args.sessions)
         client.close()
-
     if args.sole:
-        with launch_local([sole]) as servers:
-            client = EnvClient(servers["travelplanner"], timeout=120)
-            with ThreadPoolExecutor(args.clients) as pool:
-                sole_rewards = [r for r, _ in pool.map(lambda t: _expert_over_http(client, t), task_ids[: args.sole])]
-            client.close()
-        result["sole_planning_expert_final_pass_rate"] = sum(r == 1.0 for r in sole_rewards) / len(sole_rewards)
+        result |= bench_sole_planning(task_ids[: args.sole], args.clients)
 
     result["targets"] = {"expert_final_pass_rate": 0.95, "session_kb": 64}
     if args.json:

@@ -34,7 +34,7 @@ class HeldoutSplit:
 
     @classmethod
     def parse(cls, text: str, default_n: int) -> HeldoutSplit:
-        """ENV:SPLIT[:N], e.g. "bfcl:simple_python:100"."""
+        """ENV:SPLIT[:N], e.g. "myenv:test:100"."""
         parts = text.split(":")
         if len(parts) not in (2, 3) or not all(parts):
             raise ValueError(f"held-out split {text!r} is not ENV:SPLIT[:N]")

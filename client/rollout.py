@@ -29,7 +29,7 @@ from coevo.client.errors import EnvClientError, error_for
 from coevo.client.http import AsyncEnvClient, AsyncSession
 from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
 from coevo.client.policies.parsing import canonical_action, parse_react
-from coevo.client.policies.prompts import EnvPrompt, prompt_for
+from coevo.client.policies.prompts import EnvPrompt, prompt_from_info
 from coevo.client.trajectory import EpisodeSpec, Trajectory, Turn, slim_info, task_type_of
 
 #: Values of info["success"] / info["won"] that mean success, whatever JSON type the env used.
@@ -38,12 +38,12 @@ _TRUE = {True, "1", "true", "True", "yes"}  # True == 1: the integer matches too
 
 #: Episodes in flight per httpx pool. httpcore checks every pooled connection for expiry (a
 #: socket poll and getpeername each) on every request, so a pool's cost per request grows with
-#: its size: against one ALFWorld server, 8 episodes ran 290 steps/s through one pool of 8 and
+#: its size: against one text-game server, 8 episodes ran 290 steps/s through one pool of 8 and
 #: 400 through four pools of 2; one pool of 64 ran 7x slower than eight of 8.
 EPISODES_PER_CLIENT = 2
 #: Consecutive replies with no readable action after which an episode ends (status
 #: "invalid_replies"). Without it a stuck model keeps answering prose until max_rounds, which
-#: for BFCL (176 rounds, sized for multi-turn entries) held one single-turn episode for minutes
+#: for a function-calling env (176 rounds, sized for multi-turn entries) held one single-turn episode for minutes
 #: of ever longer prompts while the rest of an evaluation had long finished.
 MAX_INVALID_REPLIES = 3
 
@@ -259,7 +259,7 @@ class RolloutEngine:
                 continue
             info = await self.clients[env][0].info()
             self._env_max_steps[env] = info.max_steps
-            prompt = self._prompts.get(env) or prompt_for(env, info.action_format, info.action_example)
+            prompt = self._prompts.get(env) or prompt_from_info(info)
             self._prompts[env] = dataclasses.replace(prompt, **self.prompt_options) if self.prompt_options else prompt
 
     def prompt(self, env: str) -> EnvPrompt:

@@ -2,8 +2,8 @@
 
 Besides the outcome, two rates say how well an agent speaks the env's language: unreadable
 replies (no action could be parsed) per round, and actions the env accepted per step, from the
-env's own `info["admissible"]` (ALFWorld) or `info["valid"]` (BFCL, SearchQA, ...) where it
-reports one.
+env's own `info["admissible"]` (text games) or `info["valid"]` (most others) where it reports
+one.
 """
 
 from __future__ import annotations

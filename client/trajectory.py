@@ -124,7 +124,7 @@ class Trajectory:
 
 
 def task_type_of(info: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> str | None:
-    """The task's kind from its reset info or catalogue entry (ALFWorld task type, BFCL category...)."""
+    """The task's kind from its reset info or catalogue entry (a game's task type, a benchmark's category...)."""
     for source in (info, meta or {}):
         for key in TASK_TYPE_KEYS:
             value = source.get(key)

@@ -6,9 +6,11 @@ other's code. Field names are the protocol — changing one is a breaking change
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PROTOCOL_VERSION = "1"
 
@@ -42,6 +44,65 @@ class HealthResponse(_Model):
     capacity: int = Field(description="Most live sessions this server accepts")
 
 
+class ThoughtRule(_Model):
+    """One way an expert action is explained in a ReAct trajectory: when `pattern` matches the
+    stripped action (re.match), the thought is `thought` formatted with the match's groups."""
+
+    pattern: str
+    thought: str
+
+    @model_validator(mode="after")
+    def _usable(self) -> ThoughtRule:
+        """An env's bad rule fails when the env class loads, not in a client mid-rollout."""
+        try:
+            groups = re.compile(self.pattern).groups
+        except re.error as exc:
+            raise ValueError(f"pattern {self.pattern!r} is not a regular expression: {exc}") from None
+        try:
+            self.thought.format(*[""] * groups, action="")
+        except (IndexError, KeyError, ValueError) as exc:
+            raise ValueError(f"thought {self.thought!r} does not fit the pattern's {groups} groups: {exc}") from None
+        return self
+
+
+class ActionFold(_Model):
+    """Shorter available-action lists: the actions that start with `prefix` become one `label`
+    entry; `listed_last` actions go at the end, sorted (e.g. always-admissible commands)."""
+
+    prefix: str
+    label: str
+    listed_last: list[str] = Field(default_factory=list)
+
+
+class AgentPrompt(_Model):
+    """How agents are prompted for an env and how their replies are read. An env declares it
+    (`Env.agent_prompt`), /info serves it, and the client builds its prompts from it, so a new
+    env needs no client code. The defaults are the generic prompt every env gets."""
+
+    #: The instruction turn before the reply format; None: the generic one naming the action format.
+    instruction: str | None = None
+    #: Actions are one line (text-game commands); otherwise everything after "Action:" counts.
+    single_line_action: bool = False
+    #: Append the env's finite action set (info["available_actions"]) to each observation.
+    show_available_actions: bool = True
+    #: Explanations of expert actions (first match wins), for behavioural-cloning trajectories.
+    expert_thoughts: list[ThoughtRule] = Field(default_factory=list)
+    #: The thought when no rule matches; `{action}` stands for the stripped action.
+    expert_thought: str = "I will take the next step towards the goal."
+    #: Fold the available-action list (None: list every action).
+    fold_actions: ActionFold | None = None
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> AgentPrompt:
+        """An env's prompt kept as a data file (JSON) beside its code."""
+        return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
+#: How an env's AgentGym-compatible routes answer: AgentGym's ALFWorld-like servers ("id") or
+#: its WebShop-like ones ("env_idx"); see server/compat.py.
+AgentGymRouteStyle = Literal["id", "env_idx"]
+
+
 class InfoResponse(_Model):
     env: str
     env_version: str
@@ -55,6 +116,10 @@ class InfoResponse(_Model):
     action_example: list[str] = Field(default_factory=lambda: ["", ""])
     #: Evaluation splits this server has (never trained on); the first is the env's default.
     heldout_splits: list[str] = Field(default_factory=list)
+    #: How agents are prompted for this env (the generic prompt when the env declares none).
+    agent_prompt: AgentPrompt = Field(default_factory=AgentPrompt)
+    #: The response style of this env's AgentGym-compatible routes.
+    agentgym_style: AgentGymRouteStyle = "id"
 
 
 class TaskEntry(_Model):

@@ -32,6 +32,8 @@ ADMIN_PATH = _AdminPathMarker()
 #: (`ServerConfig.admin_dir`) and hands the command the checked, symlink-free path.
 AdminPath = Annotated[str, Field(min_length=1), ADMIN_PATH]
 
+from coevo.wire import AgentGymRouteStyle, AgentPrompt
+
 
 class EnvError(Exception):
     """Base class for errors an env reports to its caller (the server maps them to HTTP)."""
@@ -134,6 +136,13 @@ class Env(ABC):
     #: One concrete action and the thought that could lead to it: the worked example agents'
     #: prompts show (small models copy "<placeholder>" templates word for word instead).
     action_example: ClassVar[tuple[str, str]] = ("", "")
+    #: How agents are prompted and their replies read (instruction, one-line actions, expert
+    #: thoughts, action-list folding); served by /info. The default is the generic prompt built
+    #: from action_format and action_example. Envs keep theirs in data/agent_prompt.json.
+    agent_prompt: ClassVar[AgentPrompt] = AgentPrompt()
+    #: The response shapes of the AgentGym-compatible routes: "id" (AgentGym's ALFWorld, BabyAI,
+    #: SciWorld servers) or "env_idx" (its WebShop and SQLGym servers).
+    agentgym_style: ClassVar[AgentGymRouteStyle] = "id"
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
     #: Not a ClassVar: an instance may set its own from its options (searchqa's max_searches).
     max_steps: int = 50

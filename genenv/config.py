@@ -317,23 +317,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # env_model to the model directories (the paper starts both from one instruction model).
     "paper": {"env_backend": "llm", "env_model": "smollm2-135m"},
     # SmolLM2-135M on two CPU cores, parametric pi_env over two task families: GenEnv beside
-    # GenEnv-Random in under an hour (add the static arm with --set arms=genenv,random,static).
-    # Differences from the paper, all for a 135M model on a CPU budget: 48 tasks per epoch and 6
-    # epochs (not 64 and 10); dynamic sampling: p_hat from a sampling pass over the 48 tasks, GRPO
-    # on the 8 learnable ones nearest alpha (on 2 AVX2 cores in fp32 a sampled completion costs 0.5 s
-    # and a GRPO one 2.9 s, and 62-83% of GRPO groups had equal rewards: GRPO on 30 tasks an epoch
-    # would need about 87 minutes there); a group of 5 (not 8), so that p_hat can land in the band
-    # at 0.4 and 0.6 (of 8 rollouts only 4/8 is in band), two tasks a GRPO step (10 completions);
-    # sampling temperature 0.7 (at 1.0 SmolLM2-135M rarely writes a well-formed call even for the
-    # easiest tasks); agent lr 1e-5 (1e-6 moves a 135M model nowhere in 90 steps); 10 SFT warm-up
-    # steps on gold answers before GRPO (about 2 minutes): SmolLM2-135M writes no right call at
-    # first (0 of 200 completions, so no GRPO group has a signal). No one-shot demo once the warm-up
-    # teaches the format: prompts 41% shorter, and before training outcomes less all-or-nothing (44%
-    # of tasks at p_hat 0 or 1 over 8 samples, against 64% with the demo; GRPO sharpens them back to
-    # 62-83% within the run). 32-token answers: 20 cut off long three-argument calls. Arithmetic
-    # beside function calling: a task type this agent can barely do, which pi_env has to learn to
-    # avoid or pitch at its easiest (the warmed agent's success: function calling 0.37, arithmetic
-    # 0.01). Measured runs and what they show: docs/genenv.md.
+    # GenEnv-Random in under an hour (--set arms=genenv,random,static adds the static arm). Why
+    # each value differs from the paper: docs/genenv.md, "The cpu-demo preset".
     "cpu-demo": {
         "arms": ("genenv", "random"),
         "agent_model": "smollm2-135m",

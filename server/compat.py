@@ -1,25 +1,25 @@
 """AgentGym-compatible routes, so an existing AgentGym env client runs unchanged against us.
 
-AgentGym's env servers disagree on the id field: ALFWorld, TextCraft, BabyAI and SciWorld send
-`id` (in JSON bodies and as `?id=`), WebShop and SQLGym send `env_idx`. We accept both
-everywhere. The response shapes differ too, and a client parses the one its env server
+AgentGym's env servers disagree on the id field: most (its text games) send `id` (in JSON bodies
+and as `?id=`), its shop and SQL servers send `env_idx` (docs/server.md lists which). We accept
+both everywhere. The response shapes differ too, and a client parses the one its env server
 returned, so the server answers in one of two styles:
 
-* ``id`` style (ALFWorld and friends): ``/create`` -> ``{"id": ...}``; ``/step`` ->
+* ``id`` style: ``/create`` -> ``{"id": ...}``; ``/step`` ->
   ``{"observation", "reward", "done", "available_actions"}``; ``/reset`` -> ``{"id",
   "observation", "available_actions"}``; ``/available_actions`` -> a list.
-* ``env_idx`` style (WebShop, SQLGym): ``/create`` -> the bare id; ``/step`` -> ``{"state",
+* ``env_idx`` style: ``/create`` -> the bare id; ``/step`` -> ``{"state",
   "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
   ``/available_actions`` -> ``{"has_search_bar", "clickables"}``.
 
-`ServerConfig.agentgym_style` picks one ("auto": env_idx for webshop/sqlgym, id otherwise).
+`ServerConfig.agentgym_style` picks one ("auto": the style the env declares, `Env.agentgym_style`).
 Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
 Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most errors with
 200 and an `{"error"}` body); its clients assert 200, so they fail loudly instead of silently.
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
 `idx` depending on the env). Index i is the i-th task of the catalogue with splits in the
-env's order, the way AgentGym's ALFWorld concatenates its train and test games.
+env's order, the way AgentGym's household-game server concatenates its train and test games.
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ from coevo.server.leases import Lease
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64
 
-ENV_IDX_STYLE_ENVS = frozenset({"webshop", "sqlgym"})
-
 IdValue = int | str
 
 
@@ -45,8 +43,8 @@ class _AgentGymBody(BaseModel):
     # AgentGym clients send fields for their own env (world_type, commands, goal, ...).
     model_config = ConfigDict(extra="allow")
 
-    id: IdValue | None = Field(None, description="Session id (ALFWorld-style clients)")
-    env_idx: IdValue | None = Field(None, description="Session id (WebShop-style clients)")
+    id: IdValue | None = Field(None, description="Session id (id-style clients)")
+    env_idx: IdValue | None = Field(None, description="Session id (env_idx-style clients)")
 
     def sid(self) -> str:
         return _pick_id(self.id, self.env_idx)
@@ -66,9 +64,9 @@ class AgentGymStepRequest(_AgentGymBody):
 
 
 class AgentGymResetRequest(_AgentGymBody):
-    game: int | None = Field(None, ge=0, description="Task index (ALFWorld)")
+    game: int | None = Field(None, ge=0, description="Task index (AgentGym's household games)")
     data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft, BabyAI, SciWorld)")
-    session_id: int | None = Field(None, ge=0, description="Task index (WebShop)")
+    session_id: int | None = Field(None, ge=0, description="Task index (AgentGym's shop)")
     item_id: int | None = Field(None, ge=0, description="Task index (SQLGym)")
     idx: int | None = Field(None, ge=0, description="Task index")
     task_id: str | None = None
@@ -155,7 +153,7 @@ def _json(value: Any) -> Response:
 
 def _actions(info: dict[str, Any]) -> list[str]:
     actions = info.get("available_actions")
-    if isinstance(actions, dict):  # an env that already reports WebShop's shape
+    if isinstance(actions, dict):  # an env that already reports the env_idx style's shape
         actions = actions.get("clickables", [])
     return [str(a) for a in actions] if isinstance(actions, (list, tuple)) else []
 
@@ -164,7 +162,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
     router = APIRouter(tags=["agentgym"])
     style = service.config.agentgym_style
     if style == "auto":
-        style = "env_idx" if service.env_name in ENV_IDX_STYLE_ENVS else "id"
+        style = service.runtime.env_cls.agentgym_style
 
     def task_by_index(index: int) -> str:
         catalog = service.runtime.catalog
@@ -263,7 +261,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
 
     @router.post("/close", response_model=AgentGymClosed, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:
-        """Release the session (AgentGym /close) — which AgentGym's ALFWorld server lacks."""
+        """Release the session (AgentGym /close) — which AgentGym's household-game server lacks."""
         await service.close(body.sid())
         return _json({"closed": True})
 

@@ -1,6 +1,6 @@
 """Where env code runs: inline for cheap envs, on a thread pool for `cpu_heavy` ones.
 
-The event loop must stay free to accept requests while a simulator steps, so heavy envs'
+The event loop must stay free to accept requests while a slow env steps, so heavy envs'
 calls go to a dedicated executor (not anyio's shared pool, which other work may saturate).
 Cheap envs (`cpu_heavy = False`, microsecond steps) run inline: a thread hop would cost more
 than the step.

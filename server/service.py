@@ -130,6 +130,7 @@ class EnvService:
             action_format=cls.action_format, action_example=list(cls.action_example), max_steps=cls.max_steps,
             splits=dict(self.runtime.catalog.splits()), default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
+            agent_prompt=cls.agent_prompt, agentgym_style=cls.agentgym_style,
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:

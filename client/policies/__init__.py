@@ -8,7 +8,7 @@ from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
 from coevo.client.policies.expert import ExpertPolicy
 from coevo.client.policies.factory import POLICY_HELP, make_policy
 from coevo.client.policies.parsing import ParsedReply, canonical_action, parse_react
-from coevo.client.policies.prompts import EnvPrompt, prompt_for
+from coevo.client.policies.prompts import EnvPrompt, prompt_for, prompt_from_info
 from coevo.client.policies.random_policy import RandomPolicy
 
 __all__ = [
@@ -25,4 +25,5 @@ __all__ = [
     "make_policy",
     "parse_react",
     "prompt_for",
+    "prompt_from_info",
 ]

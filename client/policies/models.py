@@ -11,6 +11,7 @@ directory that reloads in well under a second. Nothing is downloaded, ever.
 from __future__ import annotations
 
 import contextlib
+import json
 import fcntl
 import importlib.util
 import os
@@ -129,14 +130,9 @@ def resolve_model(spec: str, tiny_dir: str | Path, *, corpus: Iterable[str] = ()
     )
 
 # ---------------------------------------------------------------------------- tiny models
-_TINY_CORPUS = (
-    "Thought: I should go to the countertop and look for the apple.\nAction: go to countertop 1\n"
-    "You arrive at fridge 1. The fridge 1 is closed. On the desk 1, you see a pen 1, and a book 2.\n"
-    "AVAILABLE ACTIONS: look, inventory, open drawer 1, take mug 1 from shelf 2, put cup 3 in/on sinkbasin 1\n"
-    "Invalid action: no 'Action:' line was found in your reply. guess 50 higher lower correct\n"
-    "[get_weather(city='Paris', unit=\"celsius\")] {\"name\": \"f\", \"arguments\": {\"x\": 1}}\n"
-    "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 .,;:!?'\"()[]{}<>/\\|-_=+*&^%$#@~`\n"
-)
+#: What the tiny models' tokenizer is trained on besides the caller's corpus: sample turns and the
+#: agent prompts of the time it was fixed, kept verbatim so tiny models stay the same.
+TINY_CORPUS_FILE = Path(__file__).parent / "data" / "tiny_corpus.json"
 
 
 def build_tiny_model(
@@ -173,10 +169,7 @@ def build_tiny_model(
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    from coevo.client.policies import prompts
-
-    texts = [_TINY_CORPUS, prompts.ALFWORLD.instruction, prompts.BFCL.instruction, prompts.ACKNOWLEDGEMENT,
-             prompts.generic_prompt("env", "free text").instruction, *corpus]  # fmt: skip
+    texts = [*json.loads(TINY_CORPUS_FILE.read_text(encoding="utf-8")), *corpus]
     bpe.train_from_iterator(texts, trainer=trainer)
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe,

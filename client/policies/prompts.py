@@ -11,9 +11,12 @@ The format is taught by a worked example from the env (its `action_example`), ne
 "<placeholder>" template: SmolLM2-135M copied "Thought: <one short sentence of reasoning>"
 word for word.
 
-Envs with no dedicated prompt get a generic one built from their `/info` action format, so a
-newly registered env is playable by every policy at once. The wording is ours; the shape
-(instruction, acknowledgement, observation turns, "AVAILABLE ACTIONS" lists) follows AgentGym.
+Everything env-specific comes from the server's `/info`: the env's `agent_prompt` (its
+instruction, whether actions are one line, how expert actions are explained, how its action list
+is folded), its action format and worked example. An env that declares no prompt gets the generic
+one built from its action format, so a newly registered env is playable by every policy at once.
+The wording is ours; the shape (instruction, acknowledgement, observation turns, "AVAILABLE
+ACTIONS" lists) follows AgentGym.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.client.policies.base import Message
+from coevo.wire import ActionFold, AgentPrompt, InfoResponse
 
 ACKNOWLEDGEMENT = "OK. I will think briefly, then give exactly one action per turn."
 
@@ -46,7 +50,7 @@ class EnvPrompt:
 
     env: str
     instruction: str
-    #: Actions are one line (ALFWorld commands); otherwise everything after "Action:" counts.
+    #: Actions are one line (text-game commands); otherwise everything after "Action:" counts.
     single_line_action: bool = False
     #: Append the env's finite action set (info["available_actions"]) to each observation.
     show_available_actions: bool = True
@@ -91,7 +95,7 @@ class EnvPrompt:
 
 
 def render_available_actions(available: Any) -> str:
-    """AgentGym's "AVAILABLE ACTIONS: a, b, c" line; dict-shaped sets (WebShop) one key a line."""
+    """AgentGym's "AVAILABLE ACTIONS: a, b, c" line; dict-shaped sets one key a line."""
     if isinstance(available, (list, tuple)) and available:
         return "AVAILABLE ACTIONS: " + ", ".join(str(a) for a in available)
     if isinstance(available, Mapping) and available:
@@ -100,109 +104,69 @@ def render_available_actions(available: Any) -> str:
     return ""
 
 
-# ---------------------------------------------------------------------------- ALFWorld
-_ALFWORLD_EXAMPLE = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
-_ALFWORLD_INSTRUCTION = (
-    "You are an agent in a household. Complete the task you are given by acting on the "
-    "receptacles and objects in the room, one command per turn; the environment answers each "
-    "command. Commands: go to X, open X, close X, take X from Y, move X to Y, heat X with Y, "
-    "cool X with Y, clean X with Y, use X, examine X, look, inventory. When available actions "
-    "are listed, choose one of them. \"Nothing happens.\" means the command had no effect.\n"
-    + react_format(_ALFWORLD_EXAMPLE)
-)
-
-_ALFWORLD_THOUGHTS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^go to (.+)$"), "I should go to {0} next."),
-    (re.compile(r"^take (.+) from (.+)$"), "I found the {0}; I will take it from the {1}."),
-    (re.compile(r"^(?:put|move) (.+?) (?:in/on|in|on|to) (.+)$"), "Now I can put the {0} in/on the {1}."),
-    (re.compile(r"^open (.+)$"), "The {0} is closed; I will open it to look inside."),
-    (re.compile(r"^close (.+)$"), "I will close the {0}."),
-    (re.compile(r"^heat (.+) with (.+)$"), "The {0} must be hot; I will heat it with the {1}."),
-    (re.compile(r"^cool (.+) with (.+)$"), "The {0} must be cool; I will cool it with the {1}."),
-    (re.compile(r"^clean (.+) with (.+)$"), "The {0} must be clean; I will clean it with the {1}."),
-    (re.compile(r"^slice (.+) with (.+)$"), "I will slice the {0} with the {1}."),
-    (re.compile(r"^use (.+)$"), "I will turn on the {0} to look at the object in its light."),
-    (re.compile(r"^examine (.+)$"), "I will examine the {0}."),
-]
-
-
-def _alfworld_thought(action: str) -> str:
-    for pattern, template in _ALFWORLD_THOUGHTS:
-        m = pattern.match(action.strip())
-        if m:
-            return template.format(*m.groups())
-    return f"I will {action.strip()}."
-
-
-_ALWAYS_ADMISSIBLE = frozenset({"help", "look", "inventory"})
-
-
-def _alfworld_actions(available: Any) -> str:
-    """ALFWorld's admissible commands, with the "go to" entries (one per receptacle, most of
-    the list, and all named in the room description) folded into one: the commands that
-    matter — take, move, open, heat, ... with exact object numbers — stay, at a third of the tokens."""
-    if not isinstance(available, (list, tuple)) or not available:
-        return ""
-    actions = [str(a) for a in available]
-    specific = [a for a in actions if not a.startswith("go to ") and a not in _ALWAYS_ADMISSIBLE]
-    if any(a.startswith("go to ") for a in actions):
-        specific.append("go to <a receptacle you have seen>")
-    return "AVAILABLE ACTIONS: " + ", ".join(specific + sorted(_ALWAYS_ADMISSIBLE & set(actions)))
-
-
-ALFWORLD = EnvPrompt(
-    env="alfworld",
-    instruction=_ALFWORLD_INSTRUCTION,
-    single_line_action=True,
-    show_available_actions=True,
-    expert_thought=_alfworld_thought,
-    render_actions=_alfworld_actions,
-    example=_ALFWORLD_EXAMPLE,
+GENERIC_INSTRUCTION = (
+    "You are an agent solving a task by interacting with an environment. Each turn you see an "
+    "observation and send one action; the environment answers with the next observation.\n"
+    "Actions look like: {action_format}"
 )
 
 
-# ---------------------------------------------------------------------------- BFCL
-_BFCL_EXAMPLE = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
-BFCL = EnvPrompt(
-    env="bfcl",
-    instruction=(
-        "You are a function-calling agent. Each user turn shows the available functions and a "
-        "request. Answer with the function calls that fulfil it, in Python call syntax inside a "
-        "list, e.g. [get_weather(city='Paris'), get_time(zone='CET')]. When the functions return "
-        "results, continue calling until the request is done; when nothing is left to call, "
-        "reply with an action that contains no call to end the turn.\n" + react_format(_BFCL_EXAMPLE)
-    ),
-    example=_BFCL_EXAMPLE,
-    single_line_action=False,
-    show_available_actions=False,
-    expert_thought=lambda action: (
-        "The request is complete, so no more calls are needed."
-        if "(" not in action
-        else "I will call the functions that fulfil the request."
-    ),
-)
+def expert_thoughts(spec: AgentPrompt) -> Callable[[str], str]:
+    """The env's explanation of an expert action: its first matching rule, else its default."""
+    rules = [(re.compile(rule.pattern), rule.thought) for rule in spec.expert_thoughts]
+
+    def thought(action: str) -> str:
+        stripped = action.strip()
+        for pattern, template in rules:
+            m = pattern.match(stripped)
+            if m:
+                return template.format(*m.groups(), action=stripped)
+        return spec.expert_thought.format(action=stripped)
+
+    return thought
 
 
-def generic_prompt(env: str, action_format: str, example: tuple[str, str] = ("", "")) -> EnvPrompt:
-    """A ReAct prompt for any env, from the action format and worked example its server reports."""
+def folded_actions(fold: ActionFold) -> Callable[[Any], str]:
+    """An available-action list with the `fold.prefix` entries (e.g. one "go to" per receptacle,
+    most of the list, all named in the observation) folded into one `fold.label`: the specific
+    actions stay, at a fraction of the tokens."""
+    last = frozenset(fold.listed_last)
+
+    def render(available: Any) -> str:
+        if not isinstance(available, (list, tuple)) or not available:
+            return ""
+        actions = [str(a) for a in available]
+        specific = [a for a in actions if not a.startswith(fold.prefix) and a not in last]
+        if any(a.startswith(fold.prefix) for a in actions):
+            specific.append(fold.label)
+        return "AVAILABLE ACTIONS: " + ", ".join(specific + sorted(last & set(actions)))
+
+    return render
+
+
+def prompt_for(
+    env: str,
+    action_format: str = "free text",
+    example: Sequence[str] = ("", ""),
+    spec: AgentPrompt | None = None,
+) -> EnvPrompt:
+    """The prompt an env's /info describes: its `agent_prompt` (instruction, reply rules, expert
+    thoughts, action-list folding), its action format and its worked example."""
+    spec = spec or AgentPrompt()
+    thought, action = (list(example) + ["", ""])[:2]
+    body = spec.instruction if spec.instruction is not None else GENERIC_INSTRUCTION.format(action_format=action_format)
+    fold = spec.fold_actions
     return EnvPrompt(
         env=env,
-        instruction=(
-            "You are an agent solving a task by interacting with an environment. Each turn you "
-            "see an observation and send one action; the environment answers with the next "
-            f"observation.\nActions look like: {action_format}\n" + react_format(example)
-        ),
-        example=example,
-        single_line_action=False,
-        show_available_actions=True,
-        expert_thought=lambda action: "I will take the next step towards the goal.",
+        instruction=body + "\n" + react_format((thought, action)),
+        example=(thought, action),
+        single_line_action=spec.single_line_action,
+        show_available_actions=spec.show_available_actions,
+        expert_thought=expert_thoughts(spec),
+        render_actions=folded_actions(fold) if fold else render_available_actions,
     )
 
 
-PROMPTS: dict[str, EnvPrompt] = {p.env: p for p in (ALFWORLD, BFCL)}
-
-
-def prompt_for(env: str, action_format: str = "free text", example: Sequence[str] = ("", "")) -> EnvPrompt:
-    """The env's dedicated prompt, or the generic one for its action format and example."""
-    thought, action = (list(example) + ["", ""])[:2]
-    return PROMPTS.get(env) or generic_prompt(env, action_format, (thought, action))
+def prompt_from_info(info: InfoResponse) -> EnvPrompt:
+    """The prompt of the env a server serves, from its GET /info."""
+    return prompt_for(info.env, info.action_format, info.action_example, info.agent_prompt)

@@ -11,11 +11,14 @@ from coevo.cli import app
 
 @app.command("envs")
 def list_envs(
-    load: bool = typer.Option(False, "--load", help="Import each env and show its splits"),
+    load: bool = typer.Option(True, "--load/--no-load",
+                              help="Load each env to show its splits (the first load builds an env's caches)"),
 ) -> None:
-    """List registered environments."""
+    """List registered environments and their splits (task counts)."""
     from coevo.envs import registry
 
+    if load:
+        Console(stderr=True).print("[dim]loading each env for its splits (--no-load lists names only)[/dim]")
     table = Table("env", "entry point", "splits")
     for name in registry.names():
         s = registry.spec(name)

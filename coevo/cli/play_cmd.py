@@ -64,7 +64,11 @@ def _play(console: Console, session, auto: bool) -> None:  # type: ignore[no-unt
                 return
             console.print(f"[bold cyan]> {action}[/bold cyan]")
         else:
-            action = console.input("[bold cyan]> [/bold cyan]").strip()
+            try:
+                action = console.input("[bold cyan]> [/bold cyan]").strip()
+            except EOFError:  # end of input (Ctrl-D, a piped script) leaves like :quit
+                console.print()
+                return
             if action in (":quit", ":q"):
                 return
             if action == ":expert":

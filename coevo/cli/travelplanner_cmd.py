@@ -28,7 +28,7 @@ def eval_plans(
     from coevo.envs.travelplanner.database import open_sandbox
     from coevo.envs.travelplanner.plan_files import PlanFileError, score_plan_file
     from coevo.envs.travelplanner.queries import OFFICIAL_SPLIT_SIZES, QueryFormatError, load_query_file
-    from coevo.envs.travelplanner.query_generator import generate_task
+    from coevo.envs.travelplanner.tasks import generate_task
 
     db = open_sandbox(seed=seed, database_dir=str(database_dir) if database_dir else None, db_url=db_url)
     try:

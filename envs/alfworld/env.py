@@ -34,6 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
@@ -46,6 +47,7 @@ from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.wire import AgentPrompt
 
 if TYPE_CHECKING:
     from coevo.envs.alfworld.textworld_backend import TextWorldGame
@@ -121,6 +123,7 @@ class AlfWorldEnv(Env):
     max_steps = 50
     default_split = "train"
     action_example = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
+    agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("valid_unseen", "valid_seen")
     cpu_heavy = True
     #: The TextWorld engine of backend=textworld, made at the first reset.

@@ -155,59 +155,65 @@ def _people(rng: random.Random, count: int) -> list[tuple[str, str]]:
 
 
 @lru_cache(maxsize=1)
-def builtin_tables() -> dict[str, Any]:
-    """The generated initial databases (built once per process, then shared read-only)."""
-    rng = random.Random(SEED)
-    people = _people(rng, 12)
-    usernames = [f"{f.lower()}{l[0].lower()}" for f, l in people]
-    account = {
+def _when(day: int, hour: int, minute: int = 0) -> str:
+    return f"2023-03-{day:02d} {hour:02d}:{minute:02d}:00"
+
+
+# Builders of the tables drawn from the seeded RNG. builtin_tables calls them in a fixed order:
+# each consumes the RNG where the one before it stopped, so the order is part of the data.
+def _accounts(rng: random.Random, usernames: list[str]) -> dict[str, Any]:
+    return {
         u: {"password": f"{u[:3]}{rng.randint(100, 999)}pw", "token": _token(rng),
             "email": f"{u}@example.com"}
         for u in usernames
     }
-    bank = {u: {"balance": round(rng.uniform(100, 5000), 2), "age": rng.randint(21, 65),
+
+
+def _banks(rng: random.Random, usernames: list[str]) -> dict[str, Any]:
+    return {u: {"balance": round(rng.uniform(100, 5000), 2), "age": rng.randint(21, 65),
                 "city": rng.choice(CITIES)} for u in usernames}
 
-    def when(day: int, hour: int, minute: int = 0) -> str:
-        return f"2023-03-{day:02d} {hour:02d}:{minute:02d}:00"
 
-    agenda = {}
-    for i, (content, location) in enumerate(AGENDA_ITEMS, start=1):
-        agenda[str(i)] = {"content": content, "time": f"2023-03-{10 + i:02d}",
-                          "location": location, "username": usernames[i % len(usernames)]}
-    alarm = {str(i): {"time": when(10 + i, rng.choice([5, 6, 7, 8, 9]), rng.choice([0, 15, 30, 45])),
-                      "username": usernames[(i * 5) % len(usernames)]} for i in range(1, 11)}
-    reminder = {str(i): {"content": c, "time": when(12 + i % 15, 9 + i % 8, 30 * (i % 2)),
-                         "username": usernames[(i * 7) % len(usernames)]}
-                for i, c in enumerate(REMINDERS, start=1)}
+def _alarms(rng: random.Random, usernames: list[str]) -> dict[str, Any]:
+    return {str(i): {"time": _when(10 + i, rng.choice([5, 6, 7, 8, 9]), rng.choice([0, 15, 30, 45])),
+                     "username": usernames[(i * 5) % len(usernames)]} for i in range(1, 11)}
+
+
+def _meetings(rng: random.Random, people: list[tuple[str, str]], usernames: list[str]) -> dict[str, Any]:
     meeting = {}
     for i, (topic, room) in enumerate(MEETINGS, start=1):
         attendees = [f"{f} {l}" for f, l in rng.sample(people, 2)]
-        meeting[str(i)] = {"meeting_topic": topic, "start_time": when(14 + i, 10 + i % 6),
-                           "end_time": when(14 + i, 11 + i % 6), "location": room,
+        meeting[str(i)] = {"meeting_topic": topic, "start_time": _when(14 + i, 10 + i % 6),
+                           "end_time": _when(14 + i, 11 + i % 6), "location": room,
                            "attendees": attendees, "username": usernames[(i * 3) % len(usernames)]}
+    return meeting
+
+
+def _appointments(rng: random.Random, people: list[tuple[str, str]]) -> dict[str, Any]:
     appointments = {}
     for i in range(10):
         f, l = people[i]
         appointments[str(rng.randint(10000000, 99999999))] = {
             "patient_name": f"{f} {l}", "date": f"2023-04-{3 + 2 * i:02d}",
             "doctor_name": rng.choice(DOCTORS)}
+    return appointments
+
+
+def _health(rng: random.Random) -> dict[str, list]:
     health: dict[str, list] = {}
     for i in range(10):
         user_id = f"{string.ascii_uppercase[i]}{rng.randint(10000, 99999)}"
         records = []
         for j in range(rng.randint(1, 3)):
-            record: dict[str, Any] = {"time": when(3 + 9 * j + i % 5, 8 + i % 10, 15 * (j % 4))}
+            record: dict[str, Any] = {"time": _when(3 + 9 * j + i % 5, 8 + i % 10, 15 * (j % 4))}
             record["blood_pressure"] = [rng.randint(105, 145), rng.randint(65, 95)]
             record[rng.choice(["heart_rate", "weight", "blood_sugar"])] = rng.randint(60, 110)
             records.append(record)
         health[user_id] = records
-    hotel = {}
-    for i, name in enumerate(HOTELS, start=1):
-        start = 1 + 3 * i
-        hotel[str(i)] = {"hotel_name": name, "check_in_time": f"2023-05-{start:02d}",
-                         "check_out_time": f"2023-05-{start + 2:02d}", "room_count": 1 + i % 2,
-                         "adult_count": 2 + i % 3, "child_count": i % 2}
+    return health
+
+
+def _stocks(rng: random.Random) -> dict[str, Any]:
     stock = {}
     for code, price in STOCKS.items():
         series = {}
@@ -215,6 +221,33 @@ def builtin_tables() -> dict[str, Any]:
             price = round(price * (1 + rng.uniform(-0.03, 0.03)), 1)
             series[f"2022-02-{day:02d}"] = price
         stock[code] = series
+    return stock
+
+
+# Builders of the tables that depend on the word lists alone.
+def _agenda(usernames: list[str]) -> dict[str, Any]:
+    return {str(i): {"content": content, "time": f"2023-03-{10 + i:02d}", "location": location,
+                     "username": usernames[i % len(usernames)]}
+            for i, (content, location) in enumerate(AGENDA_ITEMS, start=1)}
+
+
+def _reminders(usernames: list[str]) -> dict[str, Any]:
+    return {str(i): {"content": c, "time": _when(12 + i % 15, 9 + i % 8, 30 * (i % 2)),
+                     "username": usernames[(i * 7) % len(usernames)]}
+            for i, c in enumerate(REMINDERS, start=1)}
+
+
+def _hotels() -> dict[str, Any]:
+    hotel = {}
+    for i, name in enumerate(HOTELS, start=1):
+        start = 1 + 3 * i
+        hotel[str(i)] = {"hotel_name": name, "check_in_time": f"2023-05-{start:02d}",
+                         "check_out_time": f"2023-05-{start + 2:02d}", "room_count": 1 + i % 2,
+                         "adult_count": 2 + i % 3, "child_count": i % 2}
+    return hotel
+
+
+def _search_engine() -> dict[str, Any]:
     raw_documents = []
     for topic, summary in TOPICS.items():
         slug = topic.replace(" ", "-")
@@ -224,46 +257,58 @@ def builtin_tables() -> dict[str, Any]:
         raw_documents.append({"title": f"{topic.title()}: Frequently Asked Questions",
                               "url": f"https://www.example.org/faq/{slug}",
                               "abstract": f"Common questions about {topic}, answered briefly."})
-    search_engine = {
+    return {
         "raw_documents": raw_documents,
         "tokenized_documents": [word_tokenize(f"{d['title']} - {d['abstract']}".lower())
                                 for d in raw_documents],
         "sample_queries": list(TOPICS),
     }
+
+
+def _word_list_tables() -> dict[str, Any]:
+    """The tables that are the word lists reshaped."""
     return {
-        "Account": account,
-        "Agenda": agenda,
-        "Alarm": alarm,
-        "Appointments": appointments,
-        "Bank": bank,
-        "HealthData": health,
         "History": {day: [{"Title": t, "Date": d, "Description": s} for t, d, s in events]
                     for day, events in HISTORY.items()},
-        "Hotel": hotel,
         "ImageCaptioning": [
             {"url": f"https://images.example.org/photos/{i:04d}.jpg", "caption": c}
             for i, c in enumerate(CAPTIONS, start=1)
         ],
-        "Meeting": meeting,
         "QuestionAnswering": {
             url: [{"question": "What is the main topic of this article?",
                    "answer": f"The article is about {topic}."}]
             for url, topic in ARTICLES.items()
         },
-        "Reminder": reminder,
         "Scenes": {name: [{"name": n, "description": d} for n, d in devices]
                    for name, devices in SCENES.items()},
-        "SearchEngine": search_engine,
         "SpeechRecognition": {f"https://audio.example.org/clip{i}.wav": text
                               for i, text in enumerate(SPEECH, start=1)},
-        "Stock": stock,
         "Symptom": {s: [{"name": n, "description": d, "aid": a} for n, d, a in items]
                     for s, items in SYMPTOMS.items()},
-        "TimeSwitch": {d: [{"time": when(15 + i, 7 + i, 0), "on": i % 2 == 0}]
+        "TimeSwitch": {d: [{"time": _when(15 + i, 7 + i, 0), "on": i % 2 == 0}]
                        for i, d in enumerate(DEVICES)},
         "Wiki": {t: {"url": f"https://en.wikipedia.org/wiki/{t.title().replace(' ', '_')}",
                      "summary": s, "content": s} for t, s in TOPICS.items()},
     }
+
+
+def builtin_tables() -> dict[str, Any]:
+    """The generated initial databases (built once per process, then shared read-only)."""
+    rng = random.Random(SEED)
+    people = _people(rng, 12)
+    usernames = [f"{f.lower()}{l[0].lower()}" for f, l in people]
+    drawn = {  # in the order they consume the RNG
+        "Account": _accounts(rng, usernames),
+        "Bank": _banks(rng, usernames),
+        "Alarm": _alarms(rng, usernames),
+        "Meeting": _meetings(rng, people, usernames),
+        "Appointments": _appointments(rng, people),
+        "HealthData": _health(rng),
+        "Stock": _stocks(rng),
+    }
+    tables = {**drawn, "Agenda": _agenda(usernames), "Reminder": _reminders(usernames), "Hotel": _hotels(),
+              "SearchEngine": _search_engine(), **_word_list_tables()}
+    return {name: tables[name] for name in sorted(tables)}
 
 
 DICTIONARY_WORDS = {

@@ -23,14 +23,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from coevo.envs.apibank.checks import is_correct
-from coevo.envs.apibank.dialogues import Dialogue
-from coevo.envs.apibank.generator import LEVEL_CYCLE, generate
 from coevo.envs.apibank.parsing import format_api_call, is_api_request, parse_api_call, request_text
 from coevo.envs.apibank.render import ASK_API, ASK_REPLY, api_line, header
 from coevo.envs.apibank.resources import Resources, build_resources
 from coevo.envs.apibank.sandbox import SandboxSession, hints_from_record
+from coevo.envs.apibank.scoring import is_correct
 from coevo.envs.apibank.specs import catalogue
+from coevo.envs.apibank.tasks import LEVEL_CYCLE, Dialogue, generate
 from coevo.envs.apibank.tool_schema import api_tool
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTask, UnknownTool
 

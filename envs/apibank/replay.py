@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coevo.envs.apibank.checks import is_correct
-from coevo.envs.apibank.dialogues import Dialogue
 from coevo.envs.apibank.sandbox import SandboxSession, hints_from_record
+from coevo.envs.apibank.scoring import is_correct
+from coevo.envs.apibank.tasks import Dialogue
 
 
 @dataclass

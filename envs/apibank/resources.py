@@ -18,10 +18,10 @@ from typing import Any
 from coevo.envs.apibank import apis  # noqa: F401 - registers the implementations
 from coevo.envs.apibank.builtin_db import builtin_dictionary, builtin_tables, builtin_translations
 from coevo.envs.apibank.database import load_tables
-from coevo.envs.apibank.dialogues import Dialogue, load_shipped
 from coevo.envs.apibank.languages import UnsupportedLanguage, resolve_language
 from coevo.envs.apibank.search_engine import SearchEngineIndex
 from coevo.envs.apibank.specs import catalogue
+from coevo.envs.apibank.tasks import Dialogue, load_shipped
 from coevo.envs.apibank.toolsearch import RETRIEVERS, ToolIndex
 
 DATA_ENV = "APIBANK_DATA"

@@ -25,7 +25,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any
 
-from coevo.envs.bfcl.data import Language
+from coevo.envs.bfcl.tasks import Language
 
 #: A single reply may not carry more calls than this (a guard, far above any BFCL answer).
 MAX_CALLS_PER_REPLY = 64

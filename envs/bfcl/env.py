@@ -22,20 +22,22 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownSplit, UnknownTool
 from coevo.envs.bfcl import expert, prompts
 from coevo.envs.bfcl.apis import ApiWorld, TurnTruth, ground_truth_trajectory
 from coevo.envs.bfcl.calls import decode_reply, looks_like_call_attempt
-from coevo.envs.bfcl.checker import check_answer
+from coevo.envs.bfcl.scoring import check_answer
 from coevo.envs.bfcl.tool_schema import json_schema
-from coevo.envs.bfcl.data import (
+from coevo.envs.bfcl.tasks import (
     CATEGORIES,
     BfclCatalog,
     Entry,
     is_relevance_category,
 )
+from coevo.wire import AgentPrompt
 
 #: The most turns any BFCL multi-turn entry has.
 MAX_TURNS = 8
@@ -109,6 +111,7 @@ class BfclEnv(Env):
     max_steps = MAX_TURNS * 22
     default_split = "simple_python"
     action_example = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
+    agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("simple_python", "multiple", "parallel", "parallel_multiple")
     #: Python calls like the held-out categories', from the live (user-contributed) entries.
     train_split = "live_simple"

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from coevo.envs.bfcl.calls import Call
-from coevo.envs.bfcl.checker import OPTIONAL
-from coevo.envs.bfcl.data import Language
+from coevo.envs.bfcl.scoring import OPTIONAL
+from coevo.envs.bfcl.tasks import Language
 
 NO_CALL_REPLY = "None of the provided functions can be used to answer this request."
 TURN_DONE_REPLY = "I have completed the requested operations."

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from coevo.envs.bfcl.data import Language, language_of
+from coevo.envs.bfcl.tasks import Language, language_of
 
 _LANGUAGE_HINT = {
     Language.PYTHON: " Note that the provided function is in Python 3 syntax.",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.plan_fields import (
+from coevo.envs.travelplanner.plans import (
     attraction_items,
     extract_before_parenthesis,
     extract_from_to,
@@ -299,7 +299,9 @@ def is_not_absent(query: Query, plan: Sequence[Day], db: Sandbox) -> CheckResult
     return True, None
 
 
-CHECKS: dict[str, Callable[[Query, Sequence[Day], Sandbox], CheckResult]] = {
+Check = Callable[[Query, Sequence[Day], Sandbox], CheckResult]
+
+CHECKS: dict[str, Check] = {
     "is_reasonable_visiting_city": is_reasonable_visiting_city,
     "is_valid_restaurants": is_valid_restaurants,
     "is_valid_attractions": is_valid_attractions,
@@ -311,12 +313,18 @@ CHECKS: dict[str, Callable[[Query, Sequence[Day], Sandbox], CheckResult]] = {
 }
 
 
-def commonsense_evaluation(query: Query, plan: Sequence[Day], db: Sandbox) -> dict[str, CheckResult]:
-    """All eight checks; a check the plan breaks (missing key, unparsable field) fails with why."""
+def run_checks(checks: Mapping[str, Check], query: Query, plan: Sequence[Day], db: Sandbox) -> dict[str, CheckResult]:
+    """Every check's result by key; a check the plan breaks (missing key, unparsable field) fails
+    with why instead of raising, so one malformed day cannot hide the other verdicts."""
     results: dict[str, CheckResult] = {}
-    for key, check in CHECKS.items():
+    for key, check in checks.items():
         try:
             results[key] = check(query, plan, db)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             results[key] = False, f"The plan cannot be evaluated: {type(exc).__name__}: {exc}"
     return results
+
+
+def commonsense_evaluation(query: Query, plan: Sequence[Day], db: Sandbox) -> dict[str, CheckResult]:
+    """All eight checks."""
+    return run_checks(CHECKS, query, plan, db)

@@ -25,10 +25,10 @@ from typing import Any
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTool
 from coevo.envs.travelplanner import tool_schema
 from coevo.envs.travelplanner.database import Sandbox, open_sandbox
-from coevo.envs.travelplanner.evaluation import PlanEvaluation, evaluate_plan
-from coevo.envs.travelplanner.plan_format import PlanFormatError, parse_plan, render_text
+from coevo.envs.travelplanner.plans import PlanFormatError, parse_plan, render_text
 from coevo.envs.travelplanner.prompts import SOLE_PLANNING, TWO_STAGE
 from coevo.envs.travelplanner.reference import reference_information
+from coevo.envs.travelplanner.scoring import PlanEvaluation, evaluate_plan
 from coevo.envs.travelplanner.tasks import Task, TaskStore, parse_split_sizes
 from coevo.envs.travelplanner.tools import INVALID_ACTION, NULL_ACTION, SEARCH_TOOLS, ToolResult, notebook_message
 

@@ -15,14 +15,16 @@ import math
 from collections.abc import Callable, Sequence
 
 from coevo.envs.travelplanner.commonsense import (
+    Check,
     CheckResult,
     Day,
     drive_cost,
     matching_accommodations,
     matching_restaurants,
+    run_checks,
 )
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.plan_fields import extract_from_to, filled, flight_number, name_and_city
+from coevo.envs.travelplanner.plans import extract_from_to, filled, flight_number, name_and_city
 from coevo.envs.travelplanner.queries import Query
 
 #: Official keys, in the order the official `evaluation()` reports them, with the paper's names.
@@ -159,7 +161,7 @@ def valid_cost(query: Query, plan: Sequence[Day], db: Sandbox) -> CheckResult:
     return bool(total_cost(query, plan, db) <= query.budget), None
 
 
-CONSTRAINTS: dict[str, Callable[[Query, Sequence[Day], Sandbox], CheckResult]] = {
+CONSTRAINTS: dict[str, Check] = {
     "valid_cuisine": valid_cuisine,
     "valid_room_rule": valid_room_rule,
     "valid_transportation": valid_transportation,
@@ -169,10 +171,5 @@ CONSTRAINTS: dict[str, Callable[[Query, Sequence[Day], Sandbox], CheckResult]] =
 
 
 def hard_evaluation(query: Query, plan: Sequence[Day], db: Sandbox) -> dict[str, CheckResult]:
-    results: dict[str, CheckResult] = {}
-    for key, check in CONSTRAINTS.items():
-        try:
-            results[key] = check(query, plan, db)
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            results[key] = False, f"The plan cannot be evaluated: {type(exc).__name__}: {exc}"
-    return results
+    """All five constraints."""
+    return run_checks(CONSTRAINTS, query, plan, db)

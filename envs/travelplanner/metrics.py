@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.envs.travelplanner.commonsense import COMMONSENSE_CHECKS
-from coevo.envs.travelplanner.evaluation import PlanEvaluation
 from coevo.envs.travelplanner.hard import HARD_CONSTRAINTS
 from coevo.envs.travelplanner.queries import Query
+from coevo.envs.travelplanner.scoring import PlanEvaluation
 
 _MEDIUM_COUNTED = ("house rule", "cuisine", "room type")
 _HARD_COUNTED = ("house rule", "cuisine", "room type", "transportation")

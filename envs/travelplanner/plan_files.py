@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.evaluation import PlanEvaluation, evaluate_plan
 from coevo.envs.travelplanner.metrics import Scoreboard
-from coevo.envs.travelplanner.plan_format import PlanFormatError, parse_plan
+from coevo.envs.travelplanner.plans import PlanFormatError, parse_plan
 from coevo.envs.travelplanner.queries import Query
+from coevo.envs.travelplanner.scoring import PlanEvaluation, evaluate_plan
 
 
 class PlanFileError(ValueError):

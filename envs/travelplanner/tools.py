@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.plan_fields import extract_before_parenthesis
+from coevo.envs.travelplanner.plans import extract_before_parenthesis
 from coevo.envs.travelplanner.records import Accommodation, Attraction, Flight, Restaurant
 from coevo.envs.travelplanner.tables import render_table
 

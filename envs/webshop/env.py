@@ -68,6 +68,8 @@ class WebShopEnv(Env):
     max_steps = 15
     default_split = "train"
     action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
+    #: AgentGym's WebShop server answers in the env_idx style; its clients parse that shape.
+    agentgym_style = "env_idx"
     heldout_splits = ("test",)
     cpu_heavy = True
 

@@ -1,8 +1,12 @@
-"""Per-env prompts: AgentGym's conversation shape, observations with task and action lists."""
+"""Per-env prompts: AgentGym's conversation shape, observations with task and action lists, and
+the ALFWorld prompt its env declares (envs/alfworld/data/agent_prompt.json)."""
 
 from __future__ import annotations
 
-from coevo.client.policies.prompts import ACKNOWLEDGEMENT, ALFWORLD, prompt_for, render_available_actions
+from coevo.client.policies.prompts import ACKNOWLEDGEMENT, prompt_for, render_available_actions
+from coevo.envs.alfworld.env import AlfWorldEnv
+
+ALFWORLD = prompt_for("alfworld", AlfWorldEnv.action_format, AlfWorldEnv.action_example, AlfWorldEnv.agent_prompt)
 
 
 def test_conversation_starts_with_instruction_and_acknowledgement() -> None:
@@ -41,7 +45,8 @@ def test_action_sets_render_as_lists_or_key_lines() -> None:
 def test_generic_prompt_uses_the_servers_action_format() -> None:
     prompt = prompt_for("some-new-env", "click[x] or search[y]")
     assert "click[x] or search[y]" in prompt.instruction
-    assert prompt_for("alfworld") is ALFWORLD
+    assert not prompt.single_line_action and prompt.show_available_actions
+    assert prompt.render_actions(["go to a", "look"]) == "AVAILABLE ACTIONS: go to a, look"  # nothing folded
 
 
 def test_alfworld_expert_thoughts_follow_the_command() -> None:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from coevo.envs.bfcl.calls import decode_reply
-from coevo.envs.bfcl.checker import OPTIONAL
-from coevo.envs.bfcl.data import Entry, Language
+from coevo.envs.bfcl.scoring import OPTIONAL
+from coevo.envs.bfcl.tasks import Entry, Language
 from coevo.envs.bfcl.expert import single_turn_answer
 
 Answer = list[dict[str, dict[str, Any]]]

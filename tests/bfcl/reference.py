@@ -15,7 +15,7 @@ import types
 from functools import lru_cache
 from typing import Any
 
-from coevo.envs.bfcl.data import Language
+from coevo.envs.bfcl.tasks import Language
 
 #: Model names handed to BFCL's checker: one keeps dotted names, one expects "_" for ".".
 PLAIN_MODEL = "coevo-reference"

@@ -17,8 +17,8 @@ from collections import Counter
 import pytest
 
 from coevo.envs.bfcl.calls import Call, decode_reply
-from coevo.envs.bfcl.checker import check_answer
-from coevo.envs.bfcl.data import (
+from coevo.envs.bfcl.scoring import check_answer
+from coevo.envs.bfcl.tasks import (
     MULTI_TURN_CATEGORIES,
     SINGLE_TURN_CATEGORIES,
     is_relevance_category,

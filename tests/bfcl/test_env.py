@@ -12,7 +12,7 @@ import pytest
 from coevo.envs.base import EpisodeFinished, UnknownSplit, UnknownTask
 from coevo.envs.bfcl.apis import ApiWorld
 from coevo.envs.bfcl.calls import Call, decode_reply, parse_ground_truth_call
-from coevo.envs.bfcl.data import CATEGORIES, Language
+from coevo.envs.bfcl.tasks import CATEGORIES, Language
 from coevo.envs.bfcl.env import BfclEnv
 from coevo.envs.bfcl.expert import TURN_DONE_REPLY, render_calls
 from coevo.envs.registry import make

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from coevo.config import ServerConfig
 from coevo.envs.bfcl.calls import decode_reply
-from coevo.envs.bfcl.data import CATEGORIES, is_relevance_category
+from coevo.envs.bfcl.tasks import CATEGORIES, is_relevance_category
 from coevo.envs.bfcl.env import BfclEnv
 from coevo.server import create_app
 from tests.bfcl.reference import bfcl_single_turn_valid

@@ -17,10 +17,13 @@ def coevo(*args: str, stdin: str | None = None, timeout: float = 120) -> subproc
 def test_envs_lists_every_builtin_env() -> None:
     from coevo.envs.registry import BUILTIN
 
-    done = coevo("envs")
+    done = coevo("envs", timeout=600)
     assert done.returncode == 0, done.stderr
     for name in BUILTIN:
         assert name in done.stdout
+    assert "valid_unseen=" in done.stdout and "simple_python=" in done.stdout  # splits with task counts
+    quick = coevo("envs", "--no-load")
+    assert quick.returncode == 0 and "alfworld" in quick.stdout and "valid_unseen" not in quick.stdout
 
 
 def test_play_lets_the_expert_finish_an_episode(tmp_path: Path) -> None:
@@ -39,3 +42,10 @@ def test_play_takes_a_persons_typed_actions() -> None:
     assert "this env lists no actions" in out
     # train-0's target is 1: "guess 50" must have answered "lower"
     assert "lower" in out
+
+
+def test_play_ends_cleanly_at_end_of_input() -> None:
+    """Input that runs out before the episode ends (a piped script, Ctrl-D) leaves like :quit."""
+    done = coevo("play", "tests.fixture_env:GuessEnv", "--task", "train-0", stdin="guess 50\n")
+    assert done.returncode == 0, done.stderr
+    assert "lower" in done.stdout and "Aborted" not in done.stdout + done.stderr

@@ -66,6 +66,21 @@ def test_wheel_imports_every_subpackage_in_a_fresh_venv(wheel: Path, tmp_path: P
     assert cli.returncode == 0 and "serve" in cli.stdout
 
 
+def test_wheel_carries_every_data_file(wheel: Path) -> None:
+    """Files under an env's data/ folder (prompts, tables, vocabularies) are read at run time."""
+    import zipfile
+
+    inside = set(zipfile.ZipFile(wheel).namelist())
+    expected = [
+        "/".join([*package.split("."), *path.relative_to(ROOT / folder).parts])
+        for package, folder in FOLDERS.items()
+        for path in sorted((ROOT / folder).rglob("data/*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
+    assert "coevo/envs/alfworld/data/agent_prompt.json" in expected
+    assert [name for name in expected if name not in inside] == []
+
+
 def test_editable_install_maps_top_level_folders() -> None:
     import coevo.client
     import coevo.envs

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from coevo.envs.base import StepResult, UnknownCommand
+from coevo.wire import ActionFold, AgentPrompt, ThoughtRule
 from tests.fixture_env import GuessEnv
 
 
@@ -96,3 +97,17 @@ class SlowCatalogGuessEnv(GuessEnv):
         while time.perf_counter() < end:
             pass
         return super().describe_task(task_id)
+
+
+class DescribedGuessEnv(GuessEnv):
+    """Declares its own agent prompt and AgentGym's env_idx route style, as a new env would."""
+
+    name = "describedguess"
+    agentgym_style = "env_idx"
+    agent_prompt = AgentPrompt(
+        instruction="Guess the hidden number between 1 and 100.",
+        single_line_action=True,
+        expert_thoughts=[ThoughtRule(pattern=r"^guess (\d+)$", thought="I try {0} next.")],
+        expert_thought="I will {action}.",
+        fold_actions=ActionFold(prefix="guess ", label="guess N", listed_last=["give up"]),
+    )

@@ -8,9 +8,8 @@ import pytest
 
 from coevo.envs.travelplanner.budget import Unbudgetable, estimate_budgets, level_budget, round_to_hundreds
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.evaluation import evaluate_plan
-from coevo.envs.travelplanner.query_generator import CELLS, cell_of, generate_task
-from coevo.envs.travelplanner.query_text import spoken_date
+from coevo.envs.travelplanner.scoring import evaluate_plan
+from coevo.envs.travelplanner.tasks import CELLS, cell_of, generate_task, spoken_date
 from tests.travelplanner.tiny import query
 
 SAMPLE = range(18)  # two tasks of every (level, days) cell

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.evaluation import evaluate_plan
+from coevo.envs.travelplanner.scoring import evaluate_plan
 from coevo.envs.travelplanner.hard import (
     HARD_CONSTRAINTS,
     hard_evaluation,

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from coevo.config import ServerConfig
 from coevo.envs.travelplanner.database import open_sandbox
-from coevo.envs.travelplanner.plan_format import render_text
-from coevo.envs.travelplanner.query_generator import generate_task
+from coevo.envs.travelplanner.plans import render_text
+from coevo.envs.travelplanner.tasks import generate_task
 from coevo.server import create_app
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from coevo.envs.travelplanner.database import Sandbox
-from coevo.envs.travelplanner.evaluation import evaluate_plan
 from coevo.envs.travelplanner.metrics import hard_constraint_count, score
+from coevo.envs.travelplanner.scoring import evaluate_plan
 from tests.travelplanner.tiny import plan, query
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from coevo.envs.travelplanner.plan_format import PlanFormatError, parse_plan, render_text
+from coevo.envs.travelplanner.plans import PlanFormatError, parse_plan, render_text
 from tests.travelplanner.tiny import plan
 
 OFFICIAL_TEXT = """Travel Plan:

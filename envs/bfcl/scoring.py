@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from coevo.envs.bfcl.calls import Call
-from coevo.envs.bfcl.data import Language
+from coevo.envs.bfcl.tasks import Language
 from coevo.envs.bfcl.source_values import (
     JAVA_TYPES,
     JS_TYPES,
