@@ -32,6 +32,9 @@ class GenEnvConfig:
     seed: int = 0
     #: SQL store for generated tasks and the pools; None: a SQLite file in output_dir.
     db_url: str | None = None
+    #: Under several processes: how long one may wait for the others at a collective (the main
+    #: process alone generates tasks, scores held-out splits and saves, which takes long at scale).
+    dist_timeout_s: float = 10800.0
     # ---------------------------------------------------------------- alpha-curriculum
     alpha: float = 0.5
     beta: float = 2.0
@@ -142,6 +145,13 @@ class GenEnvConfig:
     #: Base tasks shown to the LLM policy per generation.
     llm_examples: int = 2
     llm_max_new_tokens: int = 200
+    #: LLM update at GPU scale: the weights' dtype ("auto": bf16 on a CUDA GPU with bf16, else
+    #: fp32), where the frozen KL reference lives ("auto": beside the model when the card has room
+    #: for it, else offloaded to CPU memory layer by layer; "device"; "cpu_offload"), and
+    #: activation checkpointing (a 7B update on one 80 GB card needs all three; docs/genenv.md).
+    env_dtype: str = "auto"
+    env_reference: str = "auto"
+    env_gradient_checkpointing: bool = False
     #: Plain SFT steps on base tasks before co-evolution (teaches a fresh LLM the task format).
     env_warmup_steps: int = 0
     env_warmup_lr: float = 1e-3
@@ -182,6 +192,12 @@ class GenEnvConfig:
 
         if self.sample_backend not in BACKENDS:
             raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}")
+        from coevo.genenv.env_update import DTYPES, REFERENCE_PLACEMENTS
+
+        if self.env_dtype not in DTYPES or self.env_reference not in REFERENCE_PLACEMENTS:
+            raise ValueError(f"env_dtype is one of {', '.join(DTYPES)}; env_reference one of {', '.join(REFERENCE_PLACEMENTS)}")
+        if not self.dist_timeout_s > 0:
+            raise ValueError("dist_timeout_s must be > 0")
         if self.env_rwr_average not in RWR_AVERAGES:
             raise ValueError(f"env_rwr_average is one of {', '.join(RWR_AVERAGES)}")
         if self.env_backend not in ("parametric", "llm"):
