@@ -38,6 +38,19 @@ def _vllm_usable(setting: str) -> bool:
     return available
 
 
+def tasks_per_generation(args: Any, group_size: int) -> int:
+    """Distinct tasks in one of GRPO's generation batches: TRL's generation_batch_size (per-device
+    batch x processes x steps per generation) completions, group_size per task."""
+    return max(1, int(args.generation_batch_size) // group_size)
+
+
+def pad_rows(rows: list[dict[str, Any]], multiple: int) -> list[dict[str, Any]]:
+    """`rows` repeated from the start up to a multiple of `multiple` (none dropped, none added
+    beyond the last batch)."""
+    missing = -len(rows) % multiple
+    return rows + [rows[i % len(rows)] for i in range(missing)]
+
+
 def _text(completion: Any) -> str:
     """TRL hands conversational completions as [{"role": "assistant", "content": ...}]."""
     if isinstance(completion, str):
@@ -87,6 +100,7 @@ class GRPOAgent:
             vllm_mode="colocate",
             bf16=use_bf16(config.bf16),
             use_cpu=not use_cuda,
+            ddp_timeout=int(config.dist_timeout_s),
             model_init_kwargs={"dtype": "auto"} if use_cuda else None,
         )
         placeholder = Dataset.from_list([{"prompt": [{"role": "user", "content": "-"}], "task_id": "-"}])
@@ -115,10 +129,10 @@ class GRPOAgent:
 
         self._records = []
         rows = [{"prompt": self.prompts.messages(t), "task_id": t.task_id} for t in tasks]
-        # TRL drops a last step that is not full; fill it with the first tasks again (they get
-        # a second group, and p_hat counts both), so every task is trained on and scored.
-        missing = -len(rows) % self.config.tasks_per_step
-        rows += [rows[i % len(rows)] for i in range(missing)]
+        # TRL drops a last generation batch that is not full (tasks_per_step tasks on each
+        # process); fill it with the first tasks again (they get a second group, and p_hat
+        # counts both), so every task is trained on and scored, however many processes share it.
+        rows = pad_rows(rows, tasks_per_generation(self.trainer.args, self.config.group_size))
         self.trainer.train_dataset = Dataset.from_list(rows)
         self.trainer.train()
         records = list(self._records)

@@ -155,9 +155,12 @@ class GenEnvTrainer:
         self.cpu_threads = _CpuThreads(config.cpu_threads)
         self.cpu_threads.choose()
         self.out = Path(config.output_dir)
+        import torch
+
         # The process group is made here, once: its timeout bounds every later collective (the
         # trainers' accelerators reuse it), so it must outlast the main process's solo work.
-        self.state = PartialState(timeout=timedelta(seconds=config.dist_timeout_s))
+        # accelerate sees several CPU processes (torchrun, gloo) only when told it runs on CPU.
+        self.state = PartialState(cpu=not torch.cuda.is_available(), timeout=timedelta(seconds=config.dist_timeout_s))
         self.on_epoch = on_epoch
         self.out.mkdir(parents=True, exist_ok=True)
         self._check_resume()
@@ -360,7 +363,16 @@ class GenEnvTrainer:
         return LocalSimulator(options)
 
     # ------------------------------------------------------------------ the run
+    def _build_tiny_models(self) -> None:
+        """Tiny models are built by the main process before any process reads one (each process
+        building its own into the same directory raced: one loaded a half-written model)."""
+        if self.state.is_main_process:
+            for spec in {self.config.agent_model, str(self.config.env_model)} & {"tiny"}:
+                self._model_dir(spec)
+        self.state.wait_for_everyone()
+
     def run(self) -> list[dict[str, Any]]:
+        self._build_tiny_models()
         initial = self._initial_env_policy()
         agent_model = self._starting_agent(initial)
         with self._heldout_servers() as self._heldout_urls:
