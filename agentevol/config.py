@@ -116,7 +116,11 @@ class AgentEvolConfig:
     gen_batch_size: int = field(default=16, metadata={"help": "Prompts per generation batch"})
     backend: str = field(
         default="auto",
-        metadata={"help": "Rollout engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"},
+        metadata={"help": "Rollout engine: auto (vLLM on GPU hosts where installed, colocated and synced after each stage, "
+                  "else transformers; llama.cpp on CPU hosts) | vllm | llamacpp | transformers"},
+    )
+    vllm_gpu_memory_utilization: float = field(
+        default=0.3, metadata={"help": "vllm backend: the share of the GPU's memory the colocated engine takes"}
     )
     concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
 

@@ -208,7 +208,7 @@ class AgentEvol:
         policy = in_memory_policy(
             model, tokenizer, workdir=self.layout.root / "policy", backend=c.backend, name=name, seed=seed,
             max_batch_size=c.gen_batch_size, max_prompt_tokens=c.max_prompt_tokens,
-            sampling=Sampling(max_new_tokens=c.max_new_tokens),
+            gpu_memory_utilization=c.vllm_gpu_memory_utilization, sampling=Sampling(max_new_tokens=c.max_new_tokens),
         )  # fmt: skip
         policy.prompt_options = dict(self.prompt_options)
         synced = getattr(policy, "last_sync_s", None)

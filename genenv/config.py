@@ -91,9 +91,10 @@ class GenEnvConfig:
     agent_warmup_batch_size: int = 8
     #: "auto": vLLM for agent generation when it is installed and a GPU is present.
     use_vllm: str = "auto"
-    #: Engine of the sampling pass (grpo_tasks_per_epoch > 0): "auto" (llama.cpp on a CPU host
-    #: where it is installed, with the weights synced before every pass; else GRPO's model
-    #: through transformers), "llamacpp", "transformers".
+    #: Engine of the sampling pass (grpo_tasks_per_epoch > 0) and of held-out scoring: "auto"
+    #: (GRPO's colocated vLLM engine when GRPO generates on vLLM; llama.cpp on a CPU host where it
+    #: is installed; each with the weights synced before every pass; else GRPO's model through
+    #: transformers), "vllm", "llamacpp", "transformers" (genenv.agent.sample_engine).
     sample_backend: str = "auto"
     #: torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes
     #: keep half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one).

@@ -679,28 +679,27 @@ class GenEnvTrainer:
             return dict(plan)
         cfg = self.config
         out = Path(plan["out"])
-        stats: dict[str, Any]
+        stats: dict[str, Any] = {}
         if cfg.env_backend == "parametric":
-            stats = {}
             if self.state.is_main_process:  # numpy on one process
                 from coevo.genenv.env_update import update_parametric
 
-                stats = update_parametric(
+                stats.update(update_parametric(
                     plan["policy_path"], self.out / "env_policy_initial.json", out, plan["samples"], plan["weights"],
                     lr=cfg.param_lr, steps=cfg.param_steps, kl_coef=cfg.env_kl_coef, kl_cap=cfg.env_kl_cap,
                     likelihood_scale=plan["scale"],
-                )  # fmt: skip
+                ))  # fmt: skip
         else:
             from coevo.envs.simulator.policies.llm import TASK_HEADER
             from coevo.genenv.env_update import LLMExample, update_llm
 
             examples = [LLMExample(m, o, w) for m, o, w in plan["examples"]]
-            stats = update_llm(
+            stats.update(update_llm(
                 plan["policy_path"], self.out / "env_policy_initial", out, examples, lr=cfg.env_lr,
                 steps=cfg.env_update_steps, batch_size=cfg.env_batch_size, kl_coef=cfg.env_kl_coef,
                 kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch, likelihood_scale=plan["scale"],
                 dtype=cfg.env_dtype, reference=cfg.env_reference, gradient_checkpointing=cfg.env_gradient_checkpointing,
-            )  # fmt: skip
+            ))  # fmt: skip
         stats["likelihood_scale"] = plan["scale"]
         if self.state.is_main_process:
             stats["version"] = simulator.load_policy(str(out.resolve()))
