@@ -113,9 +113,9 @@ def reference_placement(setting: str, device_type: str, free_bytes: int | None, 
                         headroom_bytes: int) -> str:
     """Where the frozen reference model lives during the update: "device" (beside the model) or
     "cpu_offload" (in CPU memory, each layer moved to the device for its forward pass: slower,
-    but it leaves the card to the trained model). "auto": on the device when, after the model and
-    its optimizer, the card still has the reference's size plus `headroom_bytes` free for
-    activations; a CPU run has nothing to offload to."""
+    but it leaves the card to the trained model). "auto": on the device when the card has the
+    reference's size plus `headroom_bytes` free (the caller counts in what is still to come:
+    gradients, AdamW's moments, activations); a CPU run has nothing to offload to."""
     if setting not in REFERENCE_PLACEMENTS:
         raise ValueError(f"reference placement is one of {', '.join(REFERENCE_PLACEMENTS)}, got {setting!r}")
     if device_type == "cpu":
@@ -199,7 +199,9 @@ def update_llm(
     if reference_dir is not None and kl_coef > 0:
         ref_model = AutoModelForCausalLM.from_pretrained(str(reference_dir), dtype=torch_dtype).eval()
         ref_model.requires_grad_(False)
-        placed = _place_reference(ref_model, reference, device, int(reference_headroom_gb * 2**30))
+        # Gradients and AdamW's two moments are made at the first step, after this choice: count them.
+        later = 3 * _model_bytes(plain)
+        placed = _place_reference(ref_model, reference, device, int(reference_headroom_gb * 2**30) + later)
     generator = torch.Generator().manual_seed(seed)
 
     def autocast() -> contextlib.AbstractContextManager[Any]:
