@@ -41,6 +41,11 @@ class AgentEvolConfig(TrainerConfig):
     output_dir: str = field(default="agentevol-output", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
     seed: int = field(default=42, metadata={"help": "Seed for task picks, sampling and training"})
     db_url: str | None = field(default=None, metadata={"help": "SQL store for trajectories (default: OUTPUT_DIR/trajectories.db)"})
+    dist_timeout_s: float = field(
+        default=10800.0,
+        metadata={"help": "Under several processes: how long the others wait at a barrier while the main process explores "
+                  "and evaluates (seconds; also the trainer's ddp_timeout)"},
+    )  # fmt: skip
     # ------------------------------------------------------------------ model
     model: str = field(
         default="smollm2",
@@ -113,7 +118,11 @@ class AgentEvolConfig(TrainerConfig):
     gen_batch_size: int = field(default=16, metadata={"help": "Prompts per generation batch"})
     backend: str = field(
         default="auto",
-        metadata={"help": "Rollout engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"},
+        metadata={"help": "Rollout engine: auto (vLLM on GPU hosts where installed, colocated and synced after each stage, "
+                  "else transformers; llama.cpp on CPU hosts) | vllm | llamacpp | transformers"},
+    )
+    vllm_gpu_memory_utilization: float = field(
+        default=0.3, metadata={"help": "vllm backend: the share of the GPU's memory the colocated engine takes"}
     )
     concurrency: int = field(default=32, metadata={"help": "Episodes in flight at once"})
 
@@ -124,6 +133,8 @@ class AgentEvolConfig(TrainerConfig):
             raise ValueError("iterations >= 0, samples_per_task >= 1 and bc_tasks >= 0 are required")
         if not self.envs:
             raise ValueError("at least one env is needed")
+        if not self.dist_timeout_s > 0:
+            raise ValueError(f"dist_timeout_s must be > 0, got {self.dist_timeout_s}")
         if len(set(self.envs)) != len(self.envs):
             raise ValueError(f"envs names an env twice: {self.envs}")
         if not (math.isfinite(self.filter_threshold) and self.filter_threshold > 0):

@@ -33,7 +33,7 @@ import shutil
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +130,10 @@ class AgentEvol:
         import torch.distributed as dist
 
         if not dist.is_initialized():
-            dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+            # The group's timeout bounds every barrier: the others wait here while the main
+            # process explores, which at GPU scale takes far longer than torch's default.
+            timeout = timedelta(seconds=self.config.dist_timeout_s)
+            dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo", timeout=timeout)
         dist.barrier()
 
     async def main_first(self, produce: Callable[[], Awaitable[list[dict[str, Any]]]]) -> list[dict[str, Any]]:
@@ -196,7 +199,7 @@ class AgentEvol:
         policy = in_memory_policy(
             model, tokenizer, workdir=self.layout.root / "policy", backend=c.backend, name=name, seed=seed,
             max_batch_size=c.gen_batch_size, max_prompt_tokens=c.max_prompt_tokens,
-            sampling=Sampling(max_new_tokens=c.max_new_tokens),
+            gpu_memory_utilization=c.vllm_gpu_memory_utilization, sampling=Sampling(max_new_tokens=c.max_new_tokens),
         )  # fmt: skip
         policy.prompt_options = dict(self.prompt_options)
         synced = getattr(policy, "last_sync_s", None)

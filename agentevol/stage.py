@@ -154,6 +154,7 @@ def train_stage(
         dataloader_num_workers=0,
         disable_tqdm=True,
         use_cpu=not torch.cuda.is_available(),
+        ddp_timeout=int(config.dist_timeout_s),
     )
     trainer = _trainer_class()(
         model=model,

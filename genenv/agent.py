@@ -38,6 +38,42 @@ def _vllm_usable(setting: str) -> bool:
     return available
 
 
+def sample_engine(setting: str, *, trl_vllm: bool, model_on_cpu: bool, repetition_penalty: float,
+                  llamacpp: bool) -> str:
+    """The sampling pass's engine for `sample_backend`: "vllm" is GRPO's own colocated vLLM
+    engine (TRL's, weights synced before the pass), so it needs GRPO on vLLM (use_vllm); "auto"
+    takes it when GRPO has it, else llama.cpp for a CPU model sampled without a repetition
+    penalty where llama.cpp is installed, else transformers on GRPO's model; "llamacpp" falls
+    back to transformers for a GPU model or a repetition penalty, which llama.cpp does not serve."""
+    from coevo.client.policies.factory import BACKENDS
+
+    if setting not in BACKENDS:
+        raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}, got {setting!r}")
+    if setting == "vllm" and not trl_vllm:
+        raise ValueError("sample_backend vllm samples on GRPO's colocated vLLM engine: it needs use_vllm "
+                         "(vllm installed and a GPU)")
+    if setting == "llamacpp" and not llamacpp:
+        raise ValueError("sample_backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
+    if setting == "vllm" or (setting == "auto" and trl_vllm):
+        return "vllm"
+    if setting in ("auto", "llamacpp") and llamacpp and model_on_cpu and repetition_penalty == 1.0:
+        return "llamacpp"
+    return "transformers"
+
+
+def tasks_per_generation(args: Any, group_size: int) -> int:
+    """Distinct tasks in one of GRPO's generation batches: TRL's generation_batch_size (per-device
+    batch x processes x steps per generation) completions, group_size per task."""
+    return max(1, int(args.generation_batch_size) // group_size)
+
+
+def pad_rows(rows: list[dict[str, Any]], multiple: int) -> list[dict[str, Any]]:
+    """`rows` repeated from the start up to a multiple of `multiple` (none dropped, none added
+    beyond the last batch)."""
+    missing = -len(rows) % multiple
+    return rows + [rows[i % len(rows)] for i in range(missing)]
+
+
 def _text(completion: Any) -> str:
     """TRL hands conversational completions as [{"role": "assistant", "content": ...}]."""
     if isinstance(completion, str):
@@ -87,6 +123,7 @@ class GRPOAgent:
             vllm_mode="colocate",
             bf16=use_bf16(config.bf16),
             use_cpu=not use_cuda,
+            ddp_timeout=int(config.dist_timeout_s),
             model_init_kwargs={"dtype": "auto"} if use_cuda else None,
         )
         placeholder = Dataset.from_list([{"prompt": [{"role": "user", "content": "-"}], "task_id": "-"}])
@@ -115,10 +152,10 @@ class GRPOAgent:
 
         self._records = []
         rows = [{"prompt": self.prompts.messages(t), "task_id": t.task_id} for t in tasks]
-        # TRL drops a last step that is not full; fill it with the first tasks again (they get
-        # a second group, and p_hat counts both), so every task is trained on and scored.
-        missing = -len(rows) % self.config.tasks_per_step
-        rows += [rows[i % len(rows)] for i in range(missing)]
+        # TRL drops a last generation batch that is not full (tasks_per_step tasks on each
+        # process); fill it with the first tasks again (they get a second group, and p_hat
+        # counts both), so every task is trained on and scored, however many processes share it.
+        rows = pad_rows(rows, tasks_per_generation(self.trainer.args, self.config.group_size))
         self.trainer.train_dataset = Dataset.from_list(rows)
         self.trainer.train()
         records = list(self._records)
@@ -137,7 +174,10 @@ class GRPOAgent:
         accelerator = self.trainer.accelerator
         model = accelerator.unwrap_model(self.trainer.model)
         mine = list(tasks)[accelerator.process_index::accelerator.num_processes]
-        if self._sample_with_llamacpp(model):
+        engine = self._sample_engine(model)
+        if engine == "vllm":
+            pairs = self._sample_vllm(mine)
+        elif engine == "llamacpp":
             pairs = self._sample_llamacpp(model, mine, seed + accelerator.process_index)
         else:
             pairs = self._sample_transformers(model, mine, seed + accelerator.process_index)
@@ -147,12 +187,32 @@ class GRPOAgent:
             records = list(gather_object(records))
         return records
 
-    def _sample_with_llamacpp(self, model: Any) -> bool:
-        from coevo.client.policies.factory import resolve_backend
+    def _sample_engine(self, model: Any) -> str:
+        from coevo.client.policies.llamacpp import llama_cpp_available
 
-        if model.device.type != "cpu" or self.trainer.repetition_penalty != 1.0:
-            return False  # llama.cpp serves CPU models, sampled without a repetition penalty
-        return resolve_backend(self.config.sample_backend) == "llamacpp"
+        return sample_engine(
+            self.config.sample_backend, trl_vllm=getattr(self.trainer, "vllm_generation", None) is not None
+            and bool(self.trainer.use_vllm), model_on_cpu=model.device.type == "cpu",
+            repetition_penalty=self.trainer.repetition_penalty, llamacpp=llama_cpp_available(),
+        )  # fmt: skip
+
+    def _sample_vllm(self, tasks: Sequence[BatchTask]) -> list[tuple[str, str]]:
+        """The sampling pass on GRPO's colocated vLLM engine: the current weights are loaded into
+        it first (TRL syncs only when a GRPO step needs it), then every task's group is decoded
+        with GRPO's own sampling settings. Called on every process (a sync may gather sharded
+        weights), each with its share of the tasks."""
+        generation = self.trainer.vllm_generation
+        generation.sync_weights()
+        tokenizer = self.tokenizer
+        texts = [
+            tokenizer.apply_chat_template(self.prompts.messages(task), tokenize=False, add_generation_prompt=True)
+            for task in tasks
+        ]  # fmt: skip
+        prompts = [list(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
+        group = [ids for ids in prompts for _ in range(self.config.group_size)]  # colocated: one completion a row
+        _, completions, _, _ = generation.generate(group, None, num_generations=self.config.group_size)
+        ids = [task.task_id for task in tasks for _ in range(self.config.group_size)]
+        return [(task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, completions)]
 
     def _sample_llamacpp(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
         """The sampling pass on llama.cpp: the current weights are synced first (a GGUF export

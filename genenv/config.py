@@ -42,6 +42,11 @@ class GenEnvConfig(TrainerConfig):
         default=None,
         metadata={"help": "SQL store for generated tasks and the pools; None: a SQLite file in output_dir."},
     )
+    dist_timeout_s: float = field(
+        default=10800.0,
+        metadata={"help": "Under several processes: how long one may wait for the others at a collective (the main "
+                  "process alone generates tasks, scores held-out splits and saves, which takes long at scale)."},
+    )
     # ---------------------------------------------------------------- alpha-curriculum
     alpha: float = field(default=0.5, metadata={"help": "The target success rate the curriculum aims tasks at"})
     beta: float = field(default=2.0, metadata={"help": "Sharpness of R_env = exp(-beta (p_hat - alpha)^2)"})
@@ -129,9 +134,10 @@ class GenEnvConfig(TrainerConfig):
     )
     sample_backend: str = field(
         default="auto",
-        metadata={"help": "Engine of the sampling pass (grpo_tasks_per_epoch > 0): \"auto\" (llama.cpp on a CPU host where it "
-                  "is installed, with the weights synced before every pass; else GRPO's model through "
-                  "transformers), \"llamacpp\", \"transformers\"."},
+        metadata={"help": "Engine of the sampling pass (grpo_tasks_per_epoch > 0) and of held-out scoring: \"auto\" "
+                  "(GRPO's colocated vLLM engine when GRPO generates on vLLM; llama.cpp on a CPU host where it is "
+                  "installed; each with the weights synced before every pass; else GRPO's model through "
+                  "transformers), \"vllm\", \"llamacpp\", \"transformers\" (genenv.agent.sample_engine)."},
     )
     cpu_threads: int = field(
         default=0,
@@ -214,6 +220,19 @@ class GenEnvConfig(TrainerConfig):
     llm_temperature: float = field(default=0.8, metadata={"help": "LLM policy: sampling temperature"})
     llm_examples: int = field(default=2, metadata={"help": "Base tasks shown to the LLM policy per generation."})
     llm_max_new_tokens: int = field(default=200, metadata={"help": "LLM policy: longest generated task, in tokens"})
+    env_dtype: str = field(
+        default="auto",
+        metadata={"help": "LLM update at GPU scale: the weights' dtype (\"auto\": bf16 on a CUDA GPU with bf16, else "
+                  "fp32); a 7B update on one 80 GB card needs it with env_reference and env_gradient_checkpointing"},
+    )
+    env_reference: str = field(
+        default="auto",
+        metadata={"help": "Where the LLM update's frozen KL reference lives: \"auto\" (beside the model when the card has "
+                  "room for it, else offloaded to CPU memory layer by layer), \"device\", \"cpu_offload\""},
+    )
+    env_gradient_checkpointing: bool = field(
+        default=False, metadata={"help": "Activation checkpointing in the LLM update (docs/genenv.md, at GPU scale)"},
+    )
     env_warmup_steps: int = field(
         default=0,
         metadata={"help": "Plain SFT steps on base tasks before co-evolution (teaches a fresh LLM the task format)."},
@@ -270,6 +289,12 @@ class GenEnvConfig(TrainerConfig):
 
         if self.sample_backend not in BACKENDS:
             raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}")
+        from coevo.genenv.env_update import DTYPES, REFERENCE_PLACEMENTS
+
+        if self.env_dtype not in DTYPES or self.env_reference not in REFERENCE_PLACEMENTS:
+            raise ValueError(f"env_dtype is one of {', '.join(DTYPES)}; env_reference one of {', '.join(REFERENCE_PLACEMENTS)}")
+        if not self.dist_timeout_s > 0:
+            raise ValueError("dist_timeout_s must be > 0")
         if self.env_rwr_average not in RWR_AVERAGES:
             raise ValueError(f"env_rwr_average is one of {', '.join(RWR_AVERAGES)}")
         if self.env_backend not in ("parametric", "llm"):

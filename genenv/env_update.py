@@ -9,7 +9,13 @@ and stop an update before it moves pi_env further than `kl_cap` from where it st
 - LLM: weighted SFT on the generated text (loss on the generation only), the KL penalty
   measured token by token against the initial simulator, AdamW, the cap checked after every
   optimizer step with the sampled-token estimate of KL(pi_before || pi_now) (the generations
-  were sampled from the simulator, so their tokens are samples of pi_before).
+  were sampled from the simulator, so their tokens are samples of pi_before). Past the cap the
+  last step is undone from AdamW's own moments (undo_adamw_step), not from a copy of the weights.
+
+At GPU scale (7B on one 80 GB card): weights in bf16 (`dtype`), activation checkpointing, and
+the frozen reference in bf16 beside the model or offloaded to CPU memory layer by layer when the
+card has no room for it (reference_placement). Under several processes every rank runs the
+update on its share of each step's batch (DDP through accelerate), and they stop together.
 """
 
 from __future__ import annotations
@@ -87,42 +93,115 @@ def _k3(logp_before: Any, logp_now: Any) -> Any:
     return (log_ratio.exp() - 1 - log_ratio).mean()
 
 
+#: Reference-model placements (reference_placement): "auto" decides by free accelerator memory.
+REFERENCE_PLACEMENTS = ("auto", "device", "cpu_offload")
+#: Weight dtypes of the LLM update ("auto": bf16 on a CUDA device with bf16, else fp32).
+DTYPES = ("auto", "bfloat16", "float32")
+
+
+def update_dtype(setting: str, device_type: str, bf16_supported: bool) -> str:
+    """The dtype the simulator's weights are trained in: bf16 halves weights, gradients and AdamW
+    moments (a 7B model: 54 GB instead of 108), where the device computes in bf16 natively."""
+    if setting not in DTYPES:
+        raise ValueError(f"dtype is one of {', '.join(DTYPES)}, got {setting!r}")
+    if setting != "auto":
+        return setting
+    return "bfloat16" if device_type == "cuda" and bf16_supported else "float32"
+
+
+def reference_placement(setting: str, device_type: str, free_bytes: int | None, reference_bytes: int,
+                        headroom_bytes: int) -> str:
+    """Where the frozen reference model lives during the update: "device" (beside the model) or
+    "cpu_offload" (in CPU memory, each layer moved to the device for its forward pass: slower,
+    but it leaves the card to the trained model). "auto": on the device when the card has the
+    reference's size plus `headroom_bytes` free (the caller counts in what is still to come:
+    gradients, AdamW's moments, activations); a CPU run has nothing to offload to."""
+    if setting not in REFERENCE_PLACEMENTS:
+        raise ValueError(f"reference placement is one of {', '.join(REFERENCE_PLACEMENTS)}, got {setting!r}")
+    if device_type == "cpu":
+        return "device"
+    if setting != "auto":
+        return setting
+    if free_bytes is None:
+        return "device"
+    return "device" if free_bytes >= reference_bytes + headroom_bytes else "cpu_offload"
+
+
+def _model_bytes(model: Any) -> int:
+    return sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+def _place_reference(reference: Any, setting: str, device: Any, headroom_bytes: int) -> str:
+    import torch
+
+    free = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else None
+    where = reference_placement(setting, device.type, free, _model_bytes(reference), headroom_bytes)
+    if where == "cpu_offload":
+        from accelerate import cpu_offload
+
+        cpu_offload(reference, execution_device=device)
+    else:
+        reference.to(device)
+    return where
+
+
+def _my_rows(indices: list[int], process: int, processes: int) -> list[int]:
+    """This process's share of a step's batch (every process gets at least one row, so all take
+    part in every step's gradient all-reduce)."""
+    mine = indices[process::processes]
+    return mine or indices[process % len(indices):][:1]
+
+
 def update_llm(
     model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
     examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
     kl_coef: float, kl_cap: float, prefix: str, max_length: int = 1024, seed: int = 0,
-    likelihood_scale: float = 1.0, bf16: bool = False,
+    likelihood_scale: float = 1.0, bf16: bool = False, dtype: str = "auto", reference: str = "auto",
+    gradient_checkpointing: bool = False, reference_headroom_gb: float = 8.0,
 ) -> dict[str, float]:
     """Weighted SFT of a model (its loss times `likelihood_scale`) with a KL penalty to
     `reference_dir` (None: no penalty, e.g. a warm-up) and the per-update cap; saves the model
-    to out_dir. `bf16`: forward passes under bf16 autocast (weights and AdamW stay fp32).
+    to out_dir (the main process). Every process of a distributed run must call it with the same
+    examples: each step's batch is split between them. `dtype`: the weights' (see update_dtype);
+    `bf16`: forward passes under bf16 autocast besides; `reference`: see reference_placement.
     Stats: `nll_first` and `nll` are the batch NLL at the first and the last step."""
     import contextlib
+    import logging
 
     import torch
     from accelerate import Accelerator
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from coevo.genenv.adamw_undo import undo_adamw_step
+
     if not examples:
         raise ValueError("no examples to train on")
     accelerator = Accelerator()
+    device = accelerator.device
+    chosen = update_dtype(dtype, device.type, device.type == "cuda" and torch.cuda.is_bf16_supported())
+    torch_dtype = getattr(torch, chosen)
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir))
-    reference = None
-    if reference_dir is not None and kl_coef > 0:
-        reference = AutoModelForCausalLM.from_pretrained(str(reference_dir)).eval()
-        reference.requires_grad_(False)
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch_dtype)
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.config.use_cache = False
     total_w = sum(e.weight for e in examples)
     encoded = [_encode(tokenizer, e, prefix, max_length) for e in examples]
     weights = [e.weight / total_w * len(examples) for e in examples]  # mean weight 1
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    # Every process prepares (DDP's wrapper broadcasts the weights: a collective).
     model, optimizer = accelerator.prepare(model, optimizer)
-    if reference is not None:
-        reference = reference.to(accelerator.device)
-    device = accelerator.device
+    plain = accelerator.unwrap_model(model)  # for forward passes without gradients (no DDP hooks)
+    ref_model, placed = None, "none"
+    if reference_dir is not None and kl_coef > 0:
+        ref_model = AutoModelForCausalLM.from_pretrained(str(reference_dir), dtype=torch_dtype).eval()
+        ref_model.requires_grad_(False)
+        # Gradients and AdamW's two moments are made at the first step, after this choice: count them.
+        later = 3 * _model_bytes(plain)
+        placed = _place_reference(ref_model, reference, device, int(reference_headroom_gb * 2**30) + later)
     generator = torch.Generator().manual_seed(seed)
 
     def autocast() -> contextlib.AbstractContextManager[Any]:
@@ -144,24 +223,24 @@ def update_llm(
     has_cap = math.isfinite(kl_cap)
     order = list(range(len(examples))) if has_cap else []
     before: dict[int, torch.Tensor] = {}
-    model.eval()
+    plain.eval()
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             ids, labels, mask, _ = batch(idx)
             with autocast():
-                logits = model(input_ids=ids, attention_mask=mask).logits
+                logits = plain(input_ids=ids, attention_mask=mask).logits
             _, picked, valid = answer_logprobs(logits, labels)
             for i, part in zip(idx, torch.split(picked, valid.sum(dim=1).tolist())):
                 before[i] = part.detach()
 
     model.train()
-    previous: dict[str, torch.Tensor] = {}
     stats = {"samples": float(len(examples)), "steps": 0.0, "loss": math.nan, "nll_first": math.nan,
-             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0}
+             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0,
+             "processes": float(accelerator.num_processes)}
     for step in range(steps):
-        perm = torch.randperm(len(examples), generator=generator).tolist()
-        idx = perm[:batch_size]
+        perm = torch.randperm(len(examples), generator=generator).tolist()  # the same on every process
+        idx = _my_rows(perm[:batch_size], accelerator.process_index, accelerator.num_processes)
         ids, labels, mask, w = batch(idx)
         with autocast():
             logits = model(input_ids=ids, attention_mask=mask).logits
@@ -170,26 +249,27 @@ def update_llm(
         nll = -(_per_row(picked, valid) / count)
         loss = likelihood_scale * (w * nll).mean()
         kl_ref = torch.tensor(0.0, device=device)
-        if reference is not None:
+        if ref_model is not None:
             with torch.no_grad(), autocast():
-                ref_logits = reference(input_ids=ids, attention_mask=mask).logits
-                ref_logp = torch.log_softmax(ref_logits[:, :-1][valid].float(), dim=-1)
+                ref_logits = ref_model(input_ids=ids, attention_mask=mask).logits
+                ref_logp = torch.log_softmax(ref_logits[:, :-1][valid.to(ref_logits.device)].float(), dim=-1)
             del ref_logits
+            ref_logp = ref_logp.to(logp.device)
             per_token = (logp.exp() * (logp - ref_logp)).sum(-1)
             kl_ref = (_per_row(per_token, valid) / count).mean()
             loss = loss + kl_coef * kl_ref
-        # The cap: how far the current weights already are from the pre-update policy. Past
-        # it, go back to the weights before the last step and stop.
-        kl_step = torch.tensor(0.0)
+        # The cap: how far the current weights already are from the pre-update policy (averaged
+        # over the processes' rows, so all decide alike). Past it, undo the last step and stop.
+        kl_step = torch.tensor(0.0, device=device)
         if has_cap:
             now = torch.split(picked.detach(), valid.sum(dim=1).tolist())
             kl_step = torch.stack([_k3(before[i], part) for i, part in zip(idx, now)]).mean()
+            if accelerator.num_processes > 1:
+                kl_step = accelerator.reduce(kl_step, reduction="mean")
         if step > 0 and kl_step.item() > kl_cap:
-            accelerator.unwrap_model(model).load_state_dict(previous)
+            undo_adamw_step(optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer)
             stats.update(capped=1.0, steps=float(step - 1))
             break
-        if has_cap:
-            previous = {k: v.detach().clone() for k, v in accelerator.unwrap_model(model).state_dict().items()}
         optimizer.zero_grad()
         accelerator.backward(loss)
         accelerator.clip_grad_norm_(model.parameters(), 1.0)
@@ -198,10 +278,14 @@ def update_llm(
             stats["nll_first"] = float(nll.mean().item())
         stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
                      kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
+    logging.getLogger(__name__).info(
+        "pi_env update on process %d of %d: %d steps, %s weights, reference %s", accelerator.process_index,
+        accelerator.num_processes, int(stats["steps"]), chosen, placed)
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         accelerator.unwrap_model(model).save_pretrained(out)
         tokenizer.save_pretrained(out)
+    accelerator.wait_for_everyone()
     return stats

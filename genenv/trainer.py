@@ -49,7 +49,8 @@ from coevo.store.genenv import GenEnvEnvSample
 log = logging.getLogger(__name__)
 
 #: Config fields that may change between a run and its resume (they do not change results).
-RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls"}
+RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls",
+                     "dist_timeout_s", "env_reference"}
 
 
 class Agent(Protocol):
@@ -134,6 +135,8 @@ class GenEnvTrainer:
     ) -> None:
         """`agent_factory(arm, agent_model, arm_dir, simulator)` builds an arm's agent;
         the default is GRPO through TRL (`coevo.genenv.agent.GRPOAgent`)."""
+        from datetime import timedelta
+
         from accelerate import PartialState
 
         self.config = config.validated()
@@ -141,7 +144,12 @@ class GenEnvTrainer:
         self.cpu_threads = _CpuThreads(config.cpu_threads)
         self.cpu_threads.choose()
         self.out = Path(config.output_dir)
-        self.state = PartialState()
+        import torch
+
+        # The process group is made here, once: its timeout bounds every later collective (the
+        # trainers' accelerators reuse it), so it must outlast the main process's solo work.
+        # accelerate sees several CPU processes (torchrun, gloo) only when told it runs on CPU.
+        self.state = PartialState(cpu=not torch.cuda.is_available(), timeout=timedelta(seconds=config.dist_timeout_s))
         self.on_epoch = on_epoch
         self.out.mkdir(parents=True, exist_ok=True)
         self._check_resume()
@@ -217,7 +225,16 @@ class GenEnvTrainer:
         return LocalSimulator(options)
 
     # ------------------------------------------------------------------ the run
+    def _build_tiny_models(self) -> None:
+        """Tiny models are built by the main process before any process reads one (each process
+        building its own into the same directory raced: one loaded a half-written model)."""
+        if self.state.is_main_process:
+            for spec in {self.config.agent_model, str(self.config.env_model)} & {"tiny"}:
+                self.models.model_dir(spec)
+        self.state.wait_for_everyone()
+
     def run(self) -> list[dict[str, Any]]:
+        self._build_tiny_models()
         initial = self.models.initial_env_policy()
         agent_model = self.models.starting_agent(initial)
         with self.heldout.servers():
@@ -351,8 +368,9 @@ class GenEnvTrainer:
         state["last_success"] = row["success_rate"]
         if self.state.is_main_process:
             self._record_pools(arm, epoch, batch, shown, traces if dynamic else [], trained)
-            if arm == "genenv":
-                row["env_update"] = self._update_env(epoch, simulator, state, policy_path)
+        if arm == "genenv":
+            row["env_update"] = self._update_env(epoch, simulator, state, policy_path)
+        if self.state.is_main_process:
             row["d_train"], row["d_env"] = self.pools.sizes(arm)
             if cfg.env_backend == "parametric":
                 row["pi_env"] = simulator.policy_info().get("marginals")
@@ -404,9 +422,52 @@ class GenEnvTrainer:
 
     def _update_env(self, epoch: int, simulator: Simulator, state: dict[str, Any], policy_path: Path) -> dict[str, Any]:
         """RWR on D_env's window (the tasks, weights and scale of curriculum.rwr_fit); the new
-        pi_env is saved and hot-loaded."""
-        from coevo.genenv.env_update import LLMExample, update_llm, update_parametric
+        pi_env is saved and hot-loaded. Called on every process: the main one picks the window and
+        records its weights, and under several processes sends the plan to the others, since the
+        LLM update trains on all of them (accelerate's prepare and every step are collectives)."""
+        plan = self._env_update_plan(epoch, policy_path) if self.state.is_main_process else None
+        if self.state.num_processes > 1:
+            from accelerate.utils import broadcast_object_list
 
+            box = [plan]
+            broadcast_object_list(box)
+            plan = box[0]
+        assert plan is not None  # the main process made it
+        if "skipped" in plan:
+            return dict(plan)
+        cfg = self.config
+        out = Path(plan["out"])
+        stats: dict[str, Any] = {}
+        if cfg.env_backend == "parametric":
+            if self.state.is_main_process:  # numpy on one process
+                from coevo.genenv.env_update import update_parametric
+
+                stats.update(update_parametric(
+                    plan["policy_path"], self.out / "env_policy_initial.json", out, plan["samples"], plan["weights"],
+                    lr=cfg.param_lr, steps=cfg.param_steps, kl_coef=cfg.env_kl_coef, kl_cap=cfg.env_kl_cap,
+                    likelihood_scale=plan["scale"],
+                ))  # fmt: skip
+        else:
+            from coevo.envs.simulator.policies.llm import TASK_HEADER
+            from coevo.genenv.env_update import LLMExample, update_llm
+
+            examples = [LLMExample(m, o, w) for m, o, w in plan["examples"]]
+            stats.update(update_llm(
+                plan["policy_path"], self.out / "env_policy_initial", out, examples, lr=cfg.env_lr,
+                steps=cfg.env_update_steps, batch_size=cfg.env_batch_size, kl_coef=cfg.env_kl_coef,
+                kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch, likelihood_scale=plan["scale"],
+                dtype=cfg.env_dtype, reference=cfg.env_reference, gradient_checkpointing=cfg.env_gradient_checkpointing,
+            ))  # fmt: skip
+        stats["likelihood_scale"] = plan["scale"]
+        if self.state.is_main_process:
+            stats["version"] = simulator.load_policy(str(out.resolve()))
+        state["policy_path"] = str(out)
+        return stats
+
+    def _env_update_plan(self, epoch: int, policy_path: Path) -> dict[str, Any]:
+        """What the epoch's pi_env update fits (main process): the window's samples with their
+        RWR weights (recorded in D_env), the likelihood scale, the current and the new policy's
+        paths; or why there is nothing to fit."""
         cfg = self.config
         kept, weights, scale = self._rwr_window(epoch)
         if not kept:
@@ -414,25 +475,13 @@ class GenEnvTrainer:
                     else "no task in band"}
         self.pools.set_weights([r.id for r in kept], weights)
         versions = self.out / "genenv" / "env_policy"
+        plan: dict[str, Any] = {"scale": scale, "policy_path": str(policy_path)}
         if cfg.env_backend == "parametric":
-            out = versions / f"epoch-{epoch:03d}.json"
-            stats: dict[str, Any] = update_parametric(
-                policy_path, self.out / "env_policy_initial.json", out,
-                [(r.context["family"], r.context["knobs"]) for r in kept], weights,
-                lr=cfg.param_lr, steps=cfg.param_steps, kl_coef=cfg.env_kl_coef, kl_cap=cfg.env_kl_cap,
-                likelihood_scale=scale,
-            )
+            plan["out"] = str(versions / f"epoch-{epoch:03d}.json")
+            plan["samples"] = [(r.context["family"], r.context["knobs"]) for r in kept]
+            plan["weights"] = weights
         else:
-            from coevo.envs.simulator.policies.llm import TASK_HEADER
+            plan["out"] = str(versions / f"epoch-{epoch:03d}")
+            plan["examples"] = [(r.context["messages"], r.output, float(w)) for r, w in zip(kept, weights)]
+        return plan
 
-            out = versions / f"epoch-{epoch:03d}"
-            examples = [LLMExample(r.context["messages"], r.output, float(w)) for r, w in zip(kept, weights)]
-            stats = update_llm(
-                policy_path, self.out / "env_policy_initial", out, examples, lr=cfg.env_lr,
-                steps=cfg.env_update_steps, batch_size=cfg.env_batch_size, kl_coef=cfg.env_kl_coef,
-                kl_cap=cfg.env_kl_cap, prefix=TASK_HEADER, seed=cfg.seed + epoch, likelihood_scale=scale,
-            )
-        stats["likelihood_scale"] = scale
-        stats["version"] = simulator.load_policy(str(out.resolve()))
-        state["policy_path"] = str(out)
-        return stats

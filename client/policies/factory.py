@@ -19,10 +19,13 @@ POLICY_HELP = (
     "openai:MODEL[@BASE_URL] (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY)"
 )
 
-#: Engines for local models. auto: llama.cpp on a CPU-only host where it is installed,
-#: transformers on a GPU host (vLLM serves GPU rollouts through openai:...) or without llama.cpp.
-BACKENDS = ("auto", "llamacpp", "transformers")
-BACKEND_HELP = "Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"
+#: Engines for local models. auto: vLLM on a GPU host where it is installed, else transformers
+#: there; llama.cpp on a CPU-only host where it is installed, else transformers.
+BACKENDS = ("auto", "vllm", "llamacpp", "transformers")
+BACKEND_HELP = (
+    "Local models' engine: auto (vLLM on GPU hosts where installed, else transformers; llama.cpp on CPU hosts) | "
+    "vllm | llamacpp | transformers"
+)
 #: Overrides "auto" for every command and trainer.
 BACKEND_ENV = "COEVO_POLICY_BACKEND"
 
@@ -33,26 +36,37 @@ _LOCAL_OPTIONS = {
         "max_batch_size", "max_prompt_tokens", "max_cached_episodes", "max_reply_tokens", "threads", "precision",
         "kv_type", "name", "seed", "cache_gguf",
     },
+    "vllm": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "name", "seed", "gpu_memory_utilization"},
 }  # fmt: skip
+
+
+def choose_backend(setting: str, *, cuda: bool, vllm: bool, llamacpp: bool) -> str:
+    """The engine for a setting on a host with (or without) a CUDA GPU, vLLM and llama.cpp: a named
+    engine if the host can run it (else ValueError); auto: vLLM on a GPU with vLLM, transformers on
+    a GPU without it, llama.cpp on a CPU host with it, transformers on one without."""
+    if setting not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {setting!r}")
+    if setting == "llamacpp" and not llamacpp:
+        raise ValueError("backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
+    if setting == "vllm" and not (vllm and cuda):
+        raise ValueError("backend vllm needs vllm installed and a CUDA GPU")
+    if setting != "auto":
+        return setting
+    if cuda:
+        return "vllm" if vllm else "transformers"
+    return "llamacpp" if llamacpp else "transformers"
 
 
 def resolve_backend(setting: str | None = None) -> str:
     """The engine a local model runs on: `setting` (or $COEVO_POLICY_BACKEND), with auto decided
-    by the hardware and what is installed."""
-    setting = setting or os.environ.get(BACKEND_ENV) or "auto"
-    if setting not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {setting!r}")
-    from coevo.client.policies.llamacpp import llama_cpp_available
-
-    if setting == "llamacpp" and not llama_cpp_available():
-        raise ValueError("backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
-    if setting != "auto":
-        return setting
-    if not llama_cpp_available():
-        return "transformers"
+    by the hardware and what is installed (choose_backend)."""
     import torch
 
-    return "transformers" if torch.cuda.is_available() else "llamacpp"
+    from coevo.client.policies.llamacpp import llama_cpp_available
+    from coevo.client.policies.vllm_policy import vllm_installed
+
+    setting = setting or os.environ.get(BACKEND_ENV) or "auto"
+    return choose_backend(setting, cuda=torch.cuda.is_available(), vllm=vllm_installed(), llamacpp=llama_cpp_available())
 
 
 def _local_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -69,6 +83,10 @@ def local_policy(
         from coevo.client.policies.llamacpp import LlamaCppPolicy
 
         return LlamaCppPolicy(model, sampling=sampling, **kwargs)
+    if chosen == "vllm":
+        from coevo.client.policies.vllm_policy import VLLMPolicy
+
+        return VLLMPolicy(model, sampling=sampling, **kwargs)
     from coevo.client.policies.hf import TransformersPolicy
 
     return TransformersPolicy(model, sampling=sampling, **kwargs)
@@ -84,9 +102,14 @@ def in_memory_policy(
     **options: Any,
 ) -> ChatModelPolicy:
     """A trainer's in-memory model as a policy: llama.cpp gets a GGUF copy under `workdir` (a
-    weight sync; its time is in `last_sync_s`), transformers uses the model itself."""
+    weight sync; its time is in `last_sync_s`), vLLM the process's colocated engine with the
+    model's current weights loaded in place, transformers uses the model itself."""
     chosen = resolve_backend(backend)
     kwargs = _local_options(chosen, options)
+    if chosen == "vllm":
+        from coevo.client.policies.vllm_policy import VLLMPolicy
+
+        return VLLMPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
     if chosen == "llamacpp" and model.device.type == "cpu":
         from coevo.client.policies.llamacpp import LlamaCppPolicy
 

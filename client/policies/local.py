@@ -54,6 +54,13 @@ def reply_over(text: str, single_line: bool) -> bool:
     return bool(_INVENTED_TURN.search(text)) or (single_line and bool(_ACTION_LINE_DONE.search(text)))
 
 
+def cut_reply(text: str, single_line: bool) -> str:
+    """A reply decoded without the stop rules (vLLM) cut where they would have stopped it: at the
+    end of the earliest match that makes `reply_over` true (other engines stop on that token)."""
+    ends = [m.end() for m in (_INVENTED_TURN.search(text), _ACTION_LINE_DONE.search(text) if single_line else None) if m]
+    return text[: min(ends)] if ends else text
+
+
 def fit_messages(
     messages: list[Message],
     count_tokens: Callable[[list[Message]], int],
