@@ -1,8 +1,8 @@
 """Where an env's replicas are: a fixed list of URLs, or every address of a DNS name.
 
 A Kubernetes headless Service (clusterIP: None) answers its DNS name with one A record per ready
-pod, so `DnsService("coevo-alfworld.coevo.svc.cluster.local", 8000)` (or the URL form
-`dns+http://coevo-alfworld.coevo.svc.cluster.local:8000`, accepted wherever a server URL is)
+pod, so `DnsService("coevo-myenv.coevo.svc.cluster.local", 8000)` (or the URL form
+`dns+http://coevo-myenv.coevo.svc.cluster.local:8000`, accepted wherever a server URL is)
 finds every replica and, re-resolved every `refresh_s`, the ones added or removed later. The
 resolver is injectable so that tests need no DNS server.
 """

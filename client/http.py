@@ -115,7 +115,7 @@ class Session:
 
 class EnvClient:
     """Synchronous client. `EnvClient("http://127.0.0.1:8000")`, a list of replica URLs, or
-    `EnvClient("dns+http://coevo-alfworld:8000")` for every replica behind a DNS name."""
+    `EnvClient("dns+http://coevo-myenv:8000")` for every replica behind a DNS name."""
 
     def __init__(
         self,

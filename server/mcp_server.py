@@ -8,9 +8,9 @@ session.
 
 Tools: `list_tasks`, `start_episode`, `act`, `fork_episode`, `expert_hint`, `close_episode`,
 and for tool-calling envs `list_episode_tools` / `call_episode_tools`: an episode's own
-functions (BFCL's, API-Bank's APIs, TravelPlanner's tools) with their JSON Schemas, called by
-name. They are per episode (BFCL episodes differ in their functions, multi-turn ones gain
-some mid-episode), while an MCP tool list is per server, so they are listed and called through
+functions (a function-calling benchmark's functions, a tool-use env's APIs or tools) with their JSON
+Schemas, called by name. They are per episode (episodes differ in their functions, multi-turn
+ones may gain some mid-episode), while an MCP tool list is per server, so they are listed and called through
 these two tools rather than added to the server's tool list. A call is one ordinary step: the
 env turns it into its own action text (`Env.tool_calls_action`), which the result reports.
 
@@ -152,12 +152,12 @@ class McpTools:
                   SessionArgs, self._close, ClosedResponse)
         self._add("list_episode_tools",
                   "The running episode's own functions with JSON Schemas (tool-calling envs; empty "
-                  "for text envs). They can change during an episode (BFCL multi-turn adds some).",
+                  "for text envs). They can change during an episode (multi-turn function calling adds some).",
                   SessionArgs, self._episode_tools, EpisodeTools)
         self._add("call_episode_tools",
                   "Call episode functions by name: one step of the episode, in the env's own action "
                   "format (reported as `action`). Several calls go into one step where the env takes "
-                  "them together (BFCL's parallel calls). Text replies go through `act`.",
+                  "them together (parallel function calls). Text replies go through `act`.",
                   CallToolsArgs, self._call_tools, ToolCallsStep)
 
     def _add(self, name: str, description: str, arguments: type[BaseModel], run: Callable[[Any], Awaitable[BaseModel]],

@@ -1,11 +1,11 @@
 """GET /tasks pages: computed off the event loop, one at a time, and cached.
 
 A page describes every task on it (`Env.describe_task`), which costs milliseconds per task on
-some envs: a 10,000-task page once held apibank's event loop for 18 s. Pages now run on one
+some envs: a 10,000-task page once held an env server's event loop for 18 s. Pages now run on one
 dedicated catalogue thread (so a burst of large pages cannot occupy the env threads either),
 identical requests in flight share one computation, and finished pages are kept, serialized,
 in a size-bounded LRU cache keyed by (split, offset, limit, split size): a split that grows
-(the simulator's recorded tasks) changes its size and so never serves a stale page.
+(an env that records generated tasks) changes its size and so never serves a stale page.
 """
 
 from __future__ import annotations
