@@ -63,14 +63,16 @@ class CoevoAgentLoop(AgentLoopBase):
         extra = dict(kwargs.get("extra_info") or {})
         if "coevo_task_id" not in extra:
             raise ValueError("a coevo_agent row needs extra_info.coevo_task_id (see coevo.integrations.verl.verl_rows)")
-        stops = set(stop_token_ids(self.tokenizer))
+        # veRL annotates its tokenizer as AutoTokenizer (the factory class); it is a real tokenizer.
+        tokenizer: Any = self.tokenizer
+        stops = set(stop_token_ids(tokenizer))
         async with AsyncEnvClient(self.urls) as client:
             info = await client.info()
             max_turns = self.max_turns or info.max_steps
             session = await client.create(task_id=str(extra["coevo_task_id"]), seed=extra.get("coevo_seed"))
             chat = AsyncEpisodeChat(session, env_prompt(info))
             try:
-                start = prompt_ids(self.tokenizer, chat.messages)
+                start = prompt_ids(tokenizer, chat.messages)
                 response: list[int] = []
                 mask: list[int] = []
                 logprobs: list[float] = []
@@ -86,12 +88,12 @@ class CoevoAgentLoop(AgentLoopBase):
                     logprobs += list(out.log_probs or [0.0] * len(new))[: len(new)]
                     replies += 1
                     stopped = bool(new) and new[-1] in stops
-                    user = await chat.reply(self.tokenizer.decode(new, skip_special_tokens=True))
+                    user = await chat.reply(tokenizer.decode(new, skip_special_tokens=True))
                     if chat.tally.over or replies >= max_turns:
                         break
                     env_ids = env_turn_ids(
-                        self.tokenizer, chat.messages[:-1], user,
-                        stopped_with=self.tokenizer.decode(new[-1:]) if stopped else None,
+                        tokenizer, chat.messages[:-1], user,
+                        stopped_with=tokenizer.decode(new[-1:]) if stopped else None,
                     )  # fmt: skip
                     if len(response) + len(env_ids) >= self.response_length:
                         break
