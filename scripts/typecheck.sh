@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Type-check the coevo package with mypy (configuration: [tool.mypy] in pyproject.toml).
 #
-# The repository keeps envs/, server/, client/, agentevol/ and genenv/ at the top level and
+# The repository keeps envs/, server/, client/, agentevol/, genenv/ and integrations/ at the top level and
 # setup.py maps them onto coevo.envs, coevo.server, ...; mypy cannot see that mapping. So this
 # builds the package as Python sees it out of symlinks in a temporary folder, checks it from
 # there, and prints the errors with repository paths (coevo/envs/x.py -> envs/x.py).
@@ -10,7 +10,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${VENV:-$REPO/.venv}
 case "$VENV" in /*) ;; *) VENV=$REPO/$VENV ;; esac
-FOLDERS="envs server client agentevol genenv"
+FOLDERS="envs server client agentevol genenv integrations"
 
 TREE=$(mktemp -d "${TMPDIR:-/tmp}/coevo-typecheck.XXXXXX")
 trap 'rm -rf "$TREE"' EXIT

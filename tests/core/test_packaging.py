@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"coevo": "coevo", "coevo.envs": "envs", "coevo.server": "server", "coevo.client": "client",
-           "coevo.agentevol": "agentevol", "coevo.genenv": "genenv"}
+           "coevo.agentevol": "agentevol", "coevo.genenv": "genenv", "coevo.integrations": "integrations"}
 
 
 def expected_modules() -> list[str]:

@@ -1,0 +1,141 @@
+"""One coevo episode as a chat: the env's prompt, the agent's replies in, the next user turn out.
+
+The trainer adapters (TRL, veRL, verifiers) differ in who generates and how tokens are kept,
+not in how an episode is played; this is the playing part, shared, and the same as coevo's own
+rollouts (client/rollout.py): the env's prompt from its /info, ReAct replies read by
+parse_react, an unreadable reply answered with the env's format hint without stepping the env.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coevo import wire
+from coevo.client.errors import EnvClientError
+from coevo.client.http import AsyncSession, Session
+from coevo.client.policies.base import Message
+from coevo.client.policies.parsing import canonical_action, parse_react
+from coevo.client.policies.prompts import EnvPrompt, prompt_for
+
+
+def env_prompt(info: wire.InfoResponse) -> EnvPrompt:
+    """The prompt coevo's own policies use for this env (dedicated, or built from /info)."""
+    return prompt_for(info.env, info.action_format, info.action_example)
+
+
+def opening(prompt: EnvPrompt, observation: str, info: dict[str, Any]) -> list[Message]:
+    """The conversation before the agent's first reply: instruction, acknowledgement, first observation."""
+    return [*prompt.start(), {"role": "user", "content": prompt.render_observation(observation, info, first=True)}]
+
+
+@dataclass
+class Tally:
+    """What an episode earned so far: the env's rewards, its steps and how it ended."""
+
+    reward: float = 0.0
+    steps: int = 0
+    invalid_replies: int = 0
+    done: bool = False
+    truncated: bool = False
+    rewards: list[float] = field(default_factory=list)
+    #: The actions the env was stepped with, in order (rewards[i] is actions[i]'s).
+    actions: list[str] = field(default_factory=list)
+
+    @property
+    def over(self) -> bool:
+        return self.done or self.truncated
+
+
+@dataclass(frozen=True)
+class ReadReply:
+    """A reply turned into the env action to send, or the feedback to give instead."""
+
+    action: str | None
+    feedback: str | None
+
+
+def read_reply(prompt: EnvPrompt, reply: str, info: dict[str, Any]) -> ReadReply:
+    parsed = parse_react(reply, single_line=prompt.single_line_action)
+    if not parsed.ok:
+        return ReadReply(None, prompt.render_invalid(parsed.error or "unreadable reply", info))
+    return ReadReply(canonical_action(parsed.action or "", info.get("available_actions")), None)
+
+
+def refused(exc: EnvClientError) -> bool:
+    """The server refused the action itself (422: e.g. a NUL byte a sampled reply can hold): the
+    agent's fault, answered like an unreadable reply; anything else is the caller's problem."""
+    return exc.status == 422 and exc.code == "invalid_request"
+
+
+def _after_step(prompt: EnvPrompt, tally: Tally, action: str, result: wire.StepResponse) -> tuple[str, dict[str, Any]]:
+    tally.actions.append(action)
+    tally.reward += result.reward
+    tally.rewards.append(result.reward)
+    tally.steps += 1
+    tally.done, tally.truncated = result.done, result.truncated
+    info = dict(result.info)
+    return prompt.render_observation(result.observation, {} if tally.over else info), info
+
+
+class EpisodeChat:
+    """A leased session played through chat turns (sync client: TRL's rollout runs in the trainer's thread)."""
+
+    def __init__(self, session: Session, prompt: EnvPrompt) -> None:
+        self.session, self.prompt = session, prompt
+        self.info: dict[str, Any] = dict(session.info)
+        self.messages: list[Message] = opening(prompt, session.observation, self.info)
+        self.tally = Tally()
+
+    def reply(self, text: str) -> str:
+        """Take the agent's reply; return the next user turn (the env's answer, or format feedback)."""
+        text = text.strip()
+        self.messages.append({"role": "assistant", "content": text})
+        read = read_reply(self.prompt, text, self.info)
+        user = read.feedback or ""
+        if read.action is not None:
+            try:
+                user, self.info = _after_step(self.prompt, self.tally, read.action, self.session.step(read.action))
+            except EnvClientError as exc:
+                if not refused(exc):
+                    raise
+                read = ReadReply(None, self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
+                user = read.feedback or ""
+        if read.action is None:
+            self.tally.invalid_replies += 1
+        self.messages.append({"role": "user", "content": user})
+        return user
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class AsyncEpisodeChat:
+    """Async twin of EpisodeChat, for veRL's agent loops and verifiers' rollouts."""
+
+    def __init__(self, session: AsyncSession, prompt: EnvPrompt) -> None:
+        self.session, self.prompt = session, prompt
+        self.info: dict[str, Any] = dict(session.info)
+        self.messages: list[Message] = opening(prompt, session.observation, self.info)
+        self.tally = Tally()
+
+    async def reply(self, text: str) -> str:
+        text = text.strip()
+        self.messages.append({"role": "assistant", "content": text})
+        read = read_reply(self.prompt, text, self.info)
+        user = read.feedback or ""
+        if read.action is not None:
+            try:
+                user, self.info = _after_step(self.prompt, self.tally, read.action, await self.session.step(read.action))
+            except EnvClientError as exc:
+                if not refused(exc):
+                    raise
+                read = ReadReply(None, self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
+                user = read.feedback or ""
+        if read.action is None:
+            self.tally.invalid_replies += 1
+        self.messages.append({"role": "user", "content": user})
+        return user
+
+    async def close(self) -> None:
+        await self.session.close()
