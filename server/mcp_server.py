@@ -21,6 +21,7 @@ REST error body plus the HTTP status the same request would have had over REST.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -287,7 +288,26 @@ def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:
-        async with manager.run():
+        """The session manager runs in a task of its own: entered around the app's lifespan, its
+        task group would wrap whatever the lifespan's body raises in an ExceptionGroup (an app
+        embedded in a test or a trainer would see ExceptionGroup instead of its ValueError)."""
+        started, stop = asyncio.Event(), asyncio.Event()
+
+        async def serve() -> None:
+            async with manager.run():
+                started.set()
+                await stop.wait()
+
+        task = asyncio.create_task(serve())
+        waiter = asyncio.create_task(started.wait())
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():  # the manager failed to start: raise its error
+            waiter.cancel()
+            task.result()
+        try:
             yield
+        finally:
+            stop.set()
+            await task
 
     return running
