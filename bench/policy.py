@@ -12,6 +12,11 @@ with the prompts the rollout engine uses) and the same SmolLM2-135M-Instruct wei
 - greedy_agreement: share of `--agreement-prompts` prompts whose first 32 greedy tokens are
   identical in both backends (f32 weights in both; llama.cpp's KV cache in f16 unless
   --kv-type f32); agreement_tokens: share of agreeing tokens before the first difference.
+- first_turns_s_{shared,unshared}, prefix_share_speedup: wall time to answer every prompt's
+  first token, in rounds of 8 as an evaluation sends them, with the backend copying the KV of
+  the prompt sharing the longest prefix (the instructions and worked example every episode of
+  an env starts with) or computing every prompt whole; prompt_share_copied: the share of prompt
+  tokens copied rather than computed. The decode and prompt rates above are measured without it.
 - weight_sync_s: a trained checkpoint's weights reach the backend (GGUF export + reload),
   measured on a perturbed copy of the model; synced_outputs_differ says the backend then
   answers as the new weights do, not as the old.
@@ -135,6 +140,8 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="timed batches per (backend, batch size)")
     parser.add_argument("--kv-type", default="f16", choices=["f16", "f32"])
+    parser.add_argument("--precision", default="f32", choices=["f32", "f16", "q8_0"],
+                        help="the backend's weights (greedy agreement is also measured at f32 when this is lower)")
     parser.add_argument("--eval-n", type=int, default=100)
     parser.add_argument("--skip-eval", action="store_true")
     args = parser.parse_args()
@@ -152,7 +159,8 @@ def main() -> None:
     conversations = first_turns("bfcl", "simple_python", args.agreement_prompts // 2)
     conversations += first_turns("alfworld", "valid_unseen", args.agreement_prompts - len(conversations))
     hf = TransformersPolicy(model_dir)
-    backend = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048)
+    backend = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
+                             precision=args.precision, share_prefixes=False)
     prompts = [hf.encode(hf.render(c)) for c in conversations]
     greedy = Sampling(temperature=0.0, max_new_tokens=args.new_tokens)
 
@@ -164,6 +172,7 @@ def main() -> None:
 
     result: dict[str, Any] = {
         "model": model_dir.name, "threads": threads, "new_tokens": args.new_tokens, "kv_type": args.kv_type,
+        "precision": args.precision,
         "prompt_tokens_mean": sum(map(len, prompts)) / len(prompts),
     }  # fmt: skip
     for batch in (1, 8):
@@ -181,6 +190,25 @@ def main() -> None:
     fast = [x for i in range(0, len(prompts), 8) for x in run_backend(prompts[i : i + 8], 32, exact=False)]
     result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
     result["agreement_prompts"] = len(prompts)
+    if args.precision != "f32":
+        result[f"greedy_agreement_{args.precision}"] = result["greedy_agreement"]
+        result[f"agreement_tokens_{args.precision}"] = result["agreement_tokens"]
+        exact = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048)
+        f32 = [x for i in range(0, len(prompts), 8) for x in exact.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=32), stop="eos")]
+        result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, f32, 32)
+
+    log("first turns with and without prefix sharing")
+    for shared in (False, True):
+        policy = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8,
+                                max_prompt_tokens=2048, precision=args.precision, share_prefixes=shared)
+        started = time.perf_counter()
+        for i in range(0, len(prompts), 8):
+            policy.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=1), stop="none")
+        result[f"first_turns_s_{'shared' if shared else 'unshared'}"] = time.perf_counter() - started
+        if shared:
+            total = policy.prompt_tokens_copied + policy.prompt_tokens_computed
+            result["prompt_share_copied"] = policy.prompt_tokens_copied / max(1, total)
+    result["prefix_share_speedup"] = result["first_turns_s_unshared"] / result["first_turns_s_shared"]
 
     log("weight sync")
     with torch.no_grad():

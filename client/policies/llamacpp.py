@@ -12,6 +12,13 @@ How it decodes:
   only feeds each episode's new tokens: the conversation so far stays in its slot between turns
   (prefix reuse), and an episode whose prompt was cut is trimmed back to the tokens it still
   shares. With more episodes than slots, the least recently used idle one gives its slot up.
+- Episodes of one env share most of their first prompt (the instructions, the worked example;
+  68% to 93% of a first turn, measured on the built-in envs). A new episode's slot
+  starts as a copy of the KV of the episode whose tokens share the longest prefix with its
+  prompt, when that is at least MIN_SHARED_TOKENS longer than what the slot holds: an earlier
+  prompt of the same round (fed first), a live episode outside the round, or a finished one
+  whose KV is kept, as a donor, until its slot is needed. Only the rest of the prompt is
+  computed. The logits are those of a fresh prompt (tested).
 - Every episode of a round is decoded together, one token each per llama.cpp call, whatever
   their prompt lengths (llama.cpp batches sequences without padding), and an episode leaves the
   batch as soon as its reply is over (local.reply_over), so finished rows cost nothing.
@@ -51,6 +58,10 @@ log = logging.getLogger(__name__)
 MAX_SLOTS = 256
 #: When a reply ends (see LlamaCppPolicy.generate_ids).
 STOP_MODES = ("reply", "eos", "none")
+#: A prompt shares at least this many tokens with another sequence before that sequence's KV is
+#: copied instead of computed: between streams llama.cpp copies a whole stream's buffer
+#: (~60 MB for SmolLM2 at 2,560 cells, a few ms), the price of computing a handful of tokens.
+MIN_SHARED_TOKENS = 64
 #: ggml's type ids for the KV cache.
 _KV_TYPES = {"f32": 0, "f16": 1}
 
@@ -147,6 +158,14 @@ class LlamaCppModel:
     def forget(self, seq: int, keep: int = 0) -> None:
         """Drop sequence `seq`'s cells from position `keep` on."""
         self._lib.llama_memory_seq_rm(self._memory, seq, keep, -1)
+
+    def copy_prefix(self, src: int, dst: int, keep: int) -> None:
+        """Sequence `dst` becomes the first `keep` positions of sequence `src`. Each sequence has a
+        stream of its own, and llama.cpp copies between streams whole only (the data moves at
+        the next decode), so all of `src` is copied and the rest trimmed."""
+        self._lib.llama_memory_seq_rm(self._memory, dst, -1, -1)
+        self._lib.llama_memory_seq_cp(self._memory, src, dst, -1, -1)
+        self._lib.llama_memory_seq_rm(self._memory, dst, keep, -1)
 
     def decode(self, entries: Sequence[tuple[int, int, int, bool]]) -> list[np.ndarray]:
         """Feed (token, position, seq, wants_logits) entries, at most batch_tokens of them;
@@ -261,11 +280,13 @@ class LlamaCppPolicy(ChatModelPolicy):
         kv_type: str = "f16",
         seed: int | None = None,
         cache_gguf: bool = True,
+        share_prefixes: bool = True,
     ) -> None:
         """`model`: a checkpoint directory (converted to GGUF once, cached) or, with `tokenizer`
         given, a GGUF file written by gguf_export. `cache_gguf=False`: a checkpoint scored once
         (a trainer's epoch) gets a private GGUF, removed on close, instead of a cached copy that
-        would stay on disk (540 MB for SmolLM2-135M in f32) long after the checkpoint is gone."""
+        would stay on disk (540 MB for SmolLM2-135M in f32) long after the checkpoint is gone.
+        `share_prefixes=False`: a new episode never copies another's KV (see the module docstring)."""
         import numpy as np
 
         model = Path(model)
@@ -300,6 +321,12 @@ class LlamaCppPolicy(ChatModelPolicy):
         #: cut where the episode's context ends.
         self.context_tokens = max_prompt_tokens + max_reply_tokens
         self._slots: OrderedDict[str, _Slot] = OrderedDict()
+        #: Finished episodes' sequences whose KV is kept as copy sources until their slot is
+        #: needed (oldest first): seq -> the tokens it holds.
+        self._donors: OrderedDict[int, list[int]] = OrderedDict()
+        #: Prompt tokens copied from another sequence instead of computed, and tokens computed.
+        self.prompt_tokens_copied = self.prompt_tokens_computed = 0
+        self.share_prefixes = share_prefixes
         #: Episodes that ended while a batch was running; their slots are freed before the next.
         self._pending: set[str] = set()
         #: Sampling randomness when a call names no seed: seeded once here, so a run is repeatable.
@@ -342,6 +369,7 @@ class LlamaCppPolicy(ChatModelPolicy):
             self.engine.close()
             with self._lock:
                 self._slots.clear()
+                self._donors.clear()
             self.engine = self._load(path)
         self.last_sync_s = time.perf_counter() - started
         log.info("llama.cpp: weights synced in %.2fs (%s)", self.last_sync_s, path.name)
@@ -359,10 +387,16 @@ class LlamaCppPolicy(ChatModelPolicy):
             with self._lock:
                 self._pending.add(key)
 
-    def _free(self, key: str) -> None:
+    def _free(self, key: str, *, keep_kv: bool = True) -> None:
+        """End an episode's hold on its slot; its KV stays as a copy source (a donor) unless it
+        no longer matches its tokens (`keep_kv=False`)."""
         with self._lock:
             slot = self._slots.pop(key, None)
-        if slot is not None:
+        if slot is None:
+            return
+        if keep_kv and self.share_prefixes and len(slot.tokens) >= MIN_SHARED_TOKENS:
+            self._donors[slot.seq] = slot.tokens
+        else:
             self.engine.forget(slot.seq)
 
     def _claim(self, keys: Sequence[str]) -> list[_Slot]:
@@ -377,8 +411,11 @@ class LlamaCppPolicy(ChatModelPolicy):
         for key in keys:
             slot = self._slots.get(key)
             if slot is None:
-                used = {s.seq for s in self._slots.values()}
+                used = {s.seq for s in self._slots.values()} | set(self._donors)
                 free = next((i for i in range(self.max_cached_episodes) if i not in used), None)
+                if free is None and self._donors:
+                    free, _ = self._donors.popitem(last=False)
+                    self.engine.forget(free)
                 if free is None:
                     victim = next(k for k in self._slots if k not in wanted)
                     free = self._slots.pop(victim).seq
@@ -436,23 +473,41 @@ class LlamaCppPolicy(ChatModelPolicy):
         slots = self._claim(names)
         outputs: list[list[int]] = [[] for _ in prompts]
         try:
-            # Prefill: each episode's tokens past what its slot already holds.
-            feed: list[tuple[int, int, int, bool, int]] = []  # token, pos, seq, wants, request
+            # Prefill: each episode's tokens past what its slot already holds, or past what it
+            # copies from another sequence (see the module docstring). Prompts whose best source
+            # is an earlier prompt of this round are fed in a second pass, after it.
+            first: list[tuple[int, int, int, bool, int]] = []  # token, pos, seq, wants, request
+            second: list[tuple[int, int, int, bool, int]] = []
+            fed_first: dict[int, list[int]] = {}
+            in_round = {slot.seq for slot in slots}
             for i, (ids, slot) in enumerate(zip(prompts, slots)):
                 ids = list(ids)
                 keep = min(common_prefix(slot.tokens, ids), len(ids) - 1)
-                self.engine.forget(slot.seq, keep)
+                source, shared = self._best_source(ids, exclude=in_round)
+                earlier, shared_earlier = _longest_shared(ids, fed_first) if self.share_prefixes else (-1, 0)
+                if shared_earlier > max(shared, keep + MIN_SHARED_TOKENS - 1):
+                    self.engine.forget(slot.seq)
+                    slot.tokens = []
+                    second.append((-1, shared_earlier, earlier, False, i))  # a copy, made after the first pass
+                    continue
+                if shared >= keep + MIN_SHARED_TOKENS:
+                    self.engine.copy_prefix(source, slot.seq, shared)
+                    self.prompt_tokens_copied += shared - keep
+                    keep = shared
+                else:
+                    self.engine.forget(slot.seq, keep)
                 slot.tokens = ids[:keep]
-                for pos in range(keep, len(ids)):
-                    feed.append((ids[pos], pos, slot.seq, pos == len(ids) - 1, i))
-            firsts: dict[int, Any] = {}
-            for start in range(0, len(feed), self.engine.batch_tokens):
-                self.check_cancelled()
-                chunk = feed[start : start + self.engine.batch_tokens]
-                rows = self.engine.decode([e[:4] for e in chunk])
-                firsts.update(zip((e[4] for e in chunk if e[3]), rows))
-                for token, _, _, _, i in chunk:
-                    slots[i].tokens.append(token)
+                first += [(ids[pos], pos, slot.seq, pos == len(ids) - 1, i) for pos in range(keep, len(ids))]
+                fed_first[i] = ids
+            firsts = self._prefill(first, slots)
+            copied = []
+            for _, shared, earlier, _, i in second:
+                ids = list(prompts[i])
+                self.engine.copy_prefix(slots[earlier].seq, slots[i].seq, shared)
+                self.prompt_tokens_copied += shared
+                slots[i].tokens = ids[:shared]
+                copied += [(ids[pos], pos, slots[i].seq, pos == len(ids) - 1, i) for pos in range(shared, len(ids))]
+            firsts.update(self._prefill(copied, slots))
             logits = [firsts[i] for i in range(len(prompts))]
             # Decode: one token per unfinished episode per call.
             active = list(range(len(prompts)))
@@ -479,12 +534,42 @@ class LlamaCppPolicy(ChatModelPolicy):
                     logits[i] = row
         except BaseException:
             for name in names:  # a half-fed slot no longer matches its token list
-                self._free(name)
+                self._free(name, keep_kv=False)
             raise
         if throwaway:
             for name in names:
                 self._free(name)
         return outputs
+
+    def _prefill(self, feed: list[tuple[int, int, int, bool, int]], slots: list[_Slot]) -> dict[int, Any]:
+        """Feed prompt entries (token, pos, seq, wants_logits, request) in batches; the last
+        position's logits of each request that has one among them."""
+        firsts: dict[int, Any] = {}
+        for start in range(0, len(feed), self.engine.batch_tokens):
+            self.check_cancelled()
+            chunk = feed[start : start + self.engine.batch_tokens]
+            rows = self.engine.decode([e[:4] for e in chunk])
+            firsts.update(zip((e[4] for e in chunk if e[3]), rows))
+            for token, _, _, _, i in chunk:
+                slots[i].tokens.append(token)
+        self.prompt_tokens_computed += len(feed)
+        return firsts
+
+    def _best_source(self, ids: list[int], exclude: set[int]) -> tuple[int, int]:
+        """The sequence outside this round (a live episode's or a donor's) sharing the longest
+        prefix with `ids` (at most all but its last token), and that length; (-1, 0) if none."""
+        if not self.share_prefixes:
+            return -1, 0
+        holders = [(s.seq, s.tokens) for s in self._slots.values() if s.seq not in exclude]
+        holders += [(seq, tokens) for seq, tokens in self._donors.items() if seq not in exclude]
+        best, length = -1, 0
+        head = ids[:MIN_SHARED_TOKENS]
+        for seq, tokens in holders:
+            if tokens[:MIN_SHARED_TOKENS] == head:
+                n = min(common_prefix(tokens, ids), len(ids) - 1)
+                if n > length:
+                    best, length = seq, n
+        return best, length
 
     def _generate(self, requests: Sequence[PolicyRequest], sampling: Sampling) -> list[str]:
         keys = [self.key_of(r) or f"\0anon{i}" for i, r in enumerate(requests)]
@@ -511,5 +596,19 @@ class LlamaCppPolicy(ChatModelPolicy):
             "threads": self.threads,
             "max_prompt_tokens": self.max_prompt_tokens,
             "max_batch_size": self.max_batch_size,
+            "prompt_tokens_computed": self.prompt_tokens_computed,
+            "prompt_tokens_copied": self.prompt_tokens_copied,
         }
 
+
+def _longest_shared(ids: list[int], prompts: dict[int, list[int]]) -> tuple[int, int]:
+    """The request among `prompts` sharing the longest prefix with `ids` (at most all but its
+    last token) and that length; (-1, 0) if none shares MIN_SHARED_TOKENS."""
+    best, length = -1, 0
+    head = ids[:MIN_SHARED_TOKENS]
+    for i, other in prompts.items():
+        if other[:MIN_SHARED_TOKENS] == head:
+            n = min(common_prefix(other, ids), len(ids) - 1)
+            if n > length:
+                best, length = i, n
+    return best, length

@@ -85,12 +85,64 @@ def test_a_reused_prefix_gives_the_logits_of_a_fresh_prompt(tiny_model_dir: Path
     for turns in range(9):
         request = PolicyRequest(_conversation(turns), "guess", _Session("s1"))  # type: ignore[arg-type]
         cached.generate([request])
-        fresh._free("s1")  # the same prompt cut as `cached`, but its KV computed from scratch
+        fresh._free("s1", keep_kv=False)  # the same prompt cut as `cached`, but its KV computed from scratch
         fresh.generate([request])
         reused, whole = seen[-2], seen[-1]
         scale = float(np.abs(whole).max())
         assert float(np.abs(reused - whole).max()) <= 1e-3 * scale, turns
     assert cached._dropped["s1"] == fresh._dropped["s1"] > 0  # the prompt was cut along the way
+
+
+def test_a_prefix_copied_from_another_episode_gives_the_logits_of_a_fresh_prompt(
+    tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Episodes sharing the start of their prompt: a new one copies the KV of another (an
+    earlier prompt of the same round, a live episode, a finished one kept as a donor) and
+    computes only the rest; its next-token logits match a prompt computed from scratch."""
+    import coevo.client.policies.llamacpp as llamacpp
+
+    seen: list[np.ndarray] = []
+    real_pick = llamacpp.pick_token
+    monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
+    one = Sampling(max_new_tokens=1)
+    shared = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=4, sampling=one)
+    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=4, sampling=one)
+
+    def request(turns: int, key: str, branch: bool = False) -> PolicyRequest:
+        messages = _conversation(turns)
+        if branch:  # the conversation goes another way after `turns` turns
+            messages += [{"role": "assistant", "content": "Action: wait " + "z " * 8},
+                         {"role": "user", "content": "nothing happens " * 3}]
+        return PolicyRequest(messages, "guess", _Session(key))  # type: ignore[arg-type]
+
+    def from_scratch(turns: int, branch: bool = False) -> np.ndarray:
+        fresh.generate([request(turns, "x", branch)])
+        fresh._free("x", keep_kv=False)
+        return seen[-1]
+
+    def close(a: np.ndarray, b: np.ndarray) -> bool:  # this random model amplifies float rounding
+        return float(np.abs(a - b).max()) <= 5e-3 * float(np.abs(b).max())
+
+    shared.generate([request(6, "a"), request(7, "b"), request(8, "c")])  # b and c copy from a, in one round
+    in_round = seen[-3:]
+    assert shared.prompt_tokens_copied >= 2 * llamacpp.MIN_SHARED_TOKENS
+    assert all(close(got, from_scratch(t)) for got, t in zip(in_round, (6, 7, 8)))
+
+    copied = shared.prompt_tokens_copied
+    shared.generate([request(9, "d")])  # from a live episode outside the round
+    assert shared.prompt_tokens_copied > copied and close(seen[-1], from_scratch(9))
+
+    for key in "abcd":
+        shared.release(key)
+    assert shared._slots == {} and shared._donors  # finished: their KV kept as copy sources
+    copied = shared.prompt_tokens_copied
+    shared.generate([request(5, "e", branch=True)])  # shares five turns with the donors
+    donated = seen[-1]
+    assert shared.prompt_tokens_copied > copied and close(donated, from_scratch(5, branch=True))
+    # Exactly what the episode's own cached prefix would give (the copy adds no error of its own).
+    fresh.generate([request(9, "y")])
+    fresh.generate([request(5, "y", branch=True)])
+    assert np.array_equal(seen[-1], donated)
 
 
 def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: Path, tmp_path: Path) -> None:

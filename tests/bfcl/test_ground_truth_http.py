@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from coevo.config import ServerConfig
+from coevo.wire import MAX_TASKS_PAGE
 from coevo.envs.bfcl.calls import decode_reply
 from coevo.envs.bfcl.tasks import CATEGORIES, is_relevance_category
 from coevo.envs.bfcl.env import BfclEnv
@@ -83,10 +84,11 @@ def test_ground_truth_scores_one_on_every_entry_over_http(client: TestClient) ->
         if category == "live_relevance":
             continue
         total = len(env.task_ids(category))
-        listed = client.get("/tasks", params={"split": category, "limit": total}).json()
-        ids = [t["task_id"] for t in listed["tasks"]]
-        assert ids == list(env.task_ids(category)) and listed["total"] == total
-        assert listed["tasks"][0]["meta"]["category"] == category
+        pages = [client.get("/tasks", params={"split": category, "offset": offset, "limit": MAX_TASKS_PAGE}).json()
+                 for offset in range(0, total, MAX_TASKS_PAGE)]  # the documented page cap
+        ids = [t["task_id"] for page in pages for t in page["tasks"]]
+        assert ids == list(env.task_ids(category)) and {page["total"] for page in pages} == {total}
+        assert pages[0]["tasks"][0]["meta"]["category"] == category
         for start in range(0, len(ids), 512):
             for task_id, (reward, action) in _play_all(client, ids[start : start + 512]).items():
                 played += 1
