@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 AgentGymStyle = Literal["auto", "id", "env_idx"]
+Durability = Literal["process", "machine", "buffered"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,10 @@ class ServerConfig:
     admin_max_read_bytes: int = 8 * 1024**3
     #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
     env_threads: int = 0
+    #: When a response may be sent. process: after its rows are committed (survives a SIGKILL of
+    #: the server); machine: also fsynced (survives an OS crash or power loss); buffered: before
+    #: they are written (a SIGKILL loses up to flush_interval_s of acknowledged work).
+    durability: Durability = "process"
     #: Store writer: flush at least this often, and as soon as this many rows wait.
     flush_interval_s: float = 0.1
     flush_max_rows: int = 2000
@@ -93,6 +98,8 @@ class ServerConfig:
             raise ValueError("request_read_timeout_s and max_client_connections must be >= 0 (0 disables)")
         if self.agentgym_style not in ("auto", "id", "env_idx"):
             raise ValueError("agentgym_style must be auto, id or env_idx")
+        if self.durability not in ("process", "machine", "buffered"):
+            raise ValueError("durability must be process, machine or buffered")
         return self
 
 

@@ -28,7 +28,8 @@ def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     from coevo.store.writer import TrajectoryWriter  # imports the tables create_all makes
 
     return TrajectoryWriter(
-        make_engine(config.db_url), interval_s=config.flush_interval_s,
+        make_engine(config.db_url, fsync=config.durability == "machine"),
+        interval_s=config.flush_interval_s,
         max_rows=config.flush_max_rows,
     )
 

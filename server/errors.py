@@ -72,6 +72,12 @@ class Forbidden(ApiError):
     status, code = 403, "forbidden"
 
 
+class NotStored(ApiError):
+    """The request's effect is applied but could not be committed to the store yet."""
+
+    status, code = 503, "store_unavailable"
+
+
 #: Env errors -> HTTP status. Unknown subclasses of EnvError are the client's fault (400).
 _ENV_STATUS: dict[type[EnvError], int] = {
     UnknownTask: 404,

@@ -2,8 +2,9 @@
 
 A `Lease` is what the server keeps per session; it stays small (the env's own state plus a
 few fields) because a server holds thousands. The `LeaseTable` owns admission (capacity,
-with reservations so concurrent creates cannot overshoot), lookup, release, and the memory
-of recently released ids so a late request says "expired" instead of "unknown".
+with reservations so concurrent creates cannot overshoot), lookup, release, the memory
+of recently released ids so a late request says "expired" instead of "unknown", and the
+memory of ids the store was asked about and does not hold, so asking again costs nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from coevo.envs.base import Env
@@ -67,6 +68,7 @@ class LeaseTable:
         self._leases: dict[str, Lease] = {}
         self._reserved = 0
         self._released: OrderedDict[str, str] = OrderedDict()
+        self._absent: OrderedDict[str, None] = OrderedDict()
         self._remember = remember
 
     def __len__(self) -> int:
@@ -94,6 +96,7 @@ class LeaseTable:
     def add(self, lease: Lease) -> None:
         self._leases[lease.session_id] = lease
         self._released.pop(lease.session_id, None)
+        self._absent.pop(lease.session_id, None)
 
     # ------------------------------------------------------------------ lookup and release
     def find(self, session_id: str) -> Lease | None:
@@ -120,6 +123,19 @@ class LeaseTable:
         self._released[session_id] = reason
         if len(self._released) > self._remember:
             self._released.popitem(last=False)
+
+    def known_absent(self, session_id: str) -> bool:
+        """The store had no open session under this id when last asked."""
+        return session_id in self._absent
+
+    def remember_absent(self, session_ids: Iterable[str]) -> None:
+        """Remember ids the store does not hold (the oldest are forgotten past `remember`)."""
+        absent = self._absent
+        for session_id in session_ids:
+            absent[session_id] = None
+            absent.move_to_end(session_id)
+        while len(absent) > self._remember:
+            absent.popitem(last=False)
 
     def expired(self, now: float) -> list[tuple[Lease, str]]:
         """Leases past their idle TTL or max age (a lease busy in a step is never idle)."""

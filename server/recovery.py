@@ -2,8 +2,9 @@
 
 Envs are deterministic given (task_id, seed, actions), so a server that was killed and
 restarted on the same database can serve a session it has never seen in memory: the next
-step returns exactly what it would have returned without the crash. Only steps the writer
-had flushed survive (at most `flush_interval_s` are lost to a SIGKILL).
+step returns exactly what it would have returned without the crash. Every acknowledged step
+was committed before its response (unless durability is "buffered", where the last
+`flush_interval_s` of steps may be missing).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     writer = service.writer
     assert writer is not None
     runtime = service.runtime
-    # Anything this process buffered about the id (e.g. a close) must be visible to the query.
-    await runtime.offload(writer.flush)
+    # No flush first: whatever this process has queued about an id it also knows in memory
+    # (a live lease, or a released one), and such ids never get here.
     found = await runtime.offload(open_episode, writer.engine, session_id, service.env_name)
     if found is None:
         return None

@@ -3,7 +3,8 @@
 Both the native routes and the AgentGym-compatible ones call this; it raises `ApiError`s and
 env errors, which `errors.py` turns into responses. Everything that touches a session's env
 holds that session's lock, so concurrent requests on one session are serialized in arrival
-order and never interleave.
+order and never interleave. Unless `durability` is "buffered", a request that records
+something (create, step, reset, fork, close) answers only once the writer has committed it.
 """
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ from coevo.paths import cache_dir
 from coevo.server.errors import (
     ActionTooLarge,
     InvalidRequest,
+    NotStored,
     classify,
 )
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
-from coevo.store.writer import StepRow, TrajectoryWriter
+from coevo.store.trajectories import sessions_with_open_episodes
+from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
     BatchStepResult,
     ErrorDetail,
@@ -79,7 +82,10 @@ class EnvService:
         self.admin_paths = ConfinedDir(
             Path(config.admin_dir) if config.admin_dir else cache_dir(), config.admin_max_read_bytes,
         )
-        self._recovery_lock = asyncio.Lock()
+        self._durable = writer is not None and config.durability != "buffered"
+        #: Recoveries in flight, one per session id: concurrent requests for one id share it,
+        #: and ids never wait on each other's replay.
+        self._recovering: dict[str, asyncio.Task[Lease | None]] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._max_action_chars = config.max_action_bytes // 4  # below this, UTF-8 cannot exceed it
 
@@ -151,6 +157,7 @@ class EnvService:
             self.leases.add(lease)
         finally:
             self.leases.unreserve()
+        await self._stored_or_release(lease)
         self.metrics.sessions_created.inc()
         return lease, SessionResponse(session_id=lease.session_id,
                                       observation=result.observation, info=result.info)
@@ -172,6 +179,7 @@ class EnvService:
             lease.last_observation, lease.last_info = result.observation, result.info
             lease.last_used = now
             self._record_episode(lease)
+            await self._stored()
         return SessionResponse(session_id=session_id, observation=result.observation,
                                info=result.info)
 
@@ -185,11 +193,16 @@ class EnvService:
         if "\x00" in action:
             raise InvalidRequest("action contains a NUL character")
 
-    async def step(self, session_id: str, action: str) -> StepResponse:
+    async def step(self, session_id: str, action: str, *, wait_stored: bool = True) -> StepResponse:
+        """One step. `wait_stored=False` leaves the commit wait to the caller (a batch waits
+        once for all its items)."""
         self.check_action(action)
         lease = await self.lease(session_id)
         async with lease.lock:
-            return await self._step_locked(lease, action)
+            response = await self._step_locked(lease, action)
+            if wait_stored:
+                await self._stored()
+            return response
 
     async def _step_locked(self, lease: Lease, action: str) -> StepResponse:
         self._check_open(lease)
@@ -221,10 +234,26 @@ class EnvService:
         Items that are already a result (a malformed item the parser refused) pass through.
         Cheap envs run item after item (no task per item: that is the point of batching);
         heavy envs run concurrently on the env threads, items of one session still in order.
+        Ids this process does not hold are looked up in the store in one query first, and
+        the batch waits for one commit of all its steps.
         """
+        await self.screen_unknown([item[0] for item in items if not isinstance(item, BatchStepResult)])
         if self.runtime.heavy:
-            return list(await asyncio.gather(*(self._batch_item(item) for item in items)))
-        return [await self._batch_item(item) for item in items]
+            results = list(await asyncio.gather(*(self._batch_item(item) for item in items)))
+        else:
+            results = [await self._batch_item(item) for item in items]
+        if self._durable and any(r.ok for r in results):
+            try:
+                await self._stored()
+            except NotStored as exc:  # every step of the batch is applied, none acknowledged
+                self.metrics.error(exc.status, exc.code)
+                error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
+                results = [
+                    BatchStepResult.model_construct(session_id=r.session_id, ok=False, result=None,
+                                                    error=error, status=exc.status) if r.ok else r
+                    for r in results
+                ]
+        return results
 
     async def _batch_item(self, item: tuple[str, str] | BatchStepResult) -> BatchStepResult:
         if isinstance(item, BatchStepResult):
@@ -232,7 +261,7 @@ class EnvService:
             return item
         session_id, action = item
         try:
-            result = await self.step(session_id, action)
+            result = await self.step(session_id, action, wait_stored=False)
         except Exception as exc:  # one bad item never fails the batch
             status, code, message, _ = classify(exc)
             self.metrics.error(status, code)
@@ -261,6 +290,7 @@ class EnvService:
                 parent.last_used = child.last_used
         finally:
             self.leases.unreserve()
+        await self._stored_or_release(child)
         self.metrics.sessions_created.inc()
         return SessionResponse(session_id=child.session_id, observation=child.last_observation,
                                info=child.last_info)
@@ -302,7 +332,9 @@ class EnvService:
             except Exception:
                 log.exception("env close failed for session %s", session_id)
         self.metrics.released(reason)
-        if self.writer is not None and reason == "closed":
+        if self._durable:
+            await self._stored()
+        elif self.writer is not None and reason == "closed":
             await asyncio.get_running_loop().run_in_executor(None, self.writer.flush)
 
     # ------------------------------------------------------------------ lookup and recovery
@@ -316,28 +348,81 @@ class EnvService:
         if lease.closed:
             raise self.leases.not_found(lease.session_id)
 
+    def _may_recover(self, session_id: str) -> bool:
+        """Whether the store could hold `session_id` as a session of an earlier process: not
+        held, not released or known absent here, and shaped like an id (cheap checks only)."""
+        return (
+            self.writer is not None
+            and self.config.recover
+            and session_id not in self.leases
+            and self.leases.released_reason(session_id) is None
+            and not self.leases.known_absent(session_id)
+            and plausible_session_id(session_id)
+        )
+
+    async def screen_unknown(self, session_ids: list[str]) -> None:
+        """Look up, in one store query, every id of a batch this process does not hold; those
+        with no open episode are remembered as absent, so their items fail without a query."""
+        candidates = {sid for sid in session_ids if sid not in self._recovering and self._may_recover(sid)}
+        if not candidates or self.writer is None:
+            return
+        found = await self.runtime.offload(sessions_with_open_episodes, self.writer.engine,
+                                           candidates, self.env_name)
+        self.leases.remember_absent(candidates - found)
+
     async def _recover(self, session_id: str) -> Lease:
         """Rebuild a session an earlier process of this server recorded, or raise 404."""
-        if (
-            self.writer is None
-            or not self.config.recover
-            or self.leases.released_reason(session_id) is not None
-            or not plausible_session_id(session_id)
-        ):
+        task = self._recovering.get(session_id)
+        if task is None:
+            if not self._may_recover(session_id):
+                raise self.leases.not_found(session_id)
+            task = asyncio.get_running_loop().create_task(self._rebuild(session_id))
+            self._recovering[session_id] = task
+            task.add_done_callback(lambda _done: self._recovering.pop(session_id, None))
+        # Shielded: a waiter that gives up must not cancel the replay other requests await.
+        lease = await asyncio.shield(task)
+        if lease is None:
             raise self.leases.not_found(session_id)
-        async with self._recovery_lock:
-            lease = self.leases.find(session_id)
-            if lease is not None:
-                return lease
-            if self.leases.released_reason(session_id) is not None:
-                raise self.leases.not_found(session_id)
-            from coevo.server.recovery import recover_lease
+        return lease
 
-            lease = await recover_lease(self, session_id)
-            if lease is None:
-                raise self.leases.not_found(session_id)
-            self.metrics.sessions_recovered.inc()
-            return lease
+    async def _rebuild(self, session_id: str) -> Lease | None:
+        from coevo.server.recovery import recover_lease
+
+        lease = await recover_lease(self, session_id)
+        if lease is None:
+            if self.leases.released_reason(session_id) is None:
+                self.leases.remember_absent([session_id])
+            return None
+        self.metrics.sessions_recovered.inc()
+        return lease
+
+    # ------------------------------------------------------------------ recording
+    async def _stored(self) -> None:
+        """Wait until everything this request recorded is committed (durable acknowledgement)."""
+        if not self._durable:
+            return
+        assert self.writer is not None
+        try:
+            await self.writer.stored()
+        except StoreUnavailable as exc:
+            raise NotStored(f"{exc}; the change is applied and will be stored when it is back",
+                            headers={"Retry-After": str(self.config.retry_after_s)}) from None
+
+    async def _stored_or_release(self, lease: Lease) -> None:
+        """`_stored` for a new session: if it cannot be stored, nobody learns its id, so it is
+        released at once instead of holding a slot until its idle TTL."""
+        try:
+            await self._stored()
+        except Exception:
+            if self.leases.pop(lease.session_id, "closed") is not None:
+                lease.closed = True
+                if self.writer is not None:
+                    now = time.time()
+                    self.writer.episode_updated(lease.episode_id, closed_at=now,
+                                                close_reason="not_stored", updated_at=now)
+                with contextlib.suppress(Exception):
+                    await self.runtime.call(lease.env.close)
+            raise
 
     # ------------------------------------------------------------------ recording
     def _record_episode(self, lease: Lease, *, parent_id: str | None = None,

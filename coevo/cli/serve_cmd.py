@@ -34,6 +34,9 @@ def serve(
     admin_dir: str = typer.Option(None, "--admin-dir",
                                   help="Admin commands read paths only under this directory [default: $COEVO_ADMIN_DIR or the data dir]"),
     no_record: bool = typer.Option(False, "--no-record", help="Do not record trajectories (no recovery)"),
+    durability: str = typer.Option(
+        None, help="Answer after the store commit (process), after its fsync (machine), or "
+                   "before writing (buffered) [default: $COEVO_DURABILITY or process]"),
     log_level: str = typer.Option("info", help="uvicorn log level (access log stays off)"),
 ) -> None:
     """Serve ENV over HTTP."""
@@ -49,6 +52,7 @@ def serve(
     config = ServerConfig.from_env(
         host=host, port=port, db_url=db_url, max_sessions=max_sessions, idle_ttl_s=idle_ttl,
         max_age_s=max_age, admin_token=admin_token, admin_dir=admin_dir, record=False if no_record else None,
+        durability=durability,
     )
     application = create_app(env, env_options=parse_options(option), config=config)
     uvicorn.run(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from sqlalchemy import Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError
@@ -28,17 +29,36 @@ def default_db_url(explicit: str | None = None) -> str:
     return os.environ.get("COEVO_DB_URL") or f"sqlite:///{Path(DEFAULT_SQLITE).resolve()}"
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    cursor = dbapi_connection.cursor()
-    # WAL lets readers (eval, export) run while a server writes; NORMAL sync is crash-safe in WAL.
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
+def _sqlite_pragmas(synchronous: str) -> Callable[[Any, Any], None]:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        # WAL lets readers (eval, export) run while a server writes. In WAL mode a commit has
+        # written its pages to the WAL file: NORMAL survives a crash of the process (the OS
+        # has the pages) but may lose the last commits to an OS crash or power loss; FULL
+        # fsyncs the WAL at every commit, which survives those too.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()
+
+    return on_connect
 
 
-def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
-    """An engine for `url` (see `default_db_url`); creates the imported tables unless told not to."""
+def _postgres_synchronous_commit(dbapi_connection: Any, _record: Any) -> None:
+    # A server configured with synchronous_commit=off acknowledges commits before their WAL is
+    # on disk; fsync=True asks for the flush on this engine's connections whatever the default.
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO on")
+    dbapi_connection.commit()
+
+
+def make_engine(url: str | None = None, *, create: bool = True, fsync: bool = False) -> Engine:
+    """An engine for `url` (see `default_db_url`); creates the imported tables unless told not to.
+
+    Every commit survives a crash of this process. `fsync=True` also makes it survive a crash
+    of the machine: SQLite fsyncs its WAL at each commit (synchronous=FULL), PostgreSQL waits
+    for its WAL flush (synchronous_commit=on, PostgreSQL's own default).
+    """
     url = default_db_url(url)
     if url.startswith("sqlite"):
         memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
@@ -47,9 +67,11 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
         engine = create_engine(
             url, connect_args={"check_same_thread": False}, poolclass=StaticPool if memory else None
         )
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas("FULL" if fsync else "NORMAL"))
     else:
         engine = create_engine(url, pool_pre_ping=True)
+        if fsync and engine.dialect.name == "postgresql":
+            event.listen(engine, "connect", _postgres_synchronous_commit)
     if create:
         create_tables(engine)
     return engine

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -72,3 +73,18 @@ def open_episode(engine: Engine, session_id: str, env: str) -> OpenEpisode | Non
         if last_active.tzinfo is None:  # SQLite keeps no zone; the writer stores UTC
             last_active = last_active.replace(tzinfo=timezone.utc)
         return OpenEpisode(episode, actions, total, last_obs, last_info, last_active)
+
+
+def sessions_with_open_episodes(engine: Engine, session_ids: Collection[str], env: str) -> set[str]:
+    """Which of `session_ids` have an episode of `env` nobody closed: one query, however many ids
+    (a server screens a whole batch of ids it does not hold with it)."""
+    if not session_ids:
+        return set()
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Episode.session_id)
+            .where(Episode.session_id.in_(list(session_ids)), Episode.env == env,
+                   Episode.closed_at.is_(None))
+            .distinct()
+        )
+        return {row[0] for row in rows}

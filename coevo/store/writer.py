@@ -1,16 +1,22 @@
-"""Buffered trajectory writer: the step path appends to a deque, a thread writes batches.
+"""Trajectory writer with group commit: the step path appends to a deque, a thread writes batches.
 
-A step costs the server one `deque.append` of a `StepRow` (atomic under the GIL, no lock); a background
-thread drains the deque every `interval_s` or as soon as `max_rows` wait, and writes each
-drain in one transaction: new episodes, then their steps, then episode updates (absolute
-values, so coalescing several updates of one episode into its last is exact).
+A step costs the server one `deque.append` of a `StepRow` (atomic under the GIL, no lock); a
+background thread drains the deque and writes each drain in one transaction: new episodes,
+then their steps, then episode updates (absolute values, so coalescing several updates of one
+episode into its last is exact).
 
-Durability window: a SIGKILL loses at most the last `interval_s` of steps. Sessions whose
-steps were written are rebuilt by replay after a restart (see `coevo.server.recovery`).
+Durable acknowledgement: after enqueuing, a request awaits `stored()`, a future settled once
+everything queued before it is committed. `stored()` wakes the thread at once, and rows that
+arrive while a transaction is in flight all go into the next one, so many requests' rows are
+committed (and acknowledged) together. Without `stored()` the queue is written every
+`interval_s` or as soon as `max_rows` wait: a SIGKILL then loses up to `interval_s` of rows.
+Sessions whose steps were written are rebuilt by replay after a restart (see
+`coevo.server.recovery`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -54,6 +60,35 @@ class _EpisodeUpdate(NamedTuple):
     fields: dict[str, Any]
 
 
+class _Barrier(NamedTuple):
+    """A waiter in the queue: settled when every op ahead of it is committed (or has failed)."""
+
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None]
+
+
+class StoreUnavailable(Exception):
+    """The store could not be written (unreachable or busy); the rows stay queued for retry."""
+
+
+class RowRefused(Exception):
+    """The store refused a row outright (constraint or data error); it was dropped and logged."""
+
+
+_Op = StepRow | _NewEpisode | _EpisodeUpdate | _Barrier
+
+
+def _resolve(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    """Runs on the waiters' event loop: one call settles a whole committed batch."""
+    for future, error in outcomes:
+        if future.done():  # the request was cancelled meanwhile
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
+
 def _ts(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=timezone.utc)
 
@@ -75,7 +110,7 @@ class TrajectoryWriter:
         self.engine = engine
         self.interval_s = interval_s
         self.max_rows = max_rows
-        self._ops: deque[StepRow | _NewEpisode | _EpisodeUpdate] = deque()
+        self._ops: deque[_Op] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._flush_lock = threading.Lock()
@@ -96,6 +131,17 @@ class TrajectoryWriter:
         ops.append(row)
         if len(ops) >= self.max_rows:
             self._wake.set()
+
+    def stored(self) -> asyncio.Future[None]:
+        """A future of the running loop, settled once everything queued so far is committed:
+        None on success, `StoreUnavailable` or `RowRefused` otherwise. Wakes the writer now."""
+        if self._thread is None:
+            raise RuntimeError("the trajectory writer is not running (start() it first)")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._ops.append(_Barrier(loop, future))
+        self._wake.set()
+        return future
 
     @property
     def pending(self) -> int:
@@ -135,43 +181,82 @@ class TrajectoryWriter:
             if count == 0:
                 return 0
             ops = [self._ops.popleft() for _ in range(count)]
+            outcomes: list[tuple[_Barrier, BaseException | None]] = []
             try:
-                self._write(ops, sanitize=False)
-            except Exception:
-                log.warning("batch write failed; retrying with sanitized rows", exc_info=True)
-                try:
-                    self._write(ops, sanitize=True)
-                except (OperationalError, InterfaceError):
-                    # The database is unreachable or busy: keep the ops, oldest first, and retry.
-                    self._ops.extendleft(reversed(ops))
-                    raise
-                except Exception:
-                    # The database refuses some row outright (constraint, data error): write the
-                    # rest one by one so a single bad row cannot block every later write.
-                    count -= self._write_each(ops)
-            self.rows_written += count
-            return count
+                written = self._write_all(ops, outcomes)
+            finally:
+                self._settle(outcomes)
+            self.rows_written += written
+            return written
 
-    def _write_each(self, ops: list[Any]) -> int:
-        """Write ops one per transaction; returns how many were refused (and dropped, logged)."""
-        refused = 0
-        for i, op in enumerate(ops):
+    def _write_all(self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]]) -> int:
+        """Write `ops`, recording each barrier's outcome; returns the rows written."""
+        rows = sum(1 for op in ops if type(op) is not _Barrier)
+        try:
+            self._write(ops, sanitize=False)
+        except Exception:
+            log.warning("batch write failed; retrying with sanitized rows", exc_info=True)
             try:
-                self._write([op], sanitize=True)
-            except (OperationalError, InterfaceError):
-                self._ops.extendleft(reversed(ops[i:]))  # connection trouble: retry the rest later
+                self._write(ops, sanitize=True)
+            except (OperationalError, InterfaceError) as exc:
+                # The database is unreachable or busy: keep the rows, oldest first, and retry.
+                self._requeue(ops, outcomes, exc)
                 raise
             except Exception:
-                refused += 1
+                # The database refuses some row outright (constraint, data error): write the
+                # rest one by one so a single bad row cannot block every later write.
+                return self._write_each(ops, outcomes)
+        outcomes.extend((op, None) for op in ops if type(op) is _Barrier)
+        return rows
+
+    def _write_each(self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]]) -> int:
+        """Write ops one per transaction, dropping (and logging) refused ones; a barrier fails
+        when a row queued since the previous barrier was refused. Returns the rows written."""
+        written = 0
+        refused_since_barrier = False
+        for i, op in enumerate(ops):
+            if type(op) is _Barrier:
+                error = RowRefused("the store refused a row of this request") if refused_since_barrier else None
+                outcomes.append((op, error))
+                refused_since_barrier = False
+                continue
+            try:
+                self._write([op], sanitize=True)
+                written += 1
+            except (OperationalError, InterfaceError) as exc:
+                self._requeue(ops[i:], outcomes, exc)  # connection trouble: retry the rest later
+                raise
+            except Exception:
+                refused_since_barrier = True
                 self.rows_refused += 1
                 log.error("trajectory store refused a row; dropped: %r", op, exc_info=True)
-        return refused
+        return written
 
-    def _write(self, ops: list[Any], *, sanitize: bool) -> None:
+    def _requeue(self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]],
+                 cause: BaseException) -> None:
+        """Put the rows back at the head of the queue; their waiters learn the store is down."""
+        error = StoreUnavailable(f"the trajectory store is unavailable: {type(cause).__name__}")
+        self._ops.extendleft(reversed([op for op in ops if type(op) is not _Barrier]))
+        outcomes.extend((op, error) for op in ops if type(op) is _Barrier)
+
+    @staticmethod
+    def _settle(outcomes: list[tuple[_Barrier, BaseException | None]]) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
+        for barrier, error in outcomes:
+            by_loop.setdefault(barrier.loop, []).append((barrier.future, error))
+        for loop, items in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_resolve, items)
+            except RuntimeError:  # that loop is closed: nobody waits any more
+                pass
+
+    def _write(self, ops: list[_Op], *, sanitize: bool) -> None:
         episodes: dict[str, dict[str, Any]] = {}
         steps: list[dict[str, Any]] = []
         updates: dict[str, dict[str, Any]] = {}
         for op in ops:
+            if type(op) is _Barrier:
+                continue
             if type(op) is StepRow:
                 steps.append(self._step_dict(op, sanitize))
                 fields = {
@@ -185,7 +270,7 @@ class TrajectoryWriter:
                     target.update(fields)
                 else:
                     updates.setdefault(op.episode_id, {}).update(fields)
-            elif type(op) is _NewEpisode:
+            elif isinstance(op, _NewEpisode):
                 row = dict(op.row)
                 for key in ("created_at", "updated_at", "closed_at"):
                     if isinstance(row.get(key), float):
@@ -195,7 +280,7 @@ class TrajectoryWriter:
                 if self._strip_nul:
                     row["observation"] = row.get("observation", "").replace("\x00", "\ufffd")
                 episodes[row["id"]] = row
-            else:
+            elif isinstance(op, _EpisodeUpdate):
                 fields = {
                     k: (_ts(v) if k.endswith("_at") and isinstance(v, float) else v)
                     for k, v in op.fields.items()

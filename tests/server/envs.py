@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from coevo.envs.base import StepResult, UnknownCommand
+from coevo.envs.base import ResetResult, StepResult, UnknownCommand
 from coevo.wire import ActionFold, AgentPrompt, ThoughtRule
 from tests.fixture_env import GuessEnv
 
@@ -111,3 +111,16 @@ class DescribedGuessEnv(GuessEnv):
         expert_thought="I will {action}.",
         fold_actions=ActionFold(prefix="guess ", label="guess N", listed_last=["give up"]),
     )
+
+
+class GatedRestoreEnv(GuessEnv):
+    """Rebuilding a session of task train-7 waits for `gate`: a crash recovery that takes as
+    long as a test wants (other sessions' recoveries must not wait behind it)."""
+
+    name = "gatedguess"
+    gate = threading.Event()
+
+    def restore(self, state: Mapping[str, Any]) -> ResetResult | StepResult:
+        if state["task_id"] == "train-7" and not self.gate.wait(timeout=30):
+            raise TimeoutError("gate never opened")
+        return super().restore(state)

@@ -80,7 +80,9 @@ def test_openapi_documents_every_route() -> None:
 
 
 def test_shutdown_flushes_the_buffer(sqlite_url: str) -> None:
-    with serve(db_url=sqlite_url, flush_interval_s=3600, flush_max_rows=10**6) as c:
+    """With durability buffered, answers go out before the write: shutdown writes the rest."""
+    with serve(db_url=sqlite_url, flush_interval_s=3600, flush_max_rows=10**6,
+               durability="buffered") as c:
         sid = c.post("/sessions", json={"seed": 1}).json()["session_id"]
         for n in range(5):
             c.post(f"/sessions/{sid}/step", json={"action": f"guess {n}"})
@@ -89,3 +91,17 @@ def test_shutdown_flushes_the_buffer(sqlite_url: str) -> None:
     with Session(engine) as db:
         assert db.scalar(select(func.count()).select_from(StepRecord)) == 5
     engine.dispose()
+
+
+def test_durable_answers_come_after_the_commit(sqlite_url: str) -> None:
+    """The default: every answered create and step is in the store, even with a writer that
+    would otherwise wait an hour."""
+    with serve(db_url=sqlite_url, flush_interval_s=3600, flush_max_rows=10**6) as c:
+        sid = c.post("/sessions", json={"seed": 1}).json()["session_id"]
+        engine = make_engine(sqlite_url)
+        for n in range(1, 6):
+            assert c.post(f"/sessions/{sid}/step", json={"action": f"guess {n}"}).status_code == 200
+            with Session(engine) as db:
+                assert db.scalar(select(func.count()).select_from(StepRecord)) == n
+        assert c.app.state.service.writer.pending == 0
+        engine.dispose()

@@ -3,6 +3,7 @@ happened — on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from coevo.store.db import make_engine
@@ -39,13 +40,13 @@ def _coevo_command() -> list[str]:
 
 
 @contextmanager
-def coevo_serve(db_url: str, port: int, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def coevo_serve(db_url: str, port: int, log: Path, env_spec: str = "tests.fixture_env:GuessEnv",
+                *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`coevo serve tests.fixture_env:GuessEnv` from the repo root (the documented path form)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
     with log.open("ab") as sink:
         proc = subprocess.Popen(
-            [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port),
-             "--db-url", db_url],
+            [*_coevo_command(), "serve", env_spec, "--port", str(port), "--db-url", db_url, *extra],
             cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
@@ -179,3 +180,152 @@ def test_restart_in_process_edge_cases(sqlite_url: str) -> None:
             assert stale_ep.close_reason == "expired_idle"
     finally:
         engine.dispose()
+
+
+# ---------------------------------------------------------------------------- SIGKILL under load
+async def _load_until_killed(base: str, proc: subprocess.Popen[bytes], sessions: int,
+                             kill_after_acks: int) -> tuple[dict[str, list[str]], int]:
+    """`sessions` clients each create a session and step it until the server dies; the server
+    is SIGKILLed once `kill_after_acks` steps were acknowledged, with requests in flight.
+    Returns every acknowledged session's acknowledged observations, and the number of steps
+    acknowledged in all."""
+    acked: dict[str, list[str]] = {}
+    total = 0
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    async with httpx.AsyncClient(base_url=base, timeout=10, limits=limits) as c:
+        async def client(i: int) -> None:
+            nonlocal total
+            try:
+                r = await c.post("/sessions", json={"task_id": f"train-{i % 200}", "seed": i})
+                assert r.status_code == 201, r.text
+                sid = r.json()["session_id"]
+                acked[sid] = []
+                for k in range(10**6):  # never the target, and the observation cycles with k
+                    action = ("guess 0", "guess 101", "pass")[k % 3]
+                    r = await c.post(f"/sessions/{sid}/step", json={"action": action})
+                    assert r.status_code == 200, r.text
+                    acked[sid].append(r.json()["observation"])
+                    total += 1
+                    if total == kill_after_acks:
+                        proc.send_signal(signal.SIGKILL)
+            except httpx.TransportError:
+                return  # the server is gone: this request was never acknowledged
+
+        await asyncio.gather(*(client(i) for i in range(sessions)))
+    return acked, total
+
+
+def test_sigkill_under_load_loses_no_acknowledged_step_or_session(db_url: str, tmp_path: Path) -> None:
+    """64 clients create and step sessions at once; SIGKILL mid-load. After the restart every
+    session whose create was acknowledged exists, and its recorded history holds every step
+    the client saw acknowledged (the server may hold one more: committed, answer lost)."""
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    spec = "tests.server.envs:LongGuessEnv"
+    with coevo_serve(db_url, port, log, spec) as (proc, base):
+        acked, total = asyncio.run(_load_until_killed(base, proc, sessions=64, kill_after_acks=1500))
+        proc.wait(timeout=10)
+    assert total >= 1500 and len(acked) == 64
+
+    lost_steps = lost_sessions = 0
+    with coevo_serve(db_url, port, log, spec) as (_, base), httpx.Client(base_url=base, timeout=30) as c:
+        for sid, observations in acked.items():
+            r = c.get(f"/sessions/{sid}")
+            if r.status_code == 404:
+                lost_sessions += 1
+                continue
+            assert r.status_code == 200, r.text
+            state = r.json()
+            lost_steps += max(0, len(observations) - state["steps"])
+            assert state["steps"] <= len(observations) + 1, "more than one unacknowledged step"
+            if state["steps"] == len(observations) and observations:
+                assert state["last_observation"] == observations[-1]
+    assert (lost_steps, lost_sessions) == (0, 0)
+
+
+# ---------------------------------------------------------------------------- unknown session ids
+def _unknown_ids(n: int) -> list[str]:
+    return [f"unknown{i:025d}" for i in range(n)]  # well-formed, never issued
+
+
+def test_a_batch_of_unknown_ids_costs_one_query_and_no_flush(sqlite_url: str) -> None:
+    from tests.server.conftest import serve
+
+    with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url) as c:
+        old = c.post("/sessions", json={"task_id": "train-5", "seed": 3}).json()["session_id"]
+        assert c.post(f"/sessions/{old}/step", json={"action": "guess 50"}).status_code == 200
+    # A restarted server: `old` is only in the store; the writer wakes only for commits.
+    with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url, flush_interval_s=3600) as c:
+        fresh = c.post("/sessions", json={"task_id": "train-1"}).json()["session_id"]
+        writer = c.app.state.service.writer
+        statements: list[str] = []
+        event.listen(writer.engine, "before_cursor_execute",
+                     lambda _conn, _cur, statement, *_args: statements.append(statement))
+        flushes = 0
+        real_flush = writer.flush
+
+        def counting_flush() -> int:
+            nonlocal flushes
+            flushes += 1
+            return real_flush()
+
+        writer.flush = counting_flush  # type: ignore[method-assign]
+        unknown = _unknown_ids(2000)
+        items = [{"session_id": sid, "action": "guess 50"} for sid in unknown]
+        items.insert(1000, {"session_id": fresh, "action": "guess 50"})
+        results = c.post("/batch/step", json={"items": items}).json()["results"]
+        assert [r["status"] for r in results] == [404] * 1000 + [200] + [404] * 1000
+        assert results[1000]["result"]["observation"] == "lower"  # train-1's target is 38
+        assert all(r["error"]["code"] == "session_not_found" for i, r in enumerate(results) if i != 1000)
+        selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+        assert len(selects) == 1 and "IN" in selects[0]  # one query for all 2000 ids
+        assert flushes == 1  # the commit of fresh's step, none for the misses
+
+        # Asked again, the same ids cost no query at all; a recorded session still recovers.
+        statements.clear()
+        items = [{"session_id": sid, "action": "guess 50"} for sid in unknown]
+        items.append({"session_id": old, "action": "guess 90"})
+        results = c.post("/batch/step", json={"items": items}).json()["results"]
+        assert [r["status"] for r in results] == [404] * 2000 + [200]
+        assert results[-1]["result"] == {"session_id": old, **_reference_step("train-5", 3, ["guess 50"], "guess 90")}
+        screens = [s for s in statements if " IN (" in s]
+        assert len(screens) == 1 and " IN (?)" in screens[0]  # only `old` was looked up
+        r = c.post(f"/sessions/{unknown[0]}/step", json={"action": "guess 1"})
+        assert r.status_code == 404 and r.json()["error"]["code"] == "session_not_found"
+
+
+def test_recoveries_do_not_wait_on_each_other_or_on_unknown_ids(sqlite_url: str) -> None:
+    """A slow replay holds up only its own session: another session recovers and a batch of
+    unknown ids is answered meanwhile (there used to be one recovery lock for all)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.server.conftest import serve
+    from tests.server.envs import GatedRestoreEnv
+
+    spec = "tests.server.envs:GatedRestoreEnv"
+    with serve(spec, db_url=sqlite_url) as c:
+        slow = c.post("/sessions", json={"task_id": "train-7"}).json()["session_id"]
+        quick = c.post("/sessions", json={"task_id": "train-2"}).json()["session_id"]
+        for sid in (slow, quick):
+            assert c.post(f"/sessions/{sid}/step", json={"action": "guess 50"}).status_code == 200
+    GatedRestoreEnv.gate.clear()
+    with serve(spec, db_url=sqlite_url) as c, ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(c.post, f"/sessions/{slow}/step", json={"action": "guess 60"})
+        deadline = time.time() + 10
+        while not c.app.state.service._recovering and time.time() < deadline:
+            time.sleep(0.01)
+        assert c.app.state.service._recovering, "the slow recovery never started"
+        try:
+            t0 = time.perf_counter()
+            items = [{"session_id": sid, "action": "guess 1"} for sid in _unknown_ids(1000)]
+            items.append({"session_id": quick, "action": "guess 80"})
+            results = c.post("/batch/step", json={"items": items}).json()["results"]
+            assert [r["status"] for r in results] == [404] * 1000 + [200]
+            assert results[-1]["result"]["observation"] == "lower"  # train-2's target is 75
+            assert time.perf_counter() - t0 < 10
+            assert not pending.done()  # the slow replay is still waiting at its gate
+        finally:
+            GatedRestoreEnv.gate.set()
+        r = pending.result(timeout=30)
+        assert r.status_code == 200 and r.json()["observation"] == _reference_step(
+            "train-7", 0, ["guess 50"], "guess 60")["observation"]

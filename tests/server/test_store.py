@@ -3,17 +3,20 @@ batching, and its behaviour when the database misbehaves."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 import time
+from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, select
+from sqlalchemy import event, inspect, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from coevo.store.db import make_engine
 from coevo.store.tables import Episode, StepRecord
 from coevo.store.trajectories import open_episode
-from coevo.store.writer import StepRow, TrajectoryWriter
+from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
 from tests.server.conftest import serve
 
 
@@ -66,6 +69,61 @@ def test_writer_keeps_rows_while_the_database_is_down(tmp_path) -> None:
     assert writer.flush() == 2
     with Session(good) as db:
         assert db.get(Episode, "e1") is not None and db.get(StepRecord, ("e1", 1)) is not None
+
+
+def test_stored_waits_for_the_commit_and_commits_waiters_together(tmp_path: Path) -> None:
+    """Group commit: while one transaction waits (here on another connection's write lock),
+    nothing is acknowledged, and every request queued meanwhile is committed in the next one."""
+    path = tmp_path / "store.db"
+    engine = make_engine(f"sqlite:///{path}")
+    commits: list[int] = []
+    event.listen(engine, "commit", lambda _conn: commits.append(1))
+    writer = TrajectoryWriter(engine, interval_s=3600)  # only stored() wakes it
+    writer.start()
+    blocker = sqlite3.connect(path)
+    blocker.execute("BEGIN IMMEDIATE")  # holds the write lock
+
+    async def requests() -> None:
+        _episode(writer, "e1")
+        first = writer.stored()
+        await asyncio.sleep(0.3)  # the writer is inside its first transaction, waiting
+        later = []
+        for i in range(1, 101):
+            writer.step(_row("e1", i))
+            later.append(writer.stored())
+        await asyncio.sleep(0.3)
+        assert not first.done() and not any(f.done() for f in later)
+        blocker.rollback()
+        await asyncio.wait_for(asyncio.gather(first, *later), timeout=20)
+
+    try:
+        asyncio.run(requests())
+    finally:
+        blocker.close()
+        writer.stop()
+    assert len(commits) == 2  # the episode alone, then 100 steps together
+    with Session(engine) as db:
+        assert db.scalars(select(StepRecord.index).order_by(StepRecord.index)).all() == list(range(1, 101))
+    engine.dispose()
+
+
+def test_stored_reports_an_unreachable_store_and_keeps_the_rows() -> None:
+    dead = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", create=False)
+    writer = TrajectoryWriter(dead, interval_s=3600)
+    writer.start()
+
+    async def request() -> None:
+        _episode(writer, "e1")
+        writer.step(_row("e1", 1))
+        with pytest.raises(StoreUnavailable):
+            await asyncio.wait_for(writer.stored(), timeout=20)
+
+    try:
+        asyncio.run(request())
+        assert writer.pending == 2  # the rows wait for the store; only the waiter was answered
+    finally:
+        writer._stop.set()  # not stop(): its final flush would fail on the dead store
+        writer._wake.set()
 
 
 def test_nul_in_observations(db_url: str) -> None:
