@@ -25,7 +25,7 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, bindparam
+from sqlalchemy import Connection, Engine, Update, bindparam
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from coevo.store.tables import Episode, StepRecord
@@ -118,6 +118,10 @@ class TrajectoryWriter:
         self._strip_nul = engine.dialect.name == "postgresql"
         self.rows_written = 0
         self.rows_refused = 0
+        self.transactions = 0
+        self._updates: dict[tuple[str, ...], Update] = {}
+        self._conn: Connection | None = None
+        self._conn_engine: Engine | None = None
 
     # ------------------------------------------------------------------ producer side (any thread)
     def episode_started(self, **row: Any) -> None:
@@ -161,7 +165,13 @@ class TrajectoryWriter:
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
-        self.flush()
+        try:
+            self.flush()
+        finally:
+            with self._flush_lock:
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -291,24 +301,52 @@ class TrajectoryWriter:
                 else:
                     updates.setdefault(op.episode_id, {}).update(fields)
         # Core statements on the tables: the ORM's bulk machinery costs more than the rows.
-        with self.engine.begin() as conn:
-            if episodes:
-                conn.execute(_EPISODES.insert(), list(episodes.values()))
-            if steps:
-                conn.execute(_STEPS.insert(), steps)
-            # One executemany per key set; `id` is bound as `episode_id` (a bindparam may not
-            # share a column's name in an UPDATE's SET clause).
-            by_keys: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-            for episode_id, fields in updates.items():
-                keys = tuple(sorted(fields))
-                by_keys.setdefault(keys, []).append({"episode_id": episode_id, **fields})
-            for keys, rows in by_keys.items():
-                stmt = (
+        conn = self._connection()
+        try:
+            with conn.begin():
+                self._execute(conn, episodes, steps, updates)
+            self.transactions += 1
+        except (OperationalError, InterfaceError):
+            self._drop_connection()  # the next flush reconnects
+            raise
+
+    def _execute(self, conn: Connection, episodes: dict[str, dict[str, Any]],
+                 steps: list[dict[str, Any]], updates: dict[str, dict[str, Any]]) -> None:
+        if episodes:
+            conn.execute(_EPISODES.insert(), list(episodes.values()))
+        if steps:
+            conn.execute(_STEPS.insert(), steps)
+        # One executemany per key set; `id` is bound as `episode_id` (a bindparam may not
+        # share a column's name in an UPDATE's SET clause).
+        by_keys: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for episode_id, fields in updates.items():
+            keys = tuple(sorted(fields))
+            by_keys.setdefault(keys, []).append({"episode_id": episode_id, **fields})
+        for keys, rows in by_keys.items():
+            stmt = self._updates.get(keys)
+            if stmt is None:  # built once per key set: building costs more than the rows
+                stmt = self._updates[keys] = (
                     _EPISODES.update()
                     .where(_EPISODES.c.id == bindparam("episode_id"))
                     .values({k: bindparam(k) for k in keys})
                 )
-                conn.execute(stmt, rows)
+            conn.execute(stmt, rows)
+
+    def _connection(self) -> Connection:
+        """The writer's own connection, kept between transactions (a pool checkout and the
+        rollback on its return would double the cost of a small group commit)."""
+        if self._conn is None or self._conn_engine is not self.engine:
+            self._drop_connection()
+            self._conn, self._conn_engine = self.engine.connect(), self.engine
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.invalidate()
+            except Exception:
+                log.debug("closing the writer's connection failed", exc_info=True)
+            self._conn = None
 
     def _step_dict(self, row: StepRow, sanitize: bool) -> dict[str, Any]:
         observation = row.observation
