@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
+
+HOST = "127.0.0.1"  # benchmarks never load anything else
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -32,3 +38,42 @@ def percentile(values: list[float], q: float) -> float:
 def log(message: str) -> None:
     """Progress goes to stderr, so stdout stays one JSON object under --json."""
     print(message, file=sys.stderr, flush=True)
+
+
+def coevo_command() -> list[str]:
+    """How to run the coevo CLI of this interpreter's environment."""
+    script = Path(sys.executable).parent / "coevo"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "coevo.cli"]
+
+
+def bench_env() -> dict[str, str]:
+    """The environment for a server under test: no COEVO_* settings leak in, the repo importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def start_server(cmd: list[str], port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """Start `cmd` with its output in `log` and wait until `port` accepts connections."""
+    with log.open("ab") as sink:  # a file, not a pipe nobody reads: a chatty server never blocks
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{cmd[:3]} exited: {log.read_text(errors='replace')[-2000:]}")
+        try:
+            with socket.create_connection((HOST, port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise TimeoutError(f"{cmd[:3]} did not start")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

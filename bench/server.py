@@ -27,9 +27,6 @@ import argparse
 import asyncio
 import gc
 import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,11 +39,10 @@ from starlette.responses import Response
 
 from coevo.client.launcher import free_port
 from coevo.wire import StepRequest, StepResponse
-from measure import cpu_seconds, percentile
+from measure import HOST, bench_env, coevo_command, cpu_seconds, percentile, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_ENV = "tests.server.envs:LongGuessEnv"
-HOST = "127.0.0.1"  # the load generator never targets anything else
 
 
 # ---------------------------------------------------------------------------------- ceiling app
@@ -69,33 +65,6 @@ def serve_ceiling(port: int) -> None:
     import uvicorn
 
     uvicorn.run(ceiling_app(), host=HOST, port=port, workers=1, log_level="warning", access_log=False)
-
-
-# ---------------------------------------------------------------------------------- processes
-
-def _start(cmd: list[str], port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as sink:  # a file, not a pipe nobody reads: a chatty server never blocks
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{cmd[:3]} exited: {log.read_text(errors='replace')[-2000:]}")
-        try:
-            with socket.create_connection((HOST, port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise TimeoutError(f"{cmd[:3]} did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 # ---------------------------------------------------------------------------------- load
@@ -238,24 +207,22 @@ def idle_session_kb(count: int) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------------- main
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    coevo = Path(sys.executable).parent / "coevo"
-    serve = [str(coevo)] if coevo.exists() else [sys.executable, "-m", "coevo.cli"]
+    env = bench_env()
+    serve = coevo_command()
     procs = []
     with tempfile.TemporaryDirectory(prefix="coevo-bench-") as tmp:
         try:
             ceiling_port = free_port(HOST)
-            procs.append(_start([sys.executable, str(Path(__file__).resolve()), "--serve-ceiling",
+            procs.append(start_server([sys.executable, str(Path(__file__).resolve()), "--serve-ceiling",
                                  str(ceiling_port)], ceiling_port, env, Path(tmp) / "ceiling.log"))
             port = free_port(HOST)
-            procs.append(_start([*serve, "serve", BENCH_ENV, "--port", str(port),
+            procs.append(start_server([*serve, "serve", BENCH_ENV, "--port", str(port),
                                  "--db-url", f"sqlite:///{Path(tmp) / 'bench.db'}"], port, env,
                                 Path(tmp) / "server.log"))
             phases = asyncio.run(measure(ceiling_port, procs[0].pid, port, procs[1].pid, args))
         finally:
             for proc in procs:
-                _stop(proc)
+                stop_server(proc)
 
     memory = idle_session_kb(args.idle_sessions)
     ceiling, single, batch = phases["ceiling"], phases["single"], phases["batch"]
