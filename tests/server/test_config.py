@@ -14,6 +14,7 @@ def test_leases_are_on_by_default() -> None:
     assert cfg.idle_ttl_s > 0 and cfg.max_age_s > 0 and cfg.host == "127.0.0.1"
     assert cfg.max_action_bytes == 64 * 1024 and cfg.max_body_bytes == 1024 * 1024
     assert cfg.admin_token is None
+    assert cfg.durability == "process"  # answers wait for the store commit unless told otherwise
 
 
 def test_environment_then_explicit_overrides() -> None:
@@ -33,6 +34,9 @@ def test_bad_values_are_refused() -> None:
         ServerConfig.from_env({}, max_sessions=0)
     with pytest.raises(TypeError):
         ServerConfig.from_env({}, no_such_field=1)
+    with pytest.raises(ValueError, match="durability"):
+        ServerConfig.from_env({"COEVO_DURABILITY": "fast"})
+    assert ServerConfig.from_env({"COEVO_DURABILITY": "buffered"}).durability == "buffered"
 
 
 def test_option_values_parse_as_json_or_text() -> None:

@@ -126,6 +126,26 @@ def test_stored_reports_an_unreachable_store_and_keeps_the_rows() -> None:
         writer._wake.set()
 
 
+def test_fsync_engines_sync_every_commit(tmp_path: Path, pg_url: str) -> None:
+    """durability machine: SQLite fsyncs its WAL at each commit (synchronous FULL = 2, not the
+    default NORMAL = 1), PostgreSQL sessions wait for the WAL flush."""
+    from sqlalchemy import text
+
+    for fsync, level in ((False, 1), (True, 2)):
+        engine = make_engine(f"sqlite:///{tmp_path / f'{fsync}.db'}", fsync=fsync)
+        with engine.connect() as conn:
+            assert conn.execute(text("PRAGMA synchronous")).scalar() == level
+            assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        engine.dispose()
+    # A server (here: a connection option) whose default acknowledges commits before the flush.
+    relaxed = pg_url.replace("options=", "options=-csynchronous_commit%3Doff%20")
+    for fsync, setting in ((False, "off"), (True, "on")):
+        engine = make_engine(relaxed, fsync=fsync)
+        with engine.connect() as conn:
+            assert conn.execute(text("SHOW synchronous_commit")).scalar() == setting
+        engine.dispose()
+
+
 def test_nul_in_observations(db_url: str) -> None:
     engine = make_engine(db_url)
     writer = TrajectoryWriter(engine, interval_s=3600)
