@@ -47,10 +47,13 @@ BENCH_ENV = "tests.server.envs:LongGuessEnv"
 ACTIONS = ("guess 0", "guess 101", "pass")
 
 
-def serve(db_url: str, port: int, max_sessions: int, tmp: Path) -> subprocess.Popen[bytes]:
+def serve(db_url: str, port: int, max_sessions: int, connections: int, tmp: Path) -> subprocess.Popen[bytes]:
     cmd = [*coevo_command(), "serve", BENCH_ENV, "--port", str(port), "--db-url", db_url,
            "--max-sessions", str(max_sessions), "--log-level", "warning"]
-    return start_server(cmd, port, bench_env(), tmp / f"server-{port}.log")
+    env = bench_env()
+    # One load generator is one client address: let it open all its connections.
+    env["COEVO_MAX_CLIENT_CONNECTIONS"] = str(max(connections, 1024))
+    return start_server(cmd, port, env, tmp / f"server-{port}.log")
 
 
 def _client(port: int, connections: int, timeout: float) -> httpx.AsyncClient:
@@ -174,7 +177,7 @@ async def _load_until_killed(port: int, proc: subprocess.Popen[bytes], sessions:
 
 def sigkill(db_url: str, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port(HOST)
-    proc = serve(db_url, port, 4096, tmp)
+    proc = serve(db_url, port, 4096, args.connections, tmp)
     try:
         acked, total = asyncio.run(_load_until_killed(port, proc, args.kill_sessions, args.kill_after))
         proc.wait(timeout=30)
@@ -183,7 +186,7 @@ def sigkill(db_url: str, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
             proc.kill()
             proc.wait()
     lost_steps = lost_sessions = unacked_extra = mismatched = 0
-    proc = serve(db_url, port, 4096, tmp)
+    proc = serve(db_url, port, 4096, args.connections, tmp)
     try:
         with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=60) as c:
             for sid, observations in acked.items():
@@ -223,7 +226,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="coevo-load-") as tmp_name:
         tmp = Path(tmp_name)
         port = free_port(HOST)
-        proc = serve(f"sqlite:///{tmp / 'load.db'}", port, max_sessions, tmp)
+        proc = serve(f"sqlite:///{tmp / 'load.db'}", port, max_sessions, args.connections, tmp)
         try:
             for n in levels:
                 log(f"level {n} ...")
@@ -266,7 +269,7 @@ def main() -> None:
     parser.add_argument("--max-sessions", type=int, default=16384,
                         help="the server's session capacity (at least the largest level)")
     parser.add_argument("--steps", type=int, default=3, help="steps per session")
-    parser.add_argument("--connections", type=int, default=2048,
+    parser.add_argument("--connections", type=int, default=1024,
                         help="most HTTP connections the load generator opens at once")
     parser.add_argument("--timeout", type=float, default=120.0, help="per-request timeout, seconds")
     parser.add_argument("--kill-sessions", type=int, default=64, help="sessions under SIGKILL load")
