@@ -56,9 +56,31 @@ def serve(db_url: str, port: int, max_sessions: int, connections: int, tmp: Path
     return start_server(cmd, port, env, tmp / f"server-{port}.log")
 
 
+#: Connections per httpx client: its pool scans its connections for every request, so one
+#: client with a thousand connections spends the load generator's CPU on the scan.
+POOL = 32
+
+
 def _client(port: int, connections: int, timeout: float) -> httpx.AsyncClient:
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     return httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits, timeout=timeout)
+
+
+class _Clients:
+    """`connections` connections as small httpx clients; session i always uses the same one."""
+
+    def __init__(self, port: int, connections: int, timeout: float) -> None:
+        count = max(1, -(-connections // POOL))
+        self.clients = [_client(port, min(POOL, connections), timeout) for _ in range(count)]
+
+    def __getitem__(self, i: int) -> httpx.AsyncClient:
+        return self.clients[i % len(self.clients)]
+
+    async def __aenter__(self) -> _Clients:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.clients))
 
 
 # ---------------------------------------------------------------------------------- scaling
@@ -95,34 +117,35 @@ async def level(port: int, pid: int, sessions: int, args: argparse.Namespace) ->
 
     stop = asyncio.Event()
     rss = asyncio.get_running_loop().create_task(_peak_rss(pid, stop))
-    async with _client(port, min(sessions, args.connections), args.timeout) as c:
+    async with _Clients(port, min(sessions, args.connections), args.timeout) as pool:
         t0 = time.perf_counter()
 
         async def create(i: int) -> str | None:
-            r = await request(c, "POST", "/sessions", 201, {"task_id": f"train-{i % 200}", "seed": i})
+            r = await request(pool[i], "POST", "/sessions", 201, {"task_id": f"train-{i % 200}", "seed": i})
             return r.json()["session_id"] if r is not None else None
 
         sids = await asyncio.gather(*(create(i) for i in range(sessions)))
         created_s = time.perf_counter() - t0
 
-        async def steps(sid: str | None) -> bool:
+        async def steps(i: int, sid: str | None) -> bool:
             if sid is None:
                 return False
             for k in range(args.steps):
                 t = time.perf_counter()
-                if await request(c, "POST", f"/sessions/{sid}/step", 200, {"action": ACTIONS[k % 3]}) is None:
+                if await request(pool[i], "POST", f"/sessions/{sid}/step", 200,
+                                 {"action": ACTIONS[k % 3]}) is None:
                     return False
                 latencies.append(time.perf_counter() - t)
             return True
 
         t1 = time.perf_counter()
-        stepped = await asyncio.gather(*(steps(sid) for sid in sids))
+        stepped = await asyncio.gather(*(steps(i, sid) for i, sid in enumerate(sids)))
         steps_s = time.perf_counter() - t1
 
-        async def delete(sid: str | None) -> bool:
-            return sid is not None and await request(c, "DELETE", f"/sessions/{sid}", 200) is not None
+        async def delete(i: int, sid: str | None) -> bool:
+            return sid is not None and await request(pool[i], "DELETE", f"/sessions/{sid}", 200) is not None
 
-        deleted = await asyncio.gather(*(delete(sid) for sid in sids))
+        deleted = await asyncio.gather(*(delete(i, sid) for i, sid in enumerate(sids)))
         total_s = time.perf_counter() - t0
     stop.set()
     peak = await rss
@@ -149,8 +172,9 @@ async def _load_until_killed(port: int, proc: subprocess.Popen[bytes], sessions:
     acknowledged observations and the total acknowledged steps."""
     acked: dict[str, list[str]] = {}
     total = 0
-    async with _client(port, sessions, 30) as c:
+    async with _Clients(port, sessions, 30) as pool:
         async def client(i: int) -> None:
+            c = pool[i]
             nonlocal total
             try:
                 r = await c.post("/sessions", json={"task_id": f"train-{i % 200}", "seed": i})
