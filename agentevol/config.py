@@ -38,7 +38,7 @@ class AgentEvolConfig(TrainerConfig):
     ALIASES = {"env": "envs"}
 
     # ------------------------------------------------------------------ run
-    output_dir: str = field(default="agentevol-output", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
+    output_dir: str = field(default="runs/agentevol", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
     seed: int = field(default=42, metadata={"help": "Seed for task picks, sampling and training"})
     db_url: str | None = field(default=None, metadata={"help": "SQL store for trajectories (default: OUTPUT_DIR/trajectories.db)"})
     dist_timeout_s: float = field(

@@ -61,7 +61,7 @@ def demo(
     max_prompt_tokens: int = typer.Option(512, help="Model prompt budget in tokens (oldest turns dropped first)"),
     backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
-    out_dir: Path = typer.Option(Path("demo-results"), help="Leaderboard JSON and AgentTraj JSONL go here"),
+    out_dir: Path = typer.Option(Path("runs/demo"), help="Leaderboard JSON and AgentTraj JSONL go here"),
     train_steps: int = typer.Option(10, help="Training step: SFT steps of the default model on generated tasks (0: none)"),
     train_n: int = typer.Option(50, help="Training step: held-out BFCL tasks per split, scored before and after"),
     train_model: str = typer.Option("smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"),

@@ -29,7 +29,7 @@ def evaluate(
     max_prompt_tokens: int = typer.Option(2048, help="Local models: prompt budget (oldest turns dropped first)"),
     backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
     seed: int = typer.Option(0, help="Episode seed (and sampling seed)"),
-    out: Path = typer.Option(None, "--out", help="Results JSON (default results/eval-ENV-SPLIT-POLICY.json)"),
+    out: Path = typer.Option(None, "--out", help="Results JSON (default runs/eval/eval-ENV-SPLIT-POLICY.json)"),
     log_file: Path = typer.Option(None, "--log-file", help="Progress log (default: the results file with .log)"),
     export_jsonl: Path = typer.Option(None, help="Also write the trajectories as AgentTraj JSONL"),
     export_hf: Path = typer.Option(None, help="Also write the trajectories as a Hugging Face dataset directory"),
@@ -104,7 +104,7 @@ def evaluate(
             return trajectories, config, chosen
 
     def results_path(chosen: str) -> Path:
-        return out or Path("results") / f"eval-{slug(env)}-{slug(chosen)}-{slug(agent.name)}.json"
+        return out or Path("runs") / "eval" / f"eval-{slug(env)}-{slug(chosen)}-{slug(agent.name)}.json"
 
     def log_path(chosen: str) -> Path:
         return log_file or results_path(chosen).with_suffix(".log")
