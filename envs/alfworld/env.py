@@ -46,6 +46,7 @@ from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.envs.options import flag
 
 if TYPE_CHECKING:
     from coevo.envs.alfworld.textworld_backend import TextWorldGame
@@ -57,12 +58,6 @@ _MOVE = re.compile(r"^move (.+) to (.+)$")
 
 class BackendUnavailable(EnvError):
     code = "backend_unavailable"
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
 
 
 def _knobs_option(value: Any) -> dict[str, Any]:
@@ -166,7 +161,7 @@ class AlfWorldEnv(Env):
             real = RealCatalog(path)
         else:
             raise ValueError(f"unknown games {games!r}: generated or alfworld")
-        return Shared(backend, chosen, _flag(aliases), generated, real, GameCache(int(cache)))
+        return Shared(backend, chosen, flag(aliases), generated, real, GameCache(int(cache)))
 
     # ------------------------------------------------------------------ catalogue
     def splits(self) -> Mapping[str, int]:

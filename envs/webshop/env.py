@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.envs.options import flag
 from coevo.envs.webshop import pages
 from coevo.envs.webshop.build import DEFAULT_PRODUCTS, Manifest, ensure_built
 from coevo.envs.webshop.catalog import Catalog
@@ -46,11 +47,6 @@ class WebShopData:
     searcher: Searcher
     goals: GoalSet
     show_attrs: bool
-
-
-def _flag(value: bool | str) -> bool:
-    """A boolean option, also as given on the command line ("--option show_attrs=true")."""
-    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -98,8 +94,8 @@ class WebShopEnv(Env):
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
         goal_set = GoalSet(folder, kind, catalog, manifest.seed)
         nouns("warm up")  # load the noun lexicon now, not during the first purchase
-        searcher = Searcher(folder / "index", preload=_flag(preload_index))
-        return WebShopData(folder, manifest, catalog, searcher, goal_set, _flag(show_attrs))
+        searcher = Searcher(folder / "index", preload=flag(preload_index))
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs))
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
