@@ -8,8 +8,10 @@ ones in the installed alfworld wheel (`alfworld/data/alfred.pddl`, `alfred.twl2`
 
     python -m coevo.envs.alfworld.export OUT_DIR [--split valid_unseen] [--count N] [--dialect 2.1.1]
 
-writes `OUT_DIR/json_2.1.1/<split>/<task type>-<Object>-None-<Receptacle>-<floor plan>/trial_coevo_<i>/`
-`game.tw-pddl`, the layout ALFWorld's own tools (and `$ALFWORLD_DATA` loaders) expect.
+writes `OUT_DIR/json_<dialect>/<split>/<task type>-<Object>-None-<Receptacle>-<floor plan>/trial_coevo_<i>/`
+with `game.tw-pddl` and `traj_data.json` (the task type and ALFRED's `pddl_params`, which
+ALFWorld's `AlfredTWEnv.collect_game_files` and its handcoded expert read): the layout ALFWorld's
+own tools (and `$ALFWORLD_DATA` loaders) expect.
 """
 
 from __future__ import annotations
@@ -93,6 +95,36 @@ def game_data(scene: Scene, dialect_name: str = DEFAULT_DIALECT) -> dict:
     }
 
 
+def traj_data(scene: Scene, split: str = "valid_unseen") -> dict:
+    """The parts of ALFRED's traj_data.json that ALFWorld reads: task type, pddl_params, scene."""
+    goal = scene.goal
+    return {
+        "task_type": goal.task_type,
+        "pddl_params": {
+            "object_target": goal.obj_type,
+            "parent_target": goal.recep_type or "",
+            "toggle_target": goal.toggle_type or "",
+            "mrecep_target": "",
+            "object_sliced": False,
+        },
+        "scene": {"floor_plan": f"FloorPlan{scene.floorplan or 0}", "scene_num": scene.floorplan or 0},
+        "split": split,
+        "task_id": scene.name,
+        "turk_annotations": {"anns": [{"task_desc": scene.task, "high_descs": [], "votes": []}]},
+    }
+
+
+def export_game(scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT) -> Path:
+    """Write one game's folder under `out/json_<dialect>/<split>/`; returns its game.tw-pddl path."""
+    dialect(dialect_name)  # refuse an unknown dialect before writing anything
+    folder = out / f"json_{dialect_name}" / split / game_dir_name(scene) / f"trial_coevo_{index}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "traj_data.json").write_text(json.dumps(traj_data(scene, split), indent=2))
+    path = folder / "game.tw-pddl"
+    path.write_text(json.dumps(game_data(scene, dialect_name)))
+    return path
+
+
 def game_dir_name(scene: Scene) -> str:
     """ALFWorld's folder name for a game: `<task type>-<Object>-None-<Receptacle>-<floor plan>`."""
     goal = scene.goal
@@ -112,11 +144,8 @@ def main(argv: list[str] | None = None) -> None:
     catalog = GeneratedCatalog()
     count = catalog.sizes[args.split] if args.count is None else args.count
     for index in range(count):
-        scene = catalog.scene(args.split, index)
-        folder = args.out / "json_2.1.1" / args.split / game_dir_name(scene) / f"trial_coevo_{index}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "game.tw-pddl").write_text(json.dumps(game_data(scene, args.dialect)))
-    print(f"wrote {count} games to {args.out / 'json_2.1.1' / args.split}")
+        export_game(catalog.scene(args.split, index), args.out, args.split, index, args.dialect)
+    print(f"wrote {count} games to {args.out / f'json_{args.dialect}' / args.split}")
 
 
 if __name__ == "__main__":
