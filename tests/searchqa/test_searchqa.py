@@ -80,6 +80,8 @@ def test_f1_gives_partial_credit() -> None:
      ("answer[Paris]", None, ("answer", "Paris")),
      # Search-R1 cuts the reply after its first </search> before looking for a tag
      ("<answer>x</search></answer>", None, ("answer", "x</search>")),
+     ("<answer><search>x</search></answer>", ("search", "x"), ("answer", "<search>x</search>")),
+     ("<search><answer>x</answer></search>", ("search", "<answer>x</answer>"), ("search", "<answer>x</answer>")),
      ("I think it is Paris", None, None), ("<search>unclosed", None, None)],
 )
 def test_parse_action(text: str, strict: tuple[str, str] | None, lenient: tuple[str, str] | None) -> None:
