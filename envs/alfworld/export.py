@@ -8,10 +8,13 @@ ones in the installed alfworld wheel (`alfworld/data/alfred.pddl`, `alfred.twl2`
 
     python -m coevo.envs.alfworld.export OUT_DIR [--split valid_unseen] [--count N] [--dialect 2.1.1]
 
-writes `OUT_DIR/json_<dialect>/<split>/<task type>-<Object>-None-<Receptacle>-<floor plan>/trial_coevo_<i>/`
+writes `OUT_DIR/json_2.1.1/<split>/<task type>-<Object>-None-<Receptacle>-<floor plan>/trial_coevo_<i>/`
 with `game.tw-pddl` and `traj_data.json` (the task type and ALFRED's `pddl_params`, which
 ALFWorld's `AlfredTWEnv.collect_game_files` and its handcoded expert read): the layout ALFWorld's
-own tools (and `$ALFWORLD_DATA` loaders) expect.
+own tools (and `$ALFWORLD_DATA` loaders) expect. Games of both dialects go under `json_2.1.1/`,
+as in ALFWorld 0.4.2's own data: its `patch_tw-pddl.py` rewrites the 2.1.1 game files into 2.1.2
+in place there, and its base_config.yaml reads `$ALFWORLD_DATA/json_2.1.1/<split>`. `--folder`
+names another (e.g. `json_2.1.2`, to keep both dialects side by side).
 """
 
 from __future__ import annotations
@@ -114,10 +117,15 @@ def traj_data(scene: Scene, split: str = "valid_unseen") -> dict:
     }
 
 
-def export_game(scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT) -> Path:
-    """Write one game's folder under `out/json_<dialect>/<split>/`; returns its game.tw-pddl path."""
+#: ALFWorld's data folder for game files of either dialect (see the module docstring).
+DATA_FOLDER = "json_2.1.1"
+
+
+def export_game(scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT,
+                data_folder: str = DATA_FOLDER) -> Path:
+    """Write one game's folder under `out/<data_folder>/<split>/`; returns its game.tw-pddl path."""
     dialect(dialect_name)  # refuse an unknown dialect before writing anything
-    folder = out / f"json_{dialect_name}" / split / game_dir_name(scene) / f"trial_coevo_{index}"
+    folder = out / data_folder / split / game_dir_name(scene) / f"trial_coevo_{index}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "traj_data.json").write_text(json.dumps(traj_data(scene, split), indent=2))
     path = folder / "game.tw-pddl"
@@ -140,12 +148,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", default="valid_unseen")
     parser.add_argument("--count", type=int, default=None, help="games (default: the split's size)")
     parser.add_argument("--dialect", default=DEFAULT_DIALECT)
+    parser.add_argument("--folder", default=DATA_FOLDER, help=f"data folder under OUT (default {DATA_FOLDER})")
     args = parser.parse_args(argv)
     catalog = GeneratedCatalog()
     count = catalog.sizes[args.split] if args.count is None else args.count
     for index in range(count):
-        export_game(catalog.scene(args.split, index), args.out, args.split, index, args.dialect)
-    print(f"wrote {count} games to {args.out / f'json_{args.dialect}' / args.split}")
+        export_game(catalog.scene(args.split, index), args.out, args.split, index, args.dialect, args.folder)
+    print(f"wrote {count} games to {args.out / args.folder / args.split}")
 
 
 if __name__ == "__main__":

@@ -163,11 +163,13 @@ def test_env_on_the_textworld_backend():
         real.close()
 
 
-def _alfworld_config(data_path: Path) -> dict:
-    """The parts of ALFWorld's base_config.yaml that collect_game_files reads."""
-    return {"dataset": {"data_path": str(data_path), "eval_id_data_path": str(data_path),
-                        "eval_ood_data_path": str(data_path), "num_train_games": -1, "num_eval_games": -1},
-            "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0}}
+#: The parts of ALFWorld 0.4.2's configs/base_config.yaml that collect_game_files reads, verbatim.
+ALFWORLD_CONFIG = {
+    "dataset": {"data_path": "$ALFWORLD_DATA/json_2.1.1/train", "eval_id_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_seen",
+                "eval_ood_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_unseen", "num_train_games": -1,
+                "num_eval_games": -1},
+    "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0},
+}
 
 
 def _handcoded_expert_env():  # type: ignore[no-untyped-def]
@@ -181,7 +183,7 @@ def _handcoded_expert_env():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("dialect_name", ["2.1.2", "2.1.1"])
-def test_alfworlds_loader_and_handcoded_expert_use_exported_games(tmp_path, dialect_name):
+def test_alfworlds_loader_and_handcoded_expert_use_exported_games(tmp_path, monkeypatch, dialect_name):
     from alfworld.agents.environment.alfred_tw_env import AlfredTWEnv
 
     from coevo.envs.alfworld.export import export_game
@@ -190,8 +192,9 @@ def test_alfworlds_loader_and_handcoded_expert_use_exported_games(tmp_path, dial
     for i in range(12):
         knobs = Knobs(task_type=TASK_TYPES[i % 6], max_receptacles=5, distractors=2, max_instances=2)
         exported.append(export_game(generate(knobs, 52_000 + i), tmp_path, "valid_unseen", i, dialect_name))
+    monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path))
     loader = AlfredTWEnv.__new__(AlfredTWEnv)  # its __init__ only reads the config and calls this
-    loader.config, loader.train_eval = _alfworld_config(tmp_path / f"json_{dialect_name}"), "eval_out_of_distribution"
+    loader.config, loader.train_eval = ALFWORLD_CONFIG, "eval_out_of_distribution"
     loader.collect_game_files()
     assert sorted(loader.game_files) == sorted(str(p) for p in exported)
     if dialect_name == "2.1.1":

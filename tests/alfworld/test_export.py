@@ -56,7 +56,10 @@ def test_exported_folders_follow_alfworlds_layout(tmp_path, dialect_name):
 
     scene = generate(Knobs(task_type="look_at_obj_in_light"), 5)
     path = export_game(scene, tmp_path, "valid_seen", 3, dialect_name)
-    assert path.parent.parent.parent == tmp_path / f"json_{dialect_name}" / "valid_seen"
+    assert path.parent.parent.parent == tmp_path / "json_2.1.1" / "valid_seen"  # ALFWorld 0.4.2's layout
+    assert path.parent.parent.name.startswith(f"look_at_obj_in_light-{scene.goal.obj_type}-None-")
+    other = export_game(scene, tmp_path, "valid_seen", 3, dialect_name, data_folder=f"json_{dialect_name}")
+    assert other.parent.parent.parent == tmp_path / f"json_{dialect_name}" / "valid_seen"
     traj = json.loads((path.parent / "traj_data.json").read_text())
     assert traj["task_type"] == "look_at_obj_in_light"
     assert traj["pddl_params"] == {"object_target": scene.goal.obj_type, "parent_target": "",
