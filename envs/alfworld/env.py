@@ -19,8 +19,8 @@ Options (all optional; strings are accepted, for `--option key=value`):
 - `dialect`: text dialect of generated games, "2.1.2" (default; ALFWorld 0.4's `move X to Y`,
   "You arrive at fridge 1.") or "2.1.1" (the older `put X in/on Y`, "You arrive at loc 12.").
   Real games speak the dialect their file declares.
-- `aliases`: also take the other dialect's put command (`put X in/on Y` <-> `move X to Y`),
-  default true; false gives the engine's exact behaviour.
+- `aliases`: also take the other dialect's put command (`put X in/on Y` <-> `move X to Y`).
+  Default false: the real engine answers the other dialect's command with "Nothing happens.".
 - `cache`: how many compiled games to keep per process (default 512).
 - `salt`: varies every generated game while keeping split sizes and mixes (default 0).
 """
@@ -47,6 +47,7 @@ from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.envs.options import flag
 from coevo.wire import AgentPrompt
 
 if TYPE_CHECKING:
@@ -59,12 +60,6 @@ _MOVE = re.compile(r"^move (.+) to (.+)$")
 
 class BackendUnavailable(EnvError):
     code = "backend_unavailable"
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    return bool(value)
 
 
 def _knobs_option(value: Any) -> dict[str, Any]:
@@ -141,7 +136,7 @@ class AlfWorldEnv(Env):
         valid_unseen_size: int | str | None = None,
         knobs: Any = None,
         dialect: str = DEFAULT_DIALECT,
-        aliases: Any = True,
+        aliases: Any = False,
         cache: int | str = 512,
         salt: int | str = 0,
         **_: Any,
@@ -169,7 +164,7 @@ class AlfWorldEnv(Env):
             real = RealCatalog(path)
         else:
             raise ValueError(f"unknown games {games!r}: generated or alfworld")
-        return Shared(backend, chosen, _flag(aliases), generated, real, GameCache(int(cache)))
+        return Shared(backend, chosen, flag(aliases), generated, real, GameCache(int(cache)))
 
     # ------------------------------------------------------------------ catalogue
     def splits(self) -> Mapping[str, int]:

@@ -9,7 +9,12 @@ ones in the installed alfworld wheel (`alfworld/data/alfred.pddl`, `alfred.twl2`
     python -m coevo.envs.alfworld.export OUT_DIR [--split valid_unseen] [--count N] [--dialect 2.1.1]
 
 writes `OUT_DIR/json_2.1.1/<split>/<task type>-<Object>-None-<Receptacle>-<floor plan>/trial_coevo_<i>/`
-`game.tw-pddl`, the layout ALFWorld's own tools (and `$ALFWORLD_DATA` loaders) expect.
+with `game.tw-pddl` and `traj_data.json` (the task type and ALFRED's `pddl_params`, which
+ALFWorld's `AlfredTWEnv.collect_game_files` and its handcoded expert read): the layout ALFWorld's
+own tools (and `$ALFWORLD_DATA` loaders) expect. Games of both dialects go under `json_2.1.1/`,
+as in ALFWorld 0.4.2's own data: its `patch_tw-pddl.py` rewrites the 2.1.1 game files into 2.1.2
+in place there, and its base_config.yaml reads `$ALFWORLD_DATA/json_2.1.1/<split>`. `--folder`
+names another (e.g. `json_2.1.2`, to keep both dialects side by side).
 """
 
 from __future__ import annotations
@@ -93,6 +98,41 @@ def game_data(scene: Scene, dialect_name: str = DEFAULT_DIALECT) -> dict:
     }
 
 
+def traj_data(scene: Scene, split: str = "valid_unseen") -> dict:
+    """The parts of ALFRED's traj_data.json that ALFWorld reads: task type, pddl_params, scene."""
+    goal = scene.goal
+    return {
+        "task_type": goal.task_type,
+        "pddl_params": {
+            "object_target": goal.obj_type,
+            "parent_target": goal.recep_type or "",
+            "toggle_target": goal.toggle_type or "",
+            "mrecep_target": "",
+            "object_sliced": False,
+        },
+        "scene": {"floor_plan": f"FloorPlan{scene.floorplan or 0}", "scene_num": scene.floorplan or 0},
+        "split": split,
+        "task_id": scene.name,
+        "turk_annotations": {"anns": [{"task_desc": scene.task, "high_descs": [], "votes": []}]},
+    }
+
+
+#: ALFWorld's data folder for game files of either dialect (see the module docstring).
+DATA_FOLDER = "json_2.1.1"
+
+
+def export_game(scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT,
+                data_folder: str = DATA_FOLDER) -> Path:
+    """Write one game's folder under `out/<data_folder>/<split>/`; returns its game.tw-pddl path."""
+    dialect(dialect_name)  # refuse an unknown dialect before writing anything
+    folder = out / data_folder / split / game_dir_name(scene) / f"trial_coevo_{index}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "traj_data.json").write_text(json.dumps(traj_data(scene, split), indent=2))
+    path = folder / "game.tw-pddl"
+    path.write_text(json.dumps(game_data(scene, dialect_name)))
+    return path
+
+
 def game_dir_name(scene: Scene) -> str:
     """ALFWorld's folder name for a game: `<task type>-<Object>-None-<Receptacle>-<floor plan>`."""
     goal = scene.goal
@@ -108,15 +148,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", default="valid_unseen")
     parser.add_argument("--count", type=int, default=None, help="games (default: the split's size)")
     parser.add_argument("--dialect", default=DEFAULT_DIALECT)
+    parser.add_argument("--folder", default=DATA_FOLDER, help=f"data folder under OUT (default {DATA_FOLDER})")
     args = parser.parse_args(argv)
     catalog = GeneratedCatalog()
     count = catalog.sizes[args.split] if args.count is None else args.count
     for index in range(count):
-        scene = catalog.scene(args.split, index)
-        folder = args.out / "json_2.1.1" / args.split / game_dir_name(scene) / f"trial_coevo_{index}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "game.tw-pddl").write_text(json.dumps(game_data(scene, args.dialect)))
-    print(f"wrote {count} games to {args.out / 'json_2.1.1' / args.split}")
+        export_game(catalog.scene(args.split, index), args.out, args.split, index, args.dialect, args.folder)
+    print(f"wrote {count} games to {args.out / args.folder / args.split}")
 
 
 if __name__ == "__main__":

@@ -46,12 +46,16 @@ from coevo.envs.alfworld.tables import FloorPlan, Tables, tables
 
 MAX_EXPERT_STEPS = 30
 ROOMS = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
-#: Where ALFRED scenes keep the lamps and plants that are not carried but are seen.
+#: Where ALFRED scenes keep the lamps and plants that are not carried but are seen. A floor lamp
+#: stands beside the same furniture as a desk lamp; the look-at goal needs the lamp in a receptacle.
 FIXTURE_PLACES = {
     "DeskLamp": ("Desk", "SideTable", "Dresser", "Shelf"),
+    "FloorLamp": ("Desk", "SideTable", "Dresser", "Shelf"),
     "HousePlant": ("CounterTop", "DiningTable", "SideTable", "CoffeeTable", "Shelf", "Desk"),
     "Television": ("TVStand", "Dresser"),
 }
+#: The lamps of ALFWorld's look-at tasks (its constants' toggleable classes).
+LAMPS = ("DeskLamp", "FloorLamp")
 #: The appliance a state-changing task uses, which is never its target receptacle.
 APPLIANCE = {
     "pick_clean_then_place_in_recep": "SinkBasin",
@@ -167,9 +171,8 @@ def _candidates(plan: FloorPlan, task_type: str, t: Tables) -> tuple[Goal, ...]:
     types = {r.type for r in layout(plan, t)}
     pickable = plan.objects & t.pickupable
     if task_type == "look_at_obj_in_light":
-        if "DeskLamp" not in plan.objects or not types & set(FIXTURE_PLACES["DeskLamp"]):
-            return ()
-        return tuple(Goal(task_type, obj, toggle_type="DeskLamp") for obj in sorted(pickable)
+        lamps = [lamp for lamp in LAMPS if lamp in plan.objects and types & set(FIXTURE_PLACES[lamp])]
+        return tuple(Goal(task_type, obj, toggle_type=lamp) for lamp in lamps for obj in sorted(pickable)
                      if any(obj in t.can_contain[r] for r in types))
     appliance = APPLIANCE.get(task_type)
     if appliance and appliance not in types:
@@ -223,7 +226,7 @@ def _trim(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> list[_Recep]
     if goal.task_type in APPLIANCE:
         keep_one(lambda r: r.type == APPLIANCE[goal.task_type])
     if goal.toggle_type:
-        keep_one(lambda r: r.type in FIXTURE_PLACES["DeskLamp"])
+        keep_one(lambda r: r.type in FIXTURE_PLACES[goal.toggle_type or ""])
     keep_one(lambda r: r.type != goal.recep_type and goal.obj_type in t.can_contain.get(r.type, ()))
     rest = [r for r in receps if r not in need]
     rng.shuffle(rest)

@@ -94,35 +94,78 @@ def _assign_splits(questions: list[Question]) -> dict[str, list[Question]]:
 
 
 def _read_user_passages(path: Path) -> Iterable[dict[str, str]]:
-    """JSONL with {id, title, text}, or the {id, contents: '"Title"\\ntext'} wiki-dump shape."""
+    """JSONL with {id, title, text}, or FlashRAG's {id, contents: '"Title"\\ntext'} (wiki-18's shape).
+
+    A `contents` row keeps its first line verbatim (as `title_line`) when it is not the quoted
+    title, so results show it as Search-R1 does; the title itself is that line without quotes.
+    """
     with open(path) as f:
         for i, line in enumerate(f):
             if not line.strip():
                 continue
             row = json.loads(line)
+            doc_id = str(row.get("id", i))
             if "contents" in row:
-                title, _, text = row["contents"].partition("\n")
-                row = {"id": row.get("id", str(i)), "title": title.strip().strip('"'), "text": text}
-            yield {"id": str(row.get("id", i)), "title": row.get("title", ""), "text": row["text"]}
+                first, _, text = row["contents"].partition("\n")
+                title = first.strip('"')
+                doc = {"id": doc_id, "title": title, "text": text}
+                if first != f'"{title}"':
+                    doc["title_line"] = first
+                yield doc
+            else:
+                yield {"id": doc_id, "title": row.get("title", ""), "text": row["text"]}
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".csv":
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if path.suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ValueError(f"{path}: reading parquet needs pyarrow: pip install 'coevo[parquet]'") from None
+        return pq.read_table(path).to_pylist()
+    return json.loads(path.read_text())
+
+
+def _golds(row: dict[str, Any]) -> list[str] | None:
+    """Gold answers: FlashRAG's `golden_answers`, Search-R1's `reward_model.ground_truth.target`,
+    or Bamboogle's `Answer`."""
+    golds = row.get("golden_answers")
+    if golds is None:
+        golds = ((row.get("reward_model") or {}).get("ground_truth") or {}).get("target")
+    if golds is None:
+        golds = row.get("Answer") if "Answer" in row else row.get("answer")
+    if golds is None:
+        return None
+    return [str(g) for g in golds] if isinstance(golds, (list, tuple)) else [str(golds)]
 
 
 def read_question_file(path: Path) -> list[Question]:
-    """Bamboogle-format questions: CSV, JSON list or JSONL with `Question` and `Answer` fields."""
-    if path.suffix == ".csv":
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    elif path.suffix == ".jsonl":
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    else:
-        rows = json.loads(path.read_text())
+    """Questions with gold answers, as QA benchmarks ship them.
+
+    Bamboogle's CSV (`Question`, `Answer`), FlashRAG's JSONL (`id`, `question`,
+    `golden_answers`) and Search-R1's parquet files (the same columns, plus `data_source` and
+    `extra_info.split`); JSON lists and JSONL of any of these shapes too. The split is the row's
+    `extra_info.split` or `split` when it has one, else test; `data_source` becomes the task type.
+    """
+    rows = _rows(path)
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: expected a list of questions")
     out = []
     for i, row in enumerate(rows):
         question = row.get("Question") or row.get("question")
-        answer = row.get("Answer") if "Answer" in row else row.get("answer")
-        if not question or answer is None:
-            raise ValueError(f"{path}: row {i} lacks Question/Answer")
-        answers = answer if isinstance(answer, list) else [str(answer)]
-        out.append(Question(f"user{i}", question, answers))
+        answers = _golds(row)
+        if not question or not answers:
+            raise ValueError(f"{path}: row {i} lacks a question (Question/question) or its gold answers "
+                             "(golden_answers, reward_model.ground_truth.target or Answer)")
+        split = (row.get("extra_info") or {}).get("split") or row.get("split") or "test"
+        source = row.get("data_source")
+        out.append(Question(f"user{i}", str(question), answers, source=str(source) if source else None,
+                            split=str(split)))
     return out
 
 
@@ -140,10 +183,13 @@ def build_user(corpus: Path, questions: Path | None, out: Path | None = None) ->
     tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
     _write_index(tmp, docs)
     qs = read_question_file(questions) if questions else []
+    splits: dict[str, int] = {}
     with open(tmp / "questions.jsonl", "w") as f:
         for q in qs:
-            f.write(json.dumps({**q.to_json(), "split": "test"}) + "\n")
-    meta = {"format": FORMAT_VERSION, "source": str(corpus), "passages": len(docs), "splits": {"test": len(qs)}}
+            split = q.split or "test"
+            splits[split] = splits.get(split, 0) + 1
+            f.write(json.dumps({**q.to_json(), "split": split}) + "\n")
+    meta = {"format": FORMAT_VERSION, "source": str(corpus), "passages": len(docs), "splits": splits or {"test": 0}}
     (tmp / "meta.json").write_text(json.dumps(meta, indent=2))
     _publish(tmp, out)
     return out
@@ -154,6 +200,7 @@ class Hit:
     title: str
     text: str
     score: float
+    title_line: str | None = None  # a user corpus's unquoted first line, shown as it is
 
 
 class SearchIndex:
@@ -202,5 +249,5 @@ class SearchIndex:
             docs, totals = docs[best], totals[best]
         order = np.lexsort((docs, -totals))
         corpus = self.retriever.corpus
-        return [Hit(corpus[int(d)]["title"], corpus[int(d)]["text"], float(s))
-                for d, s in zip(docs[order], totals[order]) if s > 0]
+        hits = [corpus[int(d)] | {"score": float(s)} for d, s in zip(docs[order], totals[order]) if s > 0]
+        return [Hit(h["title"], h["text"], h["score"], h.get("title_line")) for h in hits]

@@ -1,49 +1,53 @@
 """SearchQA env: answer a compositional question, searching an offline corpus as often as needed.
 
-Actions, Search-R1 style: `<search>query</search>` returns the top-k passages as
-`<information>Doc 1(Title: ...) text ...</information>`; `<answer>text</answer>` ends the episode.
-The bracket forms `search[query]` / `answer[text]` work too. Free text around the tags (a
-`<think>` block, say) is allowed; the first search or answer tag is the action.
+Actions, observations and the prompt are Search-R1's (envs/searchqa/actions.py): `<search>query
+</search>` returns the top-k passages as `<information>Doc 1(Title: "T") text ...</information>`;
+`<answer>text</answer>` ends the episode; any other reply gets Search-R1's "My previous action
+is invalid..." text and the episode goes on.
 
 Options: `passages` (generated corpus size, default 100,000), `seed`, `corpus` + `questions`
-(a user's JSONL passages and Bamboogle-format questions), `top_k` (3), `max_searches` (4).
-Reward: normalized exact match (1/0); `info` carries token F1 and the gold answers at the end.
+(a user's JSONL passages and Bamboogle, FlashRAG or Search-R1 question files), `top_k` (3),
+`max_searches` (4), `lenient` (false: also read tags in any case and `search[...]` /
+`answer[...]` replies). Reward: normalized exact match (1/0); `info` carries token F1 and the
+gold answers at the end.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
+from coevo.envs.options import flag
+from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action
 from coevo.envs.searchqa.answers import exact_match, f1
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
 from coevo.envs.searchqa.questions import TEMPLATES, Question, read_relation
 
 DEFAULT_PASSAGES = 100_000
-_TAG = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
-_BRACKET = re.compile(r"^\s*(search|answer)\[(.*)\]\s*$", re.DOTALL | re.IGNORECASE)
 
-INSTRUCTIONS = (
-    "Answer the question below. You may search an encyclopedia: write <search>your query</search> and "
-    "the best matching passages come back inside <information>...</information>. Search as often as you "
-    "need (at most {max_searches} times); reasoning inside <think>...</think> is welcome. When you know the "
-    "answer, write <answer>the answer</answer> with just the answer, no explanation.\nQuestion: {question}"
+# Search-R1's prompt (its `make_prefix`, template "base"), typos included: models trained on it
+# expect it word for word.
+PROMPT = (
+    "Answer the given question. You must conduct reasoning inside <think> and </think> first every time you "
+    "get new information. After reasoning, if you find you lack some knowledge, you can call a search engine "
+    "by <search> query </search> and it will return the top searched results between <information> and "
+    "</information>. You can search as many times as your want. If you find no further external knowledge "
+    "needed, you can directly provide the answer inside <answer> and </answer>, without detailed "
+    "illustrations. For example, <answer> Beijing </answer>. Question: {question}\n"
 )
 
 
-def parse_action(text: str) -> tuple[str, str] | None:
-    """("search"|"answer", argument) or None when the text holds neither."""
-    m = _TAG.search(text) or _BRACKET.match(text)
-    return (m.group(1).lower(), m.group(2).strip()) if m else None
+def search_r1_question(question: str) -> str:
+    """A question as Search-R1's data scripts put it in the prompt: stripped, ending in '?'."""
+    question = question.strip()
+    return question if question.endswith("?") else question + "?"
 
 
-def render_hits(hits: Sequence[Any]) -> str:
-    docs = "\n".join(f"Doc {i}(Title: {h.title}) {h.text}" for i, h in enumerate(hits, 1))
-    return f"<information>{docs or 'No results.'}</information>"
+def prompt(question: str) -> str:
+    return PROMPT.format(question=search_r1_question(question))
 
 
 @dataclass(frozen=True)
@@ -52,12 +56,13 @@ class Shared:
     by_id: dict[str, tuple[str, Question]]
     top_k: int
     max_searches: int
+    lenient: bool
 
 
 class SearchQAEnv(Env):
     name = "searchqa"
     version = "1"
-    action_format = "<search>query</search> or <answer>text</answer> (also search[query] / answer[text])"
+    action_format = "<search>query</search> or <answer>text</answer>"
     max_steps = 8
     default_split = "train"
     action_example = ("I need the founder first, so I search for the company.", "<search>founder of Velmora Works</search>")
@@ -74,6 +79,7 @@ class SearchQAEnv(Env):
         build_dir: str | None = None,
         top_k: int | str = 3,
         max_searches: int | str = 4,
+        lenient: bool | str = False,
         **_: Any,
     ) -> Shared:
         if build_dir:
@@ -84,7 +90,7 @@ class SearchQAEnv(Env):
             path = build_generated(int(passages), int(seed))
         index = SearchIndex(path)
         by_id = {q.qid: (split, q) for split, qs in index.questions.items() for q in qs}
-        return Shared(index, by_id, int(top_k), int(max_searches))
+        return Shared(index, by_id, int(top_k), int(max_searches), flag(lenient))
 
     def __init__(self, shared: Shared | None = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -110,40 +116,35 @@ class SearchQAEnv(Env):
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
         q = self.shared.by_id[task_id][1]
-        return {"task_type": q.template or "user", "question": q.question}
+        return {"task_type": _task_type(q), "question": q.question}
 
     # --------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.question = self.shared.by_id[task_id][1]
         self.searches, self.seen = 0, {}
-        text = INSTRUCTIONS.format(max_searches=self.shared.max_searches, question=self.question.question)
-        return ResetResult(text, {"task": self.question.question, "task_type": self.question.template or "user"})
+        return ResetResult(prompt(self.question.question),
+                           {"task": self.question.question, "task_type": _task_type(self.question)})
 
     def _step(self, action: str) -> StepResult:
         assert self.question is not None
-        parsed = parse_action(action)
+        parsed = parse_action(action, lenient=self.shared.lenient)
         if parsed is None:
-            return StepResult(
-                "Invalid action: write <search>query</search> to search or <answer>text</answer> to answer.",
-                0.0, False, info={"valid": False, "searches": self.searches},
-            )
+            return StepResult(INVALID_ACTION, 0.0, False, info={"valid": False, "searches": self.searches})
         kind, arg = parsed
-        if kind == "answer":
+        if kind == "answer":  # Search-R1 shows nothing after the answer: the episode is over
             em = exact_match(arg, self.question.answers)
             return StepResult(
-                f"Your answer: {arg}. {'Correct' if em else 'Incorrect'}.", em, True,
-                info={"valid": True, "em": em, "f1": f1(arg, self.question.answers),
+                "", em, True,
+                info={"valid": True, "answer": arg, "em": em, "f1": f1(arg, self.question.answers),
                       "answers": self.question.answers, "searches": self.searches},
             )
         if self.searches >= self.shared.max_searches:
             return StepResult(f"Search limit reached ({self.shared.max_searches}). Give your answer now.",
                               0.0, False, info={"valid": False, "searches": self.searches})
-        if not arg:
-            return StepResult("Empty search query.", 0.0, False, info={"valid": False, "searches": self.searches})
         self.searches += 1
         hits = self.shared.index.search(arg, self.shared.top_k)
         self.seen.update((h.title, h.text) for h in hits)
-        return StepResult(render_hits(hits), 0.0, False, info={"valid": True, "searches": self.searches})
+        return StepResult(information(hits), 0.0, False, info={"valid": True, "searches": self.searches})
 
     # --------------------------------------------------------------- expert
     def expert_action(self) -> str | None:
@@ -167,3 +168,7 @@ class SearchQAEnv(Env):
     def _read(self, title: str | None, pattern: str) -> str | None:
         text = self.seen.get(title) if title else None
         return read_relation(pattern, text) if text else None
+
+
+def _task_type(q: Question) -> str:
+    return q.template or q.source or "user"

@@ -53,9 +53,11 @@ class Question:
     anchor: str | None = None
     bridge: str | None = None
     support: list[str] | None = None  # titles of the passages that answer it
+    source: str | None = None  # a user file's data_source (Search-R1's parquet files: nq, hotpotqa, ...)
+    split: str | None = None  # the split a user file gives the question; not stored in to_json
 
     def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and k != "split"}
 
 
 def _compose(w: World, template: str, anchor: str) -> tuple[str, str] | None:

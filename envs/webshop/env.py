@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
+from coevo.envs.options import flag
 from coevo.envs.webshop import pages
 from coevo.envs.webshop.build import DEFAULT_PRODUCTS, Manifest, ensure_built
 from coevo.envs.webshop.catalog import Catalog
 from coevo.envs.webshop.colors import normalize_color
 from coevo.envs.webshop.fuzzy import token_set_ratio
 from coevo.envs.webshop.goals import Goal, GoalSet
-from coevo.envs.webshop.nouns import nouns
+from coevo.envs.webshop.nouns import SpacyNouns, nouns
+from coevo.envs.webshop.reward import NounExtractor
 from coevo.envs.webshop.reward import reward as webshop_reward
 from coevo.envs.webshop.search import TOP_K, Searcher
 
@@ -46,11 +48,8 @@ class WebShopData:
     searcher: Searcher
     goals: GoalSet
     show_attrs: bool
-
-
-def _flag(value: bool | str) -> bool:
-    """A boolean option, also as given on the command line ("--option show_attrs=true")."""
-    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+    #: Title nouns for the type reward: the lexicon rule, or a user's spaCy pipeline (spacy_model).
+    noun_of: NounExtractor = nouns
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -83,12 +82,15 @@ class WebShopEnv(Env):
         db_url: str | None = None,
         show_attrs: bool | str = False,
         preload_index: bool | str = True,
+        spacy_model: str | None = None,
         **_: Any,
     ) -> WebShopData:
         """Open a built data directory (`data_dir`), or the default generated one, built on first use.
 
         goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built).
         preload_index: fault the memory-mapped index in at start (no first-touch stalls later).
+        spacy_model: an installed spaCy pipeline (package name or folder) whose NOUN/PROPN tags the
+            type reward uses, as WebShop does with en_core_web_sm; default: the lexicon rule.
         """
         folder = Path(data_dir).expanduser() if data_dir else ensure_built(int(products), int(seed))
         manifest = Manifest.read(folder)
@@ -99,9 +101,10 @@ class WebShopEnv(Env):
         if kind == "human" and not manifest.human_goals:
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
         goal_set = GoalSet(folder, kind, catalog, manifest.seed)
-        nouns("warm up")  # load the noun lexicon now, not during the first purchase
-        searcher = Searcher(folder / "index", preload=_flag(preload_index))
-        return WebShopData(folder, manifest, catalog, searcher, goal_set, _flag(show_attrs))
+        noun_of: NounExtractor = SpacyNouns(spacy_model) if spacy_model else nouns
+        noun_of("warm up")  # load the noun lexicon (or pipeline) now, not during the first purchase
+        searcher = Searcher(folder / "index", preload=flag(preload_index))
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs), noun_of)
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -200,7 +203,8 @@ class WebShopEnv(Env):
         if arg == pages.BUY_NOW.lower():
             assert self.product_idx is not None
             product = self.data.catalog.product(self.product_idx)
-            total, details = webshop_reward(product.purchasable(), self.goal.spec(), product.price, self.options)
+            total, details = webshop_reward(product.purchasable(), self.goal.spec(), product.price, self.options,
+                                            self.data.noun_of)
             self.where = "done"
             self.page = pages.done_page(product.asin, self.options, total)
             return total, {"reward_details": details, "purchased": product.asin}

@@ -104,3 +104,31 @@ def tokens(text: str) -> list[str]:
 def nouns(text: str) -> list[str]:
     """The title's nouns, lower-cased, in order, duplicates kept (WebShop counts them)."""
     return [t for t in tokens(text) if is_noun(t)]
+
+
+class SpacyNouns:
+    """WebShop's own extraction: tokens spaCy tags NOUN or PROPN (or "PNOUN"), lower-cased.
+
+    For users who installed spaCy and an English pipeline themselves (WebShop used
+    `en_core_web_sm` 3.3; the official model is not on PyPI). `spacy.load` reads an installed
+    package or a folder and never downloads. Costs ~250 MB per server; titles are cached.
+    """
+
+    def __init__(self, model: str) -> None:
+        try:
+            import spacy
+        except ImportError:
+            raise ValueError("the spacy_model option needs spaCy installed (pip install spacy)") from None
+        try:
+            self.nlp = spacy.load(model, disable=["parser", "ner", "lemmatizer"])
+        except OSError as exc:
+            raise ValueError(f"spaCy cannot load {model!r} (install the pipeline package or give its folder): "
+                             f"{exc}") from None
+        self.model = model
+        self._cached = lru_cache(maxsize=65536)(self._nouns)
+
+    def _nouns(self, text: str) -> list[str]:
+        return [t.text.lower() for t in self.nlp(text) if t.pos_ in ("PNOUN", "NOUN", "PROPN")]
+
+    def __call__(self, text: str) -> list[str]:
+        return list(self._cached(text))

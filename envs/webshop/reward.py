@@ -11,12 +11,13 @@
   that WebShop passes as its `(name, value)` items, and so do we (see colors.py, fuzzy.py);
 * r_type: 1.0, lowered to 0.5 when neither the query, two or more product-category levels, nor
   > 0.2 of the goal title's nouns match, to 0.1 when under 0.1 of the nouns match, and to 0
-  when none do. Nouns come from nouns.py (WebShop used spaCy; see docs/webshop.md).
+  when none do. Nouns come from nouns.py (WebShop used spaCy; see docs/webshop.md), or from a
+  spaCy pipeline the user installed (the `spacy_model` option).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,14 +54,17 @@ class GoalSpec:
     price_upper: float
 
 
-def type_reward(purchased: Purchasable, goal: GoalSpec) -> dict[str, Any]:
+NounExtractor = Callable[[str], list[str]]
+
+
+def type_reward(purchased: Purchasable, goal: GoalSpec, noun_of: NounExtractor = nouns) -> dict[str, Any]:
     query_match = purchased.query == goal.query
     bought_levels = {x.strip() for x in purchased.product_category.split("›")}
     goal_levels = {x.strip() for x in goal.product_category.split("›")}
     category_match = len(bought_levels & goal_levels) >= 2
 
-    bought_nouns = nouns(purchased.title)
-    goal_nouns = nouns(goal.title)
+    bought_nouns = noun_of(purchased.title)
+    goal_nouns = noun_of(goal.title)
     shared = len(set(bought_nouns) & set(goal_nouns))
     title_score = 0.2 if not goal_nouns else shared / len(goal_nouns)
 
@@ -108,10 +112,11 @@ def option_matches(purchased_values: Sequence[str], goal_options: Mapping[str, s
 
 
 def reward(
-    purchased: Purchasable, goal: GoalSpec, price: float, chosen_options: Mapping[str, str]
+    purchased: Purchasable, goal: GoalSpec, price: float, chosen_options: Mapping[str, str],
+    noun_of: NounExtractor = nouns,
 ) -> tuple[float, dict[str, Any]]:
     """WebShop's total reward for buying `purchased` at `price` with `chosen_options`, and its parts."""
-    kind = type_reward(purchased, goal)
+    kind = type_reward(purchased, goal, noun_of)
     r_price = price <= goal.price_upper
     n_attrs = attribute_matches(purchased, goal.attributes)
     n_options = option_matches(list(chosen_options.values()), goal.options)

@@ -5,13 +5,15 @@ and on real ALFWorld games when `$ALFWORLD_DATA` holds some, both engines get th
 commands: the expert's, random admissible ones, and inadmissible ones. Observations,
 admissible-command lists, `won` (hence reward and done) must be identical after every command.
 Real games are slow in TextWorld (seconds per reset); `COEVO_ALFWORLD_REAL_GAMES` sets how many
-are played (default 10, "all" for all).
+are played (default 10, "all" for all). Exported game folders are also read by ALFWorld's own
+loader (`AlfredTWEnv.collect_game_files`) and played by its handcoded expert, unchanged.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -147,7 +149,9 @@ def test_env_on_the_textworld_backend():
             assert a.observation == b.observation and a.info == b.info
             while (action := native.expert_action()) is not None:
                 assert real.expert_action() == action
-                for command in (action, "put everything away"):
+                # the other dialect's put first: with default options both answer "Nothing happens."
+                other = re.sub(r"^move (.+) to (.+)$", r"put \1 in/on \2", action)
+                for command in (other, action, "put everything away") if other != action else (action, "put everything away"):
                     x, y = native.step(command), real.step(command)
                     assert (x.observation, x.reward, x.done, x.info) == (y.observation, y.reward, y.done, y.info)
                     if x.done:
@@ -157,3 +161,54 @@ def test_env_on_the_textworld_backend():
             assert x.reward == 1.0
     finally:
         real.close()
+
+
+#: The parts of ALFWorld 0.4.2's configs/base_config.yaml that collect_game_files reads, verbatim.
+ALFWORLD_CONFIG = {
+    "dataset": {"data_path": "$ALFWORLD_DATA/json_2.1.1/train", "eval_id_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_seen",
+                "eval_ood_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_unseen", "num_train_games": -1,
+                "num_eval_games": -1},
+    "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0},
+}
+
+
+def _handcoded_expert_env():  # type: ignore[no-untyped-def]
+    """TextWorld wrapped as ALFWorld wraps it for DAgger training: demangler, infos, handcoded expert."""
+    import textworld
+    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredExpert, AlfredInfos
+    from textworld.envs import PddlEnv
+
+    infos = textworld.EnvInfos(admissible_commands=True, won=True, facts=True, extras=["gamefile", "expert_plan"])
+    return AlfredExpert(AlfredInfos(AlfredDemangler(PddlEnv(infos), shuffle=False)), expert_type="handcoded")
+
+
+@pytest.mark.parametrize("dialect_name", ["2.1.2", "2.1.1"])
+def test_alfworlds_loader_and_handcoded_expert_use_exported_games(tmp_path, monkeypatch, dialect_name):
+    from alfworld.agents.environment.alfred_tw_env import AlfredTWEnv
+
+    from coevo.envs.alfworld.export import export_game
+
+    exported = []
+    for i in range(12):
+        knobs = Knobs(task_type=TASK_TYPES[i % 6], max_receptacles=5, distractors=2, max_instances=2)
+        exported.append(export_game(generate(knobs, 52_000 + i), tmp_path, "valid_unseen", i, dialect_name))
+    monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path))
+    loader = AlfredTWEnv.__new__(AlfredTWEnv)  # its __init__ only reads the config and calls this
+    loader.config, loader.train_eval = ALFWORLD_CONFIG, "eval_out_of_distribution"
+    loader.collect_game_files()
+    assert sorted(loader.game_files) == sorted(str(p) for p in exported)
+    if dialect_name == "2.1.1":
+        return  # ALFWorld 0.4.2's handcoded expert says "move X to Y", which 2.1.1 games do not know
+
+    random.seed(0)  # the expert falls back to a random admissible command when it repeats itself
+    env = _handcoded_expert_env()
+    won = 0
+    for path in exported:
+        env.load(str(path))
+        state = env.reset()
+        for _ in range(60):
+            if state["won"]:
+                break
+            state, _, _ = env.step(state["extra.expert_plan"][0])
+        won += bool(state["won"])
+    assert won == len(exported)

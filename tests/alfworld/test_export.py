@@ -46,3 +46,28 @@ def test_exported_games_read_back_identically(dialect_name):
         for command in data["walkthrough"]:
             assert engine.step(game, state, command).admissible
         assert engine.won(game, state)
+
+
+@pytest.mark.parametrize("dialect_name", ["2.1.1", "2.1.2"])
+def test_exported_folders_follow_alfworlds_layout(tmp_path, dialect_name):
+    import json
+
+    from coevo.envs.alfworld.export import export_game
+
+    scene = generate(Knobs(task_type="look_at_obj_in_light"), 5)
+    path = export_game(scene, tmp_path, "valid_seen", 3, dialect_name)
+    assert path.parent.parent.parent == tmp_path / "json_2.1.1" / "valid_seen"  # ALFWorld 0.4.2's layout
+    assert path.parent.parent.name.startswith(f"look_at_obj_in_light-{scene.goal.obj_type}-None-")
+    other = export_game(scene, tmp_path, "valid_seen", 3, dialect_name, data_folder=f"json_{dialect_name}")
+    assert other.parent.parent.parent == tmp_path / f"json_{dialect_name}" / "valid_seen"
+    traj = json.loads((path.parent / "traj_data.json").read_text())
+    assert traj["task_type"] == "look_at_obj_in_light"
+    assert traj["pddl_params"] == {"object_target": scene.goal.obj_type, "parent_target": "",
+                                   "toggle_target": scene.goal.toggle_type, "mrecep_target": "",
+                                   "object_sliced": False}
+    assert parse_game_data(json.loads(path.read_text())).dialect == dialect(dialect_name)
+
+
+def test_look_at_tasks_use_both_of_alfworlds_lamps():
+    lamps = {generate(Knobs(task_type="look_at_obj_in_light"), seed).goal.toggle_type for seed in range(40)}
+    assert lamps == {"DeskLamp", "FloorLamp"}

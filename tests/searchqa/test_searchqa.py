@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from coevo.envs.base import EpisodeFinished, UnknownTask
+from coevo.envs.searchqa.actions import INVALID_ACTION
 from coevo.envs.searchqa.answers import exact_match, f1, normalize
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user, read_question_file
 from coevo.envs.searchqa.env import SearchQAEnv, parse_action
@@ -70,43 +71,63 @@ def test_f1_gives_partial_credit() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "parsed"),
-    [("<search>who founded x</search>", ("search", "who founded x")),
-     ("<think>first find x</think>\n<search> x founder </search>", ("search", "x founder")),
-     ("<answer>Paris</answer>", ("answer", "Paris")),
-     ("<ANSWER>1843</ANSWER> trailing", ("answer", "1843")),
-     ("search[founder of x]", ("search", "founder of x")),
-     ("answer[Paris]", ("answer", "Paris")),
-     ("I think it is Paris", None), ("<search>unclosed", None)],
+    ("text", "strict", "lenient"),
+    [("<search>who founded x</search>", ("search", "who founded x"), ("search", "who founded x")),
+     ("<think>first find x</think>\n<search> x founder </search>", ("search", "x founder"), ("search", "x founder")),
+     ("<answer>Paris</answer>", ("answer", "Paris"), ("answer", "Paris")),
+     ("<ANSWER>1843</ANSWER> trailing", None, ("answer", "1843")),
+     ("search[founder of x]", None, ("search", "founder of x")),
+     ("answer[Paris]", None, ("answer", "Paris")),
+     # Search-R1 cuts the reply after its first </search> before looking for a tag
+     ("<answer>x</search></answer>", None, ("answer", "x</search>")),
+     ("<answer><search>x</search></answer>", ("search", "x"), ("answer", "<search>x</search>")),
+     ("<search><answer>x</answer></search>", ("search", "<answer>x</answer>"), ("search", "<answer>x</answer>")),
+     ("I think it is Paris", None, None), ("<search>unclosed", None, None)],
 )
-def test_parse_action(text: str, parsed: tuple[str, str] | None) -> None:
-    assert parse_action(text) == parsed
+def test_parse_action(text: str, strict: tuple[str, str] | None, lenient: tuple[str, str] | None) -> None:
+    assert parse_action(text) == strict
+    assert parse_action(text, lenient=True) == lenient
 
 
-def test_search_returns_information_block_with_the_anchor_first(shared) -> None:  # type: ignore[no-untyped-def]
+def test_search_returns_search_r1s_information_block_with_the_anchor_first(shared) -> None:  # type: ignore[no-untyped-def]
     env = SearchQAEnv(shared)
     reset = env.reset(split="test", seed=0)
     q = env.question
-    assert q is not None and q.question in reset.observation and reset.info["task"] == q.question
+    assert q is not None and reset.info["task"] == q.question
+    assert reset.observation.startswith("Answer the given question.")
+    assert reset.observation.endswith(f"Question: {q.question}\n")
     result = env.step(f"<search>{q.anchor}</search>")
-    assert result.observation.startswith("<information>Doc 1(Title: ") and result.observation.endswith("</information>")
-    assert f"Doc 1(Title: {q.anchor})" in result.observation
+    assert result.observation.startswith(f'\n\n<information>Doc 1(Title: "{q.anchor}") ')
+    assert result.observation.endswith("</information>\n\n") and "Doc 3(Title: " in result.observation
     assert result.reward == 0.0 and not result.done and result.info["searches"] == 1
+    empty = env.step("<search> </search>")  # Search-R1 searches an empty query too
+    assert empty.observation == "\n\n<information></information>\n\n" and empty.info["searches"] == 2
 
 
 def test_invalid_actions_and_search_limit_are_reported_not_fatal(shared) -> None:  # type: ignore[no-untyped-def]
     env = SearchQAEnv(shared)
     env.reset(split="dev", seed=1)
     bad = env.step("the answer is obviously 42")
-    assert bad.info["valid"] is False and not bad.done and "Invalid action" in bad.observation
+    assert bad.info["valid"] is False and not bad.done and bad.observation == INVALID_ACTION
+    assert env.step("<ANSWER>42</ANSWER>").observation == INVALID_ACTION  # upper case: not Search-R1's tag
     for _ in range(shared.max_searches):
         assert env.step("<search>company</search>").info["valid"]
     capped = env.step("<search>more</search>")
     assert "Search limit reached" in capped.observation and capped.info["searches"] == shared.max_searches
     final = env.step("<answer>nobody</answer>")
     assert final.done and final.reward == 0.0 and final.info["answers"] == env.question.answers
+    assert final.observation == "" and final.info["answer"] == "nobody"
     with pytest.raises(EpisodeFinished):
         env.step("<answer>again</answer>")
+
+
+def test_lenient_option_reads_any_case_and_bracket_forms(build: Path) -> None:
+    env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build), lenient="true"))
+    env.reset(split="dev", seed=1)
+    assert env.step("SEARCH[company]").info["valid"]
+    assert env.step(f"<Answer>{env.question.answers[0]}</Answer>").reward == 1.0
+    with pytest.raises(ValueError, match="true or false"):
+        SearchQAEnv.load_shared(build_dir=str(build), lenient="maybe")
 
 
 def test_correct_answer_gets_reward_and_same_actions_replay_identically(shared) -> None:  # type: ignore[no-untyped-def]
@@ -148,7 +169,8 @@ def test_splits_and_unknown_tasks(shared) -> None:  # type: ignore[no-untyped-de
 def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
     corpus = tmp_path / "wiki.jsonl"
     rows = [{"id": "1", "contents": '"Citibank"\nCitibank was founded in 1812 in New York.'},
-            {"id": "2", "title": "James Madison", "text": "James Madison was president of the United States from 1809 to 1817."}]
+            {"id": "2", "title": "James Madison", "text": "James Madison was president of the United States from 1809 to 1817."},
+            {"id": "3", "contents": "Plain title line\nA passage whose title line has no quotes."}]
     corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     questions = tmp_path / "bamboogle.csv"
     questions.write_text("Question,Answer\nWho was president of the United States in the year that Citibank was founded?,james madison\n")
@@ -158,11 +180,58 @@ def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
     env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build)))
     env.reset(split="test", seed=0)
     assert env.expert_action() is None  # no composition known for a user's question
+    shown = env.step("<search>passage whose title line</search>").observation
+    assert shown.startswith("\n\n<information>Doc 1(Title: Plain title line) A passage whose")  # as written
+    assert '(Title: "Citibank") Citibank was founded' in env.step("<search>citibank</search>").observation
     assert env.step("<answer>James Madison</answer>").reward == 1.0
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"Question": "q?"}]))
-    with pytest.raises(ValueError, match="lacks Question/Answer"):
+    with pytest.raises(ValueError, match="lacks a question"):
         read_question_file(bad)
+
+
+def _flashrag_rows() -> list[dict]:
+    return [{"id": "test_0", "question": "who wrote the silent kraith", "golden_answers": ["Ann Lee", "A. Lee"],
+             "metadata": {"type": "bridge"}},
+            {"id": "test_1", "question": "In what year was Ann Lee born?", "golden_answers": ["1801"],
+             "metadata": {"type": "bridge"}}]
+
+
+def test_flashrag_jsonl_questions_load_with_all_their_golden_answers(tmp_path: Path) -> None:
+    path = tmp_path / "test.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _flashrag_rows()))
+    qs = read_question_file(path)
+    assert [q.answers for q in qs] == [["Ann Lee", "A. Lee"], ["1801"]]
+    assert [q.question for q in qs] == ["who wrote the silent kraith", "In what year was Ann Lee born?"]
+    assert {q.split for q in qs} == {"test"}
+
+
+def test_search_r1_parquet_questions_load_with_split_and_data_source(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    rows = [{**r, "data_source": source, "ability": "fact-reasoning",
+             "prompt": [{"role": "user", "content": "..."}],
+             "reward_model": {"style": "rule", "ground_truth": {"target": r["golden_answers"]}},
+             "extra_info": {"split": split, "index": i}}
+            for i, (r, source, split) in enumerate(zip(_flashrag_rows(), ("nq", "hotpotqa"), ("train", "test")))]
+    path = tmp_path / "train.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    without_golden = tmp_path / "target_only.parquet"
+    pq.write_table(pa.Table.from_pylist([{k: v for k, v in r.items() if k != "golden_answers"} for r in rows]),
+                   without_golden)
+    for source in (path, without_golden):
+        qs = read_question_file(source)
+        assert [(q.answers, q.split, q.source) for q in qs] == [
+            (["Ann Lee", "A. Lee"], "train", "nq"), (["1801"], "test", "hotpotqa")]
+    corpus = tmp_path / "wiki.jsonl"
+    corpus.write_text(json.dumps({"id": "0", "contents": '"Ann Lee"\nAnn Lee (born 1801) wrote The Silent Kraith.'})
+                      + "\n")
+    env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build_user(corpus, path, out=tmp_path / "b"))))
+    assert env.splits() == {"train": 1, "test": 1}
+    reset = env.reset(split="train", seed=0)
+    assert reset.info["task_type"] == "nq" and reset.observation.endswith("Question: who wrote the silent kraith?\n")
+    assert env.step("<answer>a. lee</answer>").reward == 1.0
 
 
 def test_posting_list_search_scores_like_bm25s_retrieve(build: Path) -> None:

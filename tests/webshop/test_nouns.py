@@ -71,3 +71,31 @@ def test_the_lexicon_does_not_drag_spacy_into_servers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _tagging_pipeline(folder):  # type: ignore[no-untyped-def]
+    """A small real spaCy pipeline on disk: an attribute ruler tags two words NOUN and PROPN."""
+    spacy = pytest.importorskip("spacy")
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("attribute_ruler")
+    ruler.add(patterns=[[{"LOWER": "shoes"}]], attrs={"POS": "NOUN"})
+    ruler.add(patterns=[[{"LOWER": "nike"}]], attrs={"POS": "PROPN"})
+    nlp.to_disk(folder)
+    return folder
+
+
+def test_spacy_model_option_takes_webshops_tags_from_the_users_pipeline(tmp_path, generated_dir) -> None:  # type: ignore[no-untyped-def]
+    from coevo.envs.webshop.env import WebShopEnv
+    from coevo.envs.webshop.nouns import SpacyNouns
+
+    model = str(_tagging_pipeline(tmp_path / "pipeline"))
+    tagger = SpacyNouns(model)
+    assert tagger("Nike red running Shoes") == ["nike", "shoes"]
+    goal = GoalSpec("Nike running shoes", "q1", "a › b", [], {}, 100.0)
+    bought = Purchasable("red shoes", "q2", "c › d", [], [], "")
+    assert type_reward(bought, goal, tagger)["title_score"] == 0.5  # shoes of (nike, shoes)
+    assert type_reward(bought, goal)["title_score"] != 0.5  # the lexicon rule counts "running" too
+    shared = WebShopEnv.load_shared(data_dir=str(generated_dir), spacy_model=model)
+    assert isinstance(shared.noun_of, SpacyNouns)
+    with pytest.raises(ValueError, match="cannot load"):
+        SpacyNouns(str(tmp_path / "missing"))
