@@ -10,7 +10,7 @@ demo: bootstrap
 	$(VENV)/bin/coevo demo
 
 test: bootstrap
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider
+	$(VENV)/bin/python -m pytest -q -rs -p no:cacheprovider
 
 # The lint and type gate (ruff, mypy; configured in pyproject.toml).
 check: bootstrap
