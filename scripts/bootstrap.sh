@@ -13,8 +13,8 @@ if [ -f "$VENV/.coevo-stamp" ] && [ "$(cat "$VENV/.coevo-stamp")" = "$want" ]; t
 fi
 
 say() { echo "[bootstrap $(date +%H:%M:%S)] $*"; }
-say "setting up $VENV (first run on a fresh machine: ~15-25 min on 2 cores, most of it compiling"
-say "ALFWorld's fast-downward planner and llama.cpp; later runs return at once)"
+say "setting up $VENV (first run on a fresh machine: ~5-10 min on 2 cores, most of it downloading packages and"
+say "compiling ALFWorld's fast-downward planner and llama.cpp; ~2 min with a warm pip cache; later runs return at once)"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 PIP="$VENV/bin/python -m pip"
 # fast-downward-textworld (alfworld extra) builds by running a bare `python build.py`; when that
