@@ -37,10 +37,13 @@ def test_health_stays_fast_while_a_large_page_is_computed() -> None:
             time.sleep(0.02)
         worker.join()
         assert big["response"].status_code == 200 and len(big["response"].json()["tasks"]) == 1000
-        # /health answered many times during the page, each in a small part of the page's time
-        # (on the event loop, the first /health waited for the whole page).
+        # /health answered many times during the page, typically in a small part of the page's
+        # time (on the event loop, the first /health waited for the whole page, so it could not
+        # answer more than once). The median, not the maximum: one answer may wait on a busy
+        # machine's scheduler.
         assert len(health) >= 5, health
-        assert max(health) < 0.2 * big["elapsed"], (max(health), big["elapsed"])
+        median = sorted(health)[len(health) // 2]
+        assert median < 0.2 * big["elapsed"], (median, big["elapsed"])
 
 
 def test_pages_are_cached_and_computed_once() -> None:
