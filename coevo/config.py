@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-AgentGymStyle = Literal["auto", "id", "env_idx"]
+AgentGymStyle = Literal["auto", "id", "env_idx", "env_idx_item"]
 Durability = Literal["process", "machine", "buffered"]
 
 
@@ -96,8 +96,8 @@ class ServerConfig:
             raise ValueError("max_action_bytes must be >= 1 and max_body_bytes >= 1024")
         if self.request_read_timeout_s < 0 or self.max_client_connections < 0:
             raise ValueError("request_read_timeout_s and max_client_connections must be >= 0 (0 disables)")
-        if self.agentgym_style not in ("auto", "id", "env_idx"):
-            raise ValueError("agentgym_style must be auto, id or env_idx")
+        if self.agentgym_style not in ("auto", "id", "env_idx", "env_idx_item"):
+            raise ValueError("agentgym_style must be auto, id, env_idx or env_idx_item")
         if self.durability not in ("process", "machine", "buffered"):
             raise ValueError("durability must be process, machine or buffered")
         return self

@@ -98,9 +98,10 @@ class AgentPrompt(_Model):
         return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
 
 
-#: How an env's AgentGym-compatible routes answer: AgentGym's ALFWorld-like servers ("id") or
-#: its WebShop-like ones ("env_idx"); see server/compat.py.
-AgentGymRouteStyle = Literal["id", "env_idx"]
+#: How an env's AgentGym-compatible routes answer: AgentGym's ALFWorld-like servers ("id"), its
+#: WebShop-like ones ("env_idx"), or its search server ("env_idx_item": the session in
+#: `env_idx`, the item index in `id`); see server/compat.py.
+AgentGymRouteStyle = Literal["id", "env_idx", "env_idx_item"]
 
 
 class InfoResponse(_Model):

@@ -141,8 +141,13 @@ class Env(ABC):
     #: from action_format and action_example. Envs keep theirs in data/agent_prompt.json.
     agent_prompt: ClassVar[AgentPrompt] = AgentPrompt()
     #: The response shapes of the AgentGym-compatible routes: "id" (AgentGym's ALFWorld, BabyAI,
-    #: SciWorld servers) or "env_idx" (its WebShop and SQLGym servers).
+    #: SciWorld servers), "env_idx" (its WebShop and SQLGym servers) or "env_idx_item" (its
+    #: search server: the session in env_idx, an item index in id).
     agentgym_style: ClassVar[AgentGymRouteStyle] = "id"
+    #: AgentGym's task indices as (split, first index) ranges in index order: index i of the
+    #: range starting at s is task i - s of that split (AgentGym's own mapping files). Empty:
+    #: the splits in catalogue order, concatenated.
+    agentgym_indices: ClassVar[tuple[tuple[str, int], ...]] = ()
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
     #: Not a ClassVar: an instance may set its own from its options (searchqa's max_searches).
     max_steps: int = 50
@@ -167,6 +172,11 @@ class Env(ABC):
         self.steps = 0
         self.done = False
         self.actions: list[str] = []
+        #: True while the session presents AgentGym's server-side text (its prompt, messages,
+        #: dialect): set by the AgentGym routes before a reset, kept by snapshots and marked
+        #: in every result's info (`info["agentgym"]`) so a replay rebuilds the same episode.
+        #: Envs whose AgentGym server sends what they send ignore it.
+        self.agentgym = False
 
     # ----------------------------------------------------------------- shared data
     @classmethod
@@ -236,6 +246,8 @@ class Env(ABC):
         result.info.setdefault("task_id", task_id)
         result.info.setdefault("split", split)
         result.info.setdefault("seed", seed)
+        if self.agentgym:
+            result.info["agentgym"] = True
         return result
 
     def step(self, action: str) -> StepResult:
@@ -251,6 +263,8 @@ class Env(ABC):
             result.truncated = True
         self.done = result.done or result.truncated
         result.info.setdefault("step", self.steps)
+        if self.agentgym:
+            result.info["agentgym"] = True
         return result
 
     def expert_action(self) -> str | None:
@@ -277,6 +291,12 @@ class Env(ABC):
         """
         raise UnknownTool(f"{self.name} offers no tools to call; send a text action")
 
+    def agentgym_observation(self) -> str | None:
+        """What AgentGym's /observation answers now, where its server answers something other
+        than the latest observation (its search server repeats the question's prompt); None:
+        the latest observation."""
+        return None
+
     def close(self) -> None:
         """Release per-episode resources. Shared data stays for the other sessions."""
 
@@ -290,10 +310,14 @@ class Env(ABC):
         """
         if self.task_id is None:
             raise EpisodeNotStarted("nothing to snapshot before reset")
-        return {"task_id": self.task_id, "seed": self.seed, "actions": list(self.actions)}
+        state: dict[str, Any] = {"task_id": self.task_id, "seed": self.seed, "actions": list(self.actions)}
+        if self.agentgym:
+            state["agentgym"] = True
+        return state
 
     def restore(self, state: Mapping[str, Any]) -> ResetResult | StepResult:
         """Rebuild the state `snapshot` described; returns the last result it reproduced."""
+        self.agentgym = bool(state.get("agentgym", False))
         result: ResetResult | StepResult = self.reset(task_id=state["task_id"], seed=state["seed"])
         for action in state["actions"]:
             result = self.step(action)

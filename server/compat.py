@@ -11,6 +11,10 @@ returned, so the server answers in one of two styles:
 * ``env_idx`` style: ``/create`` -> the bare id; ``/step`` -> ``{"state",
   "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
   ``/available_actions`` -> ``{"has_search_bar", "clickables"}``.
+* ``env_idx_item`` style (AgentGym's search server): the session travels in ``env_idx`` and
+  ``id`` is an item index: ``/create {"id": i}`` starts item i and returns the bare session
+  id; ``/reset {"env_idx", "id"}`` -> the observation string; ``/step`` ->
+  ``{"observation", "reward", "done", "info": null}``; ``/close`` -> ``true``.
 
 `ServerConfig.agentgym_style` picks one ("auto": the style the env declares, `Env.agentgym_style`).
 Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
@@ -18,8 +22,14 @@ Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most 
 200 and an `{"error"}` body); its clients assert 200, so they fail loudly instead of silently.
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
-`idx` depending on the env). Index i is the i-th task of the catalogue with splits in the
-env's order, the way AgentGym's household-game server concatenates its train and test games.
+`idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
+catalogue with splits in the env's order, the way AgentGym's household-game server
+concatenates its train and test games, unless the env declares AgentGym's own ranges
+(`Env.agentgym_indices`).
+
+A session created or reset here presents AgentGym's server-side text (`Env.agentgym`: the env
+decides what that changes, e.g. its prompt, messages or dialect). It is an ordinary session
+otherwise: every native route (step, fork, expert, DELETE) takes the id these routes return.
 """
 
 from __future__ import annotations
@@ -57,6 +67,7 @@ class AgentGymCreateRequest(BaseModel):
     split: str | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
     data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
+    id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
 
 
 class AgentGymStepRequest(_AgentGymBody):
@@ -158,20 +169,46 @@ def _actions(info: dict[str, Any]) -> list[str]:
     return [str(a) for a in actions] if isinstance(actions, (list, tuple)) else []
 
 
+def _item_index(value: IdValue | None) -> int | None:
+    """An env_idx_item request's `id`: a task index (a non-negative integer) or absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidRequest("`id` is the item index here: send a non-negative integer")
+    return value
+
+
 def build_compat_router(service: EnvService) -> APIRouter:
     router = APIRouter(tags=["agentgym"])
+    env_cls = service.runtime.env_cls
     style = service.config.agentgym_style
     if style == "auto":
-        style = service.runtime.env_cls.agentgym_style
+        style = env_cls.agentgym_style
+    item_style = style == "env_idx_item"
 
     def task_by_index(index: int) -> str:
         catalog = service.runtime.catalog
+        splits = catalog.splits()
+        ranges = env_cls.agentgym_indices
+        if ranges:
+            for (split, start), following in zip(ranges, [*ranges[1:], (None, None)]):
+                stop = following[1]
+                if index >= start and (stop is None or index < stop):
+                    offset = index - start
+                    if offset >= splits.get(split, 0):
+                        raise UnknownTask(f"task index {index} is task {offset} of split {split!r},"
+                                          f" which has {splits.get(split, 0)} tasks")
+                    return catalog.task_ids(split, offset, 1)[0]
+            raise UnknownTask(f"task index {index} is in none of AgentGym's ranges {list(ranges)}")
         base = 0
-        for split, count in catalog.splits().items():
+        for split, count in splits.items():
             if index < base + count:
                 return catalog.task_ids(split, index - base, 1)[0]
             base += count
         raise UnknownTask(f"task index {index} is out of range (the catalogue has {base} tasks)")
+
+    def session_of(body: _AgentGymBody) -> str:
+        return _pick_id(None, body.env_idx) if item_style else body.sid()
 
     def detail(lease: Lease) -> AgentGymDetail:
         env = lease.env
@@ -192,10 +229,11 @@ def build_compat_router(service: EnvService) -> APIRouter:
         /observation works before /reset."""
         body = body or AgentGymCreateRequest()
         task_id = body.task_id
-        if task_id is None and body.data_idx is not None:
-            task_id = task_by_index(body.data_idx)
-        lease, resp = await service.create(task_id, body.split, body.seed)
-        if style == "env_idx":
+        index = _item_index(body.id) if item_style else body.data_idx
+        if task_id is None and index is not None:
+            task_id = task_by_index(index)
+        lease, resp = await service.create(task_id, body.split, body.seed, agentgym=True)
+        if style in ("env_idx", "env_idx_item"):
             return _json(lease.session_id)
         return _json(AgentGymCreated(id=lease.session_id, observation=resp.observation,
                                      available_actions=_actions(resp.info)).model_dump())
@@ -204,37 +242,44 @@ def build_compat_router(service: EnvService) -> APIRouter:
                  responses=error_responses(404, 409, 413, 422))
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
-        r = await service.step(body.sid(), body.action)
+        r = await service.step(session_of(body), body.action)
+        done = r.done or r.truncated
         if style == "env_idx":
-            return _json({"state": r.observation, "reward": r.reward, "done": r.done or r.truncated,
-                          "info": r.info})
-        return _json({"observation": r.observation, "reward": r.reward,
-                      "done": r.done or r.truncated, "available_actions": _actions(r.info),
-                      "info": r.info})
+            return _json({"state": r.observation, "reward": r.reward, "done": done, "info": r.info})
+        if item_style:
+            return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": None})
+        return _json({"observation": r.observation, "reward": r.reward, "done": done,
+                      "available_actions": _actions(r.info), "info": r.info})
 
-    @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None],
+    @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None] | str,
                  responses=error_responses(404, 422))
     async def reset(body: AgentGymResetRequest) -> Response:
         """Start the task with the given index (AgentGym /reset)."""
         task_id = body.task_id
-        index = body.task_index()
+        index = _item_index(body.id) if item_style else body.task_index()
         if task_id is None and index is not None:
             task_id = task_by_index(index)
-        sid = body.sid()
-        r = await service.reset(sid, task_id, body.split, body.seed)
+        sid = session_of(body)
+        r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
         if style == "env_idx":
             return _json([r.observation, None])
-        return _json(AgentGymResetIdStyle(
+        if item_style:
+            return _json(r.observation)
+        reply = AgentGymResetIdStyle(
             id=sid, observation=r.observation, available_actions=_actions(r.info),
             task_id=str(r.info.get("task_id", task_id or "")),
-        ).model_dump())
+        ).model_dump()
+        if "task_type" in r.info:  # AgentGym's household server names the game's type
+            reply["task_type"] = r.info["task_type"]
+        return _json(reply)
 
     @router.get("/observation", response_model=str, responses=error_responses(404, 422))
     async def observation(id: Annotated[str | None, Query()] = None,
                           env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The latest observation (AgentGym /observation)."""
-        lease = await service.lease(_pick_id(id, env_idx))
-        return _json(lease.last_observation)
+        lease = await service.lease(_pick_id(None, env_idx) if item_style else _pick_id(id, env_idx))
+        text = lease.env.agentgym_observation() if lease.env.agentgym else None
+        return _json(lease.last_observation if text is None else text)
 
     @router.get("/available_actions", response_model=list[str] | AgentGymClickables,
                 responses=error_responses(404, 422))
@@ -259,10 +304,10 @@ def build_compat_router(service: EnvService) -> APIRouter:
         lease = await service.lease(_pick_id(id, env_idx))
         return _json(detail(lease).model_dump())
 
-    @router.post("/close", response_model=AgentGymClosed, responses=error_responses(404, 422))
+    @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:
         """Release the session (AgentGym /close) — which AgentGym's household-game server lacks."""
-        await service.close(body.sid())
-        return _json({"closed": True})
+        await service.close(session_of(body))
+        return _json(True if item_style else {"closed": True})
 
     return router

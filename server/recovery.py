@@ -50,7 +50,8 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     try:
         env = await runtime.offload(runtime.new_env)
         await runtime.offload(
-            env.restore, {"task_id": episode.task_id, "seed": episode.seed, "actions": found.actions}
+            env.restore, {"task_id": episode.task_id, "seed": episode.seed, "actions": found.actions,
+                          "agentgym": bool((episode.info or {}).get("agentgym"))}
         )
         lease = Lease(session_id, env, episode.id, found.last_observation, found.last_info,
                       total_reward=found.total_reward)

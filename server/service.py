@@ -145,10 +145,12 @@ class EnvService:
 
     # ------------------------------------------------------------------ sessions
     async def create(self, task_id: str | None = None, split: str | None = None,
-                     seed: int | None = None) -> tuple[Lease, SessionResponse]:
+                     seed: int | None = None, *, agentgym: bool = False) -> tuple[Lease, SessionResponse]:
+        """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`)."""
         self.leases.reserve()
         try:
             env = await self.runtime.call(self.runtime.new_env)
+            env.agentgym = agentgym
             t0 = time.perf_counter()
             result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
@@ -163,12 +165,19 @@ class EnvService:
                                       observation=result.observation, info=result.info)
 
     async def reset(self, session_id: str, task_id: str | None = None, split: str | None = None,
-                    seed: int | None = None) -> SessionResponse:
+                    seed: int | None = None, *, agentgym: bool = False) -> SessionResponse:
+        """A new episode in the session, presented as the route that asks wants: AgentGym's
+        server-side text when `agentgym` (`Env.agentgym`), ours otherwise."""
         lease = await self.lease(session_id)
         async with lease.lock:
             self._check_open(lease)
+            kept, lease.env.agentgym = lease.env.agentgym, agentgym
             t0 = time.perf_counter()
-            result: ResetResult = await self.runtime.call(lease.env.reset, task_id, seed, split)
+            try:
+                result: ResetResult = await self.runtime.call(lease.env.reset, task_id, seed, split)
+            except BaseException:  # a refused reset leaves the running episode as it was
+                lease.env.agentgym = kept
+                raise
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             now = time.time()
             if self.writer is not None:

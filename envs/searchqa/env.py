@@ -3,7 +3,9 @@
 Actions, observations and the prompt are Search-R1's (envs/searchqa/actions.py): `<search>query
 </search>` returns the top-k passages as `<information>Doc 1(Title: "T") text ...</information>`;
 `<answer>text</answer>` ends the episode; any other reply gets Search-R1's "My previous action
-is invalid..." text and the episode goes on.
+is invalid..." text and the episode goes on. Sessions of the AgentGym routes (`Env.agentgym`)
+get AgentGym's search server's prompt, texts and answer handling instead (a wrong answer lets
+the episode go on; envs/searchqa/agentgym.py).
 
 Options: `passages` (generated corpus size, default 100,000), `seed`, `corpus` + `questions`
 (a user's JSONL passages and Bamboogle, FlashRAG or Search-R1 question files), `top_k` (3),
@@ -21,6 +23,7 @@ from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
 from coevo.envs.options import flag
+from coevo.envs.searchqa import agentgym
 from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action
 from coevo.envs.searchqa.answers import exact_match, f1
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
@@ -68,6 +71,10 @@ class SearchQAEnv(Env):
     action_example = ("I need the founder first, so I search for the company.", "<search>founder of Velmora Works</search>")
     heldout_splits = ("test",)
     cpu_heavy = True
+    # AgentGym's search server: the session in env_idx, the item index in id; its items are the
+    # test questions first (0-51712), then the train ones (envs/searchqa/agentgym.py).
+    agentgym_style = "env_idx_item"
+    agentgym_indices = (("test", 0), ("train", 51713))
 
     @classmethod
     def load_shared(
@@ -122,11 +129,17 @@ class SearchQAEnv(Env):
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.question = self.shared.by_id[task_id][1]
         self.searches, self.seen = 0, {}
-        return ResetResult(prompt(self.question.question),
-                           {"task": self.question.question, "task_type": _task_type(self.question)})
+        text = self.agentgym_observation() if self.agentgym else prompt(self.question.question)
+        assert text is not None
+        return ResetResult(text, {"task": self.question.question, "task_type": _task_type(self.question)})
+
+    def agentgym_observation(self) -> str | None:
+        return agentgym.prompt(search_r1_question(self.question.question)) if self.question else None
 
     def _step(self, action: str) -> StepResult:
         assert self.question is not None
+        if self.agentgym:
+            return self._agentgym_step(action)
         parsed = parse_action(action, lenient=self.shared.lenient)
         if parsed is None:
             return StepResult(INVALID_ACTION, 0.0, False, info={"valid": False, "searches": self.searches})
@@ -145,6 +158,26 @@ class SearchQAEnv(Env):
         hits = self.shared.index.search(arg, self.shared.top_k)
         self.seen.update((h.title, h.text) for h in hits)
         return StepResult(information(hits), 0.0, False, info={"valid": True, "searches": self.searches})
+
+    def _agentgym_step(self, action: str) -> StepResult:
+        """A step as AgentGym's search server takes it (envs/searchqa/agentgym.py)."""
+        assert self.question is not None
+        parsed = agentgym.parse_action(action)
+        if parsed is None:
+            return StepResult(agentgym.INVALID_ACTION, 0.0, False, info={"valid": False, "searches": self.searches})
+        kind, arg = parsed
+        if kind == "answer":
+            answer = agentgym.scored_answer(action) or ""
+            em = exact_match(answer, self.question.answers)
+            info = {"valid": True, "answer": answer, "em": em, "searches": self.searches}
+            if em == 1.0:
+                info.update(f1=f1(answer, self.question.answers), answers=self.question.answers)
+                return StepResult(agentgym.CORRECT, em, True, info=info)
+            return StepResult(agentgym.INCORRECT, 0.0, False, info=info)
+        self.searches += 1
+        hits = self.shared.index.search(arg, self.shared.top_k)
+        self.seen.update((h.title, h.text) for h in hits)
+        return StepResult(agentgym.information(hits), 0.0, False, info={"valid": True, "searches": self.searches})
 
     # --------------------------------------------------------------- expert
     def expert_action(self) -> str | None:

@@ -1,0 +1,62 @@
+"""SearchQA as AgentGym's search server presents it (`agentenv-searchqa`), for its routes.
+
+AgentGym's server reads a reply differently from Search-R1: the first `<search>...</search>` or
+`<answer>...</answer>` anywhere in the reply picks the action (no cut after the first closing
+tag); an answer is scored on the reply's *last* `<answer>...</answer>` (normalized exact match,
+its reward 1 or 0); a correct answer ends the episode with a congratulation, a wrong one is
+answered with "Sorry, your answer is incorrect. Please try again." and the episode goes on.
+Search results come back as `<information>Doc 1(Title: ...) ...</information>` without the blank
+lines around it, and the prompt (also what its /observation repeats) is its own. It has no
+search limit; the episode cap (`max_steps`) is still ours.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from coevo.envs.searchqa.actions import Passage, render_passages
+
+_ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+
+PROMPT = (
+    "You must reason inside <think>...</think> first. If you do not have enough knowledge, issue a "
+    "<search>...</search> and then STOP. Do not generate <information> or <answer> yet. Wait for external "
+    "input wrapped in <information>...</information>. After receiving information, reason again in "
+    "<think>. If confident, output your final answer in <answer>...</answer>. Do not output <answer> "
+    "before receiving <information> unless you are fully confident. If you find no further external "
+    "knowledge needed, you can directly provide the answer inside <answer> and </answer>, without "
+    "detailed illustrations. For example, <answer> Beijing </answer>. Follow this process every "
+    "time.\n\n Question: {question}"
+)
+CORRECT = "Congratulations! You have answered the question correctly."
+INCORRECT = "Sorry, your answer is incorrect. Please try again."
+INVALID_ACTION = (
+    "Your previous action is invalid. If you want to search, you should put the query between <search> "
+    "and </search>. If you want to give the final answer, you should put the answer between <answer> and "
+    "</answer>. Please try again."
+)
+
+
+def prompt(question: str) -> str:
+    """AgentGym's first observation: its instruction, then the question as its data files store
+    it (Search-R1's data scripts: stripped, ending in '?'; `env.search_r1_question`)."""
+    return PROMPT.format(question=question.strip())
+
+
+def parse_action(reply: str) -> tuple[str, str] | None:
+    """("search"|"answer", content) as AgentGym's server reads the reply, or None (invalid)."""
+    m = _ACTION.search(reply)
+    return (m.group(1), m.group(2).strip()) if m else None
+
+
+def scored_answer(reply: str) -> str | None:
+    """The answer AgentGym's exact-match scorer reads: the reply's last `<answer>` content."""
+    matches = _ANSWER.findall(reply)
+    return matches[-1].strip() if matches else None
+
+
+def information(passages: Sequence[Passage]) -> str:
+    """The observation after a search on AgentGym's server."""
+    return f"<information>{render_passages(passages).strip()}</information>"
