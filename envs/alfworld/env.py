@@ -21,6 +21,8 @@ Options (all optional; strings are accepted, for `--option key=value`):
   Real games speak the dialect their file declares.
 - `aliases`: also take the other dialect's put command (`put X in/on Y` <-> `move X to Y`).
   Default false: the real engine answers the other dialect's command with "Nothing happens.".
+  Sessions of the AgentGym routes play generated games in 2.1.1 with AgentGym's text
+  processing and index mapping (envs/alfworld/agentgym.py); real games keep their own dialect.
 - `cache`: how many compiled games to keep per process (default 512).
 - `salt`: varies every generated game while keeping split sizes and mixes (default 0).
 """
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from coevo.envs.alfworld import engine, expert
+from coevo.envs.alfworld import agentgym, engine, expert
 from coevo.envs.alfworld.catalog import CUSTOM_PREFIX, GeneratedCatalog, RealCatalog, knobs_from
 from coevo.envs.alfworld.dialects import DEFAULT_DIALECT, Dialect, UnknownDialect
 from coevo.envs.alfworld.dialects import dialect as dialect_named
@@ -121,6 +123,7 @@ class AlfWorldEnv(Env):
     agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("valid_unseen", "valid_seen")
     cpu_heavy = True
+    agentgym_indices = agentgym.INDICES
     #: The TextWorld engine of backend=textworld, made at the first reset.
     _tw: TextWorldGame | None = None
 
@@ -206,15 +209,21 @@ class AlfWorldEnv(Env):
         except (GenerationError, ValueError) as exc:
             raise UnknownTask(f"cannot generate {task_id!r}: {exc}") from None
 
+    def _dialect(self) -> Dialect:
+        """The dialect generated games speak in this session: AgentGym's on its routes."""
+        return dialect_named(agentgym.DIALECT) if self.agentgym else self.shared.dialect
+
     def _game(self, task_id: str) -> Game:
-        game = self.shared.cache.get(task_id)
+        chosen = self._dialect()
+        key = task_id if chosen is self.shared.dialect else f"{task_id}#{chosen.name}"
+        game = self.shared.cache.get(key)
         if game is None:
             if self.shared.real is not None:
                 gf = load_game_file(self.shared.real.paths[task_id])
                 game = compile_game(gf.scene, gf.dialect)
             else:
-                game = compile_game(self._scene(task_id), self.shared.dialect)
-            self.shared.cache.put(task_id, game)
+                game = compile_game(self._scene(task_id), chosen)
+            self.shared.cache.put(key, game)
         return game
 
     def _game_data(self, task_id: str) -> Any:
@@ -223,7 +232,7 @@ class AlfWorldEnv(Env):
             return self.shared.real.paths[task_id]
         from coevo.envs.alfworld.export import game_data
 
-        return game_data(self._scene(task_id), self.shared.dialect.name)
+        return game_data(self._scene(task_id), self._dialect().name)
 
     def _textworld(self) -> TextWorldGame:
         tw = self._tw
@@ -248,6 +257,8 @@ class AlfWorldEnv(Env):
             observation, commands = engine.intro(game, self.state), sorted(self._commands)
         info = {"task": game.task, "task_type": game.goal.task_type, "dialect": game.dialect.name,
                 "available_actions": commands, "won": False}
+        if self.agentgym:
+            observation = agentgym.reset_text(observation)
         return ResetResult(observation, info)
 
     def normalize(self, action: str) -> str:
@@ -275,6 +286,8 @@ class AlfWorldEnv(Env):
             real = self._textworld().step(command)
             feedback, commands, won = real.feedback, real.admissible, real.won
         info = {"available_actions": commands, "won": won, "admissible": chosen is not None}
+        if self.agentgym:
+            feedback = agentgym.step_text(feedback)
         return StepResult(feedback, 1.0 if won else 0.0, won, info=info)
 
     # ------------------------------------------------------------------ expert
