@@ -80,3 +80,27 @@ def test_compat_errors_keep_their_status() -> None:
         assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_task"
         assert c.get("/detail").status_code == 422
         assert c.get("/").json() == "This is environment guess."
+
+
+def test_agentgym_sessions_are_native_sessions(sqlite_url: str) -> None:
+    """step, fork, expert and DELETE take the id an AgentGym /create returned, and the AgentGym
+    routes take a native session's id."""
+    with serve(db_url=sqlite_url) as c:
+        env_id = c.post("/create").json()["id"]
+        assert c.post("/reset", json={"id": env_id, "game": 201}).json()["task_id"] == "test-1"
+        expert = c.get(f"/sessions/{env_id}/expert")
+        assert expert.status_code == 200 and expert.json()["action"].startswith("guess ")
+        s = c.post(f"/sessions/{env_id}/step", json={"action": "guess 1"})
+        assert s.status_code == 200 and s.json()["observation"] == "higher"
+        fork = c.post(f"/sessions/{env_id}/fork")
+        assert fork.status_code == 201
+        child = fork.json()["session_id"]
+        assert c.get(f"/sessions/{child}").json()["steps"] == 1
+        assert c.post("/step", json={"id": child, "action": "guess 100"}).json()["observation"] == "lower"
+        assert c.get("/detail", params={"id": env_id}).json()["steps"] == 1  # the parent is its own
+        assert c.delete(f"/sessions/{env_id}").status_code == 200
+        gone = c.post("/step", json={"id": env_id, "action": "guess 2"})
+        assert gone.status_code == 404 and gone.json()["error"]["code"] == "session_not_found"
+        native = c.post("/sessions", json={"task_id": "test-1"}).json()["session_id"]
+        assert c.post("/step", json={"id": native, "action": "guess 1"}).json()["observation"] == "higher"
+        assert c.post("/close", json={"id": child}).json() == {"closed": True}
