@@ -252,3 +252,29 @@ def test_posting_list_search_scores_like_bm25s_retrieve(build: Path) -> None:
         expected = [s for s in scores[0] if s > 0]
         assert np.allclose([h.score for h in mine], expected, rtol=1e-4), query
         assert [h.score for h in mine] == sorted((h.score for h in mine), reverse=True)
+
+
+def test_agentgym_presentation_reads_replies_as_agentgyms_server(shared) -> None:  # type: ignore[no-untyped-def]
+    """On AgentGym's routes (`Env.agentgym`): the first tag anywhere is the action, an answer
+    is scored on the reply's last <answer>, a wrong one lets the episode go on, and searches
+    are not limited (agentenv-searchqa's env_wrapper.step)."""
+    from coevo.envs.searchqa import agentgym
+    from coevo.envs.searchqa.env import search_r1_question
+
+    env = SearchQAEnv(shared)
+    env.agentgym = True
+    first = env.reset(task_id=env.task_ids("test", 0, 1)[0])
+    assert first.observation == agentgym.prompt(search_r1_question(env.question.question))
+    gold = env.question.answers[0]
+    for _ in range(shared.max_searches + 1):
+        r = env.step(f"<search>{gold}</search><answer>{gold}</answer>")
+        assert r.observation.startswith("<information>Doc 1(Title: ") and not r.done
+    r = env.step("<answer>surely not this</answer>")
+    assert (r.observation, r.reward, r.done) == (agentgym.INCORRECT, 0.0, False)
+    r = env.step(f"<answer>surely not this</answer> or rather <answer>{gold}</answer>")
+    assert (r.observation, r.reward, r.done) == (agentgym.CORRECT, 1.0, True)
+    assert r.info["agentgym"] is True
+    native = SearchQAEnv(shared)
+    native.reset(task_id=env.task_id)
+    r = native.step(f"<answer>surely not this</answer> or rather <answer>{gold}</answer>")
+    assert r.done and r.reward == 0.0  # Search-R1 scores the first answer

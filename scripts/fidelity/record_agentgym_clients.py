@@ -1,0 +1,212 @@
+"""Record AgentGym's own env clients talking to a coevo server, once.
+
+Runs the client classes of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
+its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
+made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
+clients' calls the recorder uses our native routes on the same session (the expert picks the
+actions; fork and DELETE take the id AgentGym's /create returned). tests/server/
+test_agentgym_clients.py replays the requests and pins our answers to the recorded ones.
+
+    python scripts/fidelity/record_agentgym_clients.py /path/to/AgentGym
+
+Only `agentenv.controller` and the env modules used are imported (the package's `envs/__init__`
+imports every env client); they need `requests` and what `agentenv.controller` imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+OUT = Path(__file__).resolve().parents[2] / "tests" / "server" / "fixtures" / "agentgym_clients.json"
+SESSION = "<session>"
+
+#: What each recorded server runs: small generated data, so the replay test is quick.
+SERVERS: dict[str, dict[str, Any]] = {
+    "searchqa": {"passages": 4000, "seed": 3},
+    "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10},
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def _server(env: str, options: dict[str, Any]) -> Iterator[str]:
+    """Our app for `env` under uvicorn in a thread, recording to a throwaway SQLite file."""
+    import uvicorn
+
+    from coevo.config import ServerConfig
+    from coevo.server import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = ServerConfig(db_url=f"sqlite:///{tmp}/store.db", record=True)
+        app = create_app(env, env_options=options, config=config)
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            thread.join(30)
+
+
+class Recorder:
+    """Wraps `requests.get/post`: every exchange is kept, session ids replaced by a marker."""
+
+    def __init__(self) -> None:
+        self.exchanges: list[dict[str, Any]] = []
+        self.sessions: list[str] = []
+        self.by: str = "agentgym"
+
+    def _mask(self, value: Any) -> Any:
+        text = json.dumps(value)
+        for i, sid in enumerate(self.sessions):
+            text = text.replace(sid, SESSION if i == 0 else f"<session{i}>")
+        return json.loads(text)
+
+    def wrap(self, method: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(url: str, json: Any = None, **kwargs: Any) -> Any:
+            res = real(url, json=json, **kwargs)
+            parts = urlsplit(url)
+            try:
+                answer = res.json()
+            except ValueError:
+                answer = res.text
+            for found in _session_ids(parts.path, answer):
+                if found not in self.sessions:
+                    self.sessions.append(found)
+            self.exchanges.append(self._mask({
+                "by": self.by, "method": method, "path": parts.path, "query": parts.query,
+                "body": json, "status": res.status_code, "answer": answer,
+            }))
+            return res
+
+        return call
+
+
+def _session_ids(path: str, answer: Any) -> list[str]:
+    """New session ids in an answer: /create's (bare or `id`) and /fork's `session_id`."""
+    if path == "/create":
+        found = answer.get("id") if isinstance(answer, dict) else answer
+    elif path.endswith("/fork") and isinstance(answer, dict):
+        found = answer.get("session_id")
+    else:
+        found = None
+    return [found] if isinstance(found, str) else []
+
+
+def _import_clients(checkout: Path) -> types.ModuleType:
+    """`agentenv` from the checkout, with an empty `agentenv.envs` so that only the env modules
+    asked for are imported."""
+    sys.path.insert(0, str(checkout / "agentenv"))
+    import agentenv
+
+    envs = types.ModuleType("agentenv.envs")
+    envs.__path__ = [str(checkout / "agentenv" / "agentenv" / "envs")]
+    sys.modules["agentenv.envs"] = envs
+    return agentenv
+
+
+def _record_searchqa(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.searchqa")
+    client = client_mod.SearchQAEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.observe(), client.reset(1), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("I think. <search>nothing").__dict__)  # invalid: no closing tag
+    rec.by = "native"
+    expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+    rec.by = "agentgym"
+    outputs.append(client.step(f"<think>start</think>{expert}").__dict__)
+    outputs.append(client.step("<answer>surely not this</answer>").__dict__)  # wrong: goes on
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(4):
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        if expert is None:
+            break
+        rec.by = "agentgym"
+        out = client.step(f"<think>next</think>{expert}")
+        outputs.append(out.__dict__)
+        rec.by = "native"
+        if out.done:
+            break
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "<answer>surely not this</answer>"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.close())
+    return outputs
+
+
+def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.alfworld")
+    client = client_mod.AlfWorldEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(2420), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nI look first.\n\nAction:\nhelp").__dict__)
+    for _ in range(40):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nOn with the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    outputs.append(client.reset(0))
+    outputs.append(client.step("Action:\ngo to nowhere 1").__dict__)
+    outputs.append(client.close())
+    return outputs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
+    args = parser.parse_args()
+    _import_clients(args.agentgym)
+    import requests
+
+    commit = subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or None
+    fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
+    for env, record in (("searchqa", _record_searchqa), ("alfworld", _record_alfworld)):
+        rec = Recorder()
+        real_get, real_post, real_delete = requests.get, requests.post, requests.delete
+        requests.get, requests.post = rec.wrap("GET", real_get), rec.wrap("POST", real_post)
+        requests.delete = rec.wrap("DELETE", real_delete)
+        try:
+            with _server(env, SERVERS[env]) as base:
+                outputs = record(base, rec, requests)
+        finally:
+            requests.get, requests.post, requests.delete = real_get, real_post, real_delete
+        fixture["servers"][env] = {"env_options": SERVERS[env], "exchanges": rec.exchanges,
+                                   "client_outputs": rec._mask(outputs)}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {OUT}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges"
+                                        for env, s in fixture["servers"].items()))
+
+
+if __name__ == "__main__":
+    main()
