@@ -1,6 +1,6 @@
 """Record AgentGym's own env clients talking to a coevo server, once.
 
-Runs the client classes of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
+Runs the client classes (searchqa, ALFWorld, WebShop) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
@@ -38,6 +38,7 @@ SESSION = "<session>"
 SERVERS: dict[str, dict[str, Any]] = {
     "searchqa": {"passages": 4000, "seed": 3},
     "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10},
+    "webshop": {"products": 400, "seed": 7},
 }
 
 
@@ -180,6 +181,25 @@ def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
     return outputs
 
 
+def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.webshop")
+    client = client_mod.WebshopEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(2), client.observe()]
+    sid = client.env_id
+    for _ in range(15):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nI follow the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    outputs.append(client.close())
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
@@ -190,7 +210,8 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or None
     fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
-    for env, record in (("searchqa", _record_searchqa), ("alfworld", _record_alfworld)):
+    recorders = (("searchqa", _record_searchqa), ("alfworld", _record_alfworld), ("webshop", _record_webshop))
+    for env, record in recorders:
         rec = Recorder()
         real_get, real_post, real_delete = requests.get, requests.post, requests.delete
         requests.get, requests.post = rec.wrap("GET", real_get), rec.wrap("POST", real_post)

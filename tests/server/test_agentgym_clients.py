@@ -173,3 +173,17 @@ def test_agentgym_indices_out_of_our_splits_are_refused() -> None:
         # The native reset of the same session keeps the native text.
         native = c.post(f"/sessions/{env_id}/reset", json={"task_id": "train-0"}).json()
         assert native["observation"].startswith("-= Welcome to TextWorld, ALFRED! =-")
+
+
+def test_webshop_answers_have_agentgym_shop_server_shapes() -> None:
+    exchanges = _agentgym("webshop")
+    assert all(ex["status"] == 200 for ex in exchanges)
+    assert exchanges[0]["path"] == "/create" and exchanges[0]["answer"] == "<session>"
+    reset = exchanges[1]
+    assert reset["body"] == {"session_id": 2, "env_idx": "<session>"}
+    observation, extra = reset["answer"]
+    assert extra is None and observation.startswith("WebShop [SEP] Instruction: [SEP] ")
+    steps = [ex["answer"] for ex in exchanges if ex["path"] == "/step"]
+    assert all(set(s) == {"state", "reward", "done", "info"} for s in steps)
+    assert steps[-1]["done"] is True and steps[-1]["reward"] > 0
+    assert steps[-1]["state"].startswith("Thank you for shopping with us!")
