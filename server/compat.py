@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
 from coevo.envs.base import UnknownTask
@@ -46,7 +46,9 @@ from coevo.server.leases import Lease
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64
 
-IdValue = int | str
+#: A session id or item index as AgentGym clients send it; strict: JSON true is neither (lax
+#: validation would read it as 1).
+IdValue = StrictInt | StrictStr
 
 
 class _AgentGymBody(BaseModel):

@@ -104,3 +104,22 @@ def test_agentgym_sessions_are_native_sessions(sqlite_url: str) -> None:
         native = c.post("/sessions", json={"task_id": "test-1"}).json()["session_id"]
         assert c.post("/step", json={"id": native, "action": "guess 1"}).json()["observation"] == "higher"
         assert c.post("/close", json={"id": child}).json() == {"closed": True}
+
+
+def test_env_idx_item_style_client_flow(sqlite_url: str) -> None:
+    """AgentGym's search-server shapes: the session in env_idx, the item index in id."""
+    with serve(db_url=sqlite_url, agentgym_style="env_idx_item") as c:
+        env_id = c.post("/create", json={"id": 201}).json()  # item 201 is test-1 (200 train first)
+        assert isinstance(env_id, str)
+        assert c.get(f"/sessions/{env_id}").json()["task_id"] == "test-1"
+        obs = c.post("/reset", json={"env_idx": env_id, "id": 3})
+        assert obs.status_code == 200 and obs.json() == c.get("/observation", params={"env_idx": env_id}).json()
+        assert c.get(f"/sessions/{env_id}").json()["task_id"] == "train-3"
+        s = c.post("/step", json={"env_idx": env_id, "action": "guess 100"}).json()
+        assert s == {"observation": "lower", "reward": 0.0, "done": False, "info": None}
+        for bad in ("3", -1, True):
+            r = c.post("/reset", json={"env_idx": env_id, "id": bad})
+            assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", bad
+        r = c.post("/step", json={"id": env_id, "action": "guess 1"})  # `id` never names the session
+        assert r.status_code == 422
+        assert c.post("/close", json={"env_idx": env_id}).json() is True
