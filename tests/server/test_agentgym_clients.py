@@ -1,7 +1,8 @@
 """AgentGym's own env clients against our AgentGym routes, as recorded once.
 
-scripts/fidelity/record_agentgym_clients.py ran AgentGym's `SearchQAEnvClient` and
-`AlfWorldEnvClient` unchanged against a live server and kept every request they made (and the
+scripts/fidelity/record_agentgym_clients.py ran AgentGym's `SearchQAEnvClient`,
+`AlfWorldEnvClient` and `WebshopEnvClient` unchanged against a live server and kept every
+request they made (and the
 native-route calls made beside them on the same session) with our status and answer. Replaying
 the requests must give the same answers: the clients' request shapes keep working, and the
 AgentGym presentation (searchqa's messages and retries, ALFWorld's 2.1.1 text and index
