@@ -78,64 +78,77 @@ def _after_step(prompt: EnvPrompt, tally: Tally, action: str, result: wire.StepR
     return prompt.render_observation(result.observation, {} if tally.over else info), info
 
 
-class EpisodeChat:
-    """A leased session played through chat turns (sync client: TRL's rollout runs in the trainer's thread)."""
+class _Chat:
+    """What both chats share: the conversation, the reply's reading and the turn's bookkeeping;
+    the subclasses only make the step call, sync or async."""
 
-    def __init__(self, session: Session, prompt: EnvPrompt) -> None:
-        self.session, self.prompt = session, prompt
+    def __init__(self, session: Session | AsyncSession, prompt: EnvPrompt) -> None:
+        self.prompt = prompt
         self.info: dict[str, Any] = dict(session.info)
         self.messages: list[Message] = opening(prompt, session.observation, self.info)
         self.tally = Tally()
 
-    def reply(self, text: str) -> str:
-        """Take the agent's reply; return the next user turn (the env's answer, or format feedback)."""
+    def _read(self, text: str) -> ReadReply:
         text = text.strip()
         self.messages.append({"role": "assistant", "content": text})
-        read = read_reply(self.prompt, text, self.info)
-        user = read.feedback or ""
-        if read.action is not None:
-            try:
-                user, self.info = _after_step(self.prompt, self.tally, read.action, self.session.step(read.action))
-            except EnvClientError as exc:
-                if not refused(exc):
-                    raise
-                read = ReadReply(None, self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
-                user = read.feedback or ""
-        if read.action is None:
-            self.tally.invalid_replies += 1
+        return read_reply(self.prompt, text, self.info)
+
+    def _stepped(self, action: str, result: wire.StepResponse) -> str:
+        user, self.info = _after_step(self.prompt, self.tally, action, result)
+        return self._answer(user)
+
+    def _refused(self, exc: EnvClientError) -> str:
+        if not refused(exc):
+            raise exc
+        return self._unreadable(self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
+
+    def _unreadable(self, feedback: str | None) -> str:
+        self.tally.invalid_replies += 1
+        return self._answer(feedback or "")
+
+    def _answer(self, user: str) -> str:
         self.messages.append({"role": "user", "content": user})
         return user
+
+
+class EpisodeChat(_Chat):
+    """A leased session played through chat turns (sync client: TRL's rollout runs in the trainer's thread)."""
+
+    def __init__(self, session: Session, prompt: EnvPrompt) -> None:
+        super().__init__(session, prompt)
+        self.session = session
+
+    def reply(self, text: str) -> str:
+        """Take the agent's reply; return the next user turn (the env's answer, or format feedback)."""
+        read = self._read(text)
+        if read.action is None:
+            return self._unreadable(read.feedback)
+        try:
+            result = self.session.step(read.action)
+        except EnvClientError as exc:
+            return self._refused(exc)
+        return self._stepped(read.action, result)
 
     def close(self) -> None:
         self.session.close()
 
 
-class AsyncEpisodeChat:
+class AsyncEpisodeChat(_Chat):
     """Async twin of EpisodeChat, for veRL's agent loops and verifiers' rollouts."""
 
     def __init__(self, session: AsyncSession, prompt: EnvPrompt) -> None:
-        self.session, self.prompt = session, prompt
-        self.info: dict[str, Any] = dict(session.info)
-        self.messages: list[Message] = opening(prompt, session.observation, self.info)
-        self.tally = Tally()
+        super().__init__(session, prompt)
+        self.session = session
 
     async def reply(self, text: str) -> str:
-        text = text.strip()
-        self.messages.append({"role": "assistant", "content": text})
-        read = read_reply(self.prompt, text, self.info)
-        user = read.feedback or ""
-        if read.action is not None:
-            try:
-                user, self.info = _after_step(self.prompt, self.tally, read.action, await self.session.step(read.action))
-            except EnvClientError as exc:
-                if not refused(exc):
-                    raise
-                read = ReadReply(None, self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
-                user = read.feedback or ""
+        read = self._read(text)
         if read.action is None:
-            self.tally.invalid_replies += 1
-        self.messages.append({"role": "user", "content": user})
-        return user
+            return self._unreadable(read.feedback)
+        try:
+            result = await self.session.step(read.action)
+        except EnvClientError as exc:
+            return self._refused(exc)
+        return self._stepped(read.action, result)
 
     async def close(self) -> None:
         await self.session.close()
