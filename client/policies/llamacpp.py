@@ -477,7 +477,7 @@ class LlamaCppPolicy(ChatModelPolicy):
             # copies from another sequence (see the module docstring). Prompts whose best source
             # is an earlier prompt of this round are fed in a second pass, after it.
             first: list[tuple[int, int, int, bool, int]] = []  # token, pos, seq, wants, request
-            second: list[tuple[int, int, int, bool, int]] = []
+            copies: list[tuple[int, int, int]] = []  # request, the earlier request it copies, tokens shared
             fed_first: dict[int, list[int]] = {}
             in_round = {slot.seq for slot in slots}
             for i, (ids, slot) in enumerate(zip(prompts, slots)):
@@ -488,7 +488,7 @@ class LlamaCppPolicy(ChatModelPolicy):
                 if shared_earlier > max(shared, keep + MIN_SHARED_TOKENS - 1):
                     self.engine.forget(slot.seq)
                     slot.tokens = []
-                    second.append((-1, shared_earlier, earlier, False, i))  # a copy, made after the first pass
+                    copies.append((i, earlier, shared_earlier))  # made after the first pass
                     continue
                 if shared >= keep + MIN_SHARED_TOKENS:
                     self.engine.copy_prefix(source, slot.seq, shared)
@@ -500,14 +500,14 @@ class LlamaCppPolicy(ChatModelPolicy):
                 first += [(ids[pos], pos, slot.seq, pos == len(ids) - 1, i) for pos in range(keep, len(ids))]
                 fed_first[i] = ids
             firsts = self._prefill(first, slots)
-            copied = []
-            for _, shared, earlier, _, i in second:
+            second: list[tuple[int, int, int, bool, int]] = []
+            for i, earlier, shared in copies:
                 ids = list(prompts[i])
                 self.engine.copy_prefix(slots[earlier].seq, slots[i].seq, shared)
                 self.prompt_tokens_copied += shared
                 slots[i].tokens = ids[:shared]
-                copied += [(ids[pos], pos, slots[i].seq, pos == len(ids) - 1, i) for pos in range(shared, len(ids))]
-            firsts.update(self._prefill(copied, slots))
+                second += [(ids[pos], pos, slots[i].seq, pos == len(ids) - 1, i) for pos in range(shared, len(ids))]
+            firsts.update(self._prefill(second, slots))
             logits = [firsts[i] for i in range(len(prompts))]
             # Decode: one token per unfinished episode per call.
             active = list(range(len(prompts)))
