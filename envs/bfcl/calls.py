@@ -1,11 +1,16 @@
 """Turning an agent's reply (and BFCL's ground-truth call strings) into function calls.
 
-Nothing here evaluates text: Python-call syntax is read with `ast` and only literal values are
-accepted; JSON tool calls are read with `json`. A reply is decoded the way BFCL's prompting
-handlers decode it (strip backticks, wrap in `[...]`, parse a list of calls), with two
-conveniences on top: a fenced code block or a <TOOLCALL> tag is unwrapped first, and JSON tool
-calls are accepted in BFCL's `{"function", "parameters"}` shape as well as the OpenAI-style
-`{"name", "arguments"}` shapes.
+Nothing here evaluates text: Python-call syntax is read with `ast`; JSON tool calls with `json`.
+Two decoders:
+
+* "bfcl" (the default): what BFCL's prompting handlers accept, decoded to the values they
+  decode (`prompting.py`: bare names as strings, arithmetic computed, positional arguments
+  dropped), refusing only what JSON cannot carry or what BFCL would run as code;
+* "lenient": this env's earlier, more forgiving reader: a fenced code block or a <TOOLCALL> tag
+  is unwrapped first, JSON tool calls are accepted in BFCL's `{"function", "parameters"}` shape
+  and the OpenAI-style `{"name", "arguments"}` shapes, arguments named like Python keywords
+  (`from=`) are read, and only literal values are accepted (a bad value makes that call an
+  error, not the reply).
 
 For Java and JavaScript entries BFCL parses the call with a Java/JavaScript grammar, which makes
 every argument its *source text* (string literals lose their quotes). We reproduce that from the
@@ -25,7 +30,12 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.envs.bfcl import prompting
 from coevo.envs.bfcl.tasks import Language
+
+#: The reply decoders (`decoder` env option); "bfcl" is BFCL's prompting decoder.
+DECODERS = ("bfcl", "lenient")
+DEFAULT_DECODER = "bfcl"
 
 #: A single reply may not carry more calls than this (a guard, far above any BFCL answer).
 MAX_CALLS_PER_REPLY = 64
@@ -212,13 +222,9 @@ def _unwrap(text: str) -> str:
 
 
 def decode_python(text: str, language: Language = Language.PYTHON) -> Decoded:
-    """`[f(a=1), g(b='x')]` (brackets optional), as BFCL's prompting decoder reads it."""
-    body = text.strip("`\n ")
-    if not body.startswith("["):
-        body = "[" + body
-    if not body.endswith("]"):
-        body = body + "]"
-    body = _escape_keyword_args(body)
+    """`[f(a=1), g(b='x')]` (brackets optional) with literal values only (Java/JavaScript:
+    source text), packaged as BFCL's prompting decoder expects it."""
+    body = _escape_keyword_args(prompting.wrap(text))
     try:
         tree = ast.parse(body, mode="eval")
     except SyntaxError as e:
@@ -291,10 +297,29 @@ def decode_json(text: str) -> Decoded | None:
     return Decoded(calls, "json")
 
 
-def decode_reply(text: str, language: Language = Language.PYTHON) -> Decoded:
-    """The calls in an agent reply: JSON tool calls if it is JSON, else Python-call syntax."""
+def decode_reply(
+    text: str, language: Language = Language.PYTHON, decoder: str = DEFAULT_DECODER
+) -> Decoded:
+    """The calls in an agent reply, read by `decoder` ("bfcl" or "lenient", module docstring)."""
     if not isinstance(text, str):
         return Decoded([], None, "the reply must be text")
+    if decoder == "lenient":
+        return _decode_lenient(text, language)
+    if decoder != "bfcl":
+        raise ValueError(f"unknown decoder {decoder!r}; known: {list(DECODERS)}")
+    if language is not Language.PYTHON:
+        return decode_python(text, language)  # source text per argument (see module docstring)
+    try:
+        found = prompting.decode(text)
+    except prompting.DecodeError as e:
+        return Decoded([], "python", str(e))
+    if len(found) > MAX_CALLS_PER_REPLY:
+        return Decoded([], "python", f"more than {MAX_CALLS_PER_REPLY} calls in one reply")
+    return Decoded([Call(name, kwargs) for name, kwargs in found], "python")
+
+
+def _decode_lenient(text: str, language: Language) -> Decoded:
+    """JSON tool calls if the (unwrapped) reply is JSON, else Python-call syntax of literals."""
     body = _unwrap(text)
     if not body:
         return Decoded([], None)

@@ -17,7 +17,6 @@ The episode's reward, given when the last turn ends, is 1 when every turn passed
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
@@ -28,7 +27,7 @@ from typing import Any
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownSplit, UnknownTool
 from coevo.envs.bfcl import expert, prompts
 from coevo.envs.bfcl.apis import ApiWorld, TurnTruth, ground_truth_trajectory
-from coevo.envs.bfcl.calls import decode_reply, looks_like_call_attempt
+from coevo.envs.bfcl.calls import DECODERS, DEFAULT_DECODER, Call, decode_reply, looks_like_call_attempt
 from coevo.envs.bfcl.scoring import check_answer
 from coevo.envs.bfcl.tool_schema import json_schema
 from coevo.envs.bfcl.tasks import (
@@ -86,6 +85,7 @@ class BfclShared:
     catalog: BfclCatalog
     truth: _TruthCache
     underscore_names: bool = False
+    decoder: str = DEFAULT_DECODER
     prompt_cache: dict[Any, Any] = field(default_factory=dict)
 
 
@@ -104,8 +104,8 @@ class BfclEnv(Env):
     name = "bfcl"
     version = "1"
     action_format = (
-        "function calls in Python syntax, e.g. [func_a(x=1, y='b'), func_b(z=[1, 2])], or JSON "
-        'tool calls [{"name": "func_a", "arguments": {"x": 1}}]; a reply with no call ends a turn'
+        "function calls in Python syntax, e.g. [func_a(x=1, y='b'), func_b(z=[1, 2])], as BFCL "
+        "reads them (no code fence); a reply with no call ends a turn"
     )
     #: A turn allows 20 call steps (the 21st force-quits) plus the reply that ends it.
     max_steps = MAX_TURNS * 22
@@ -125,17 +125,23 @@ class BfclEnv(Env):
         data_dir: str | None = None,
         underscore_names: bool | str = False,
         truth_cache_size: int | str = 256,
+        decoder: str = DEFAULT_DECODER,
         **_: Any,
     ) -> BfclShared:
         """`data_dir`: a copy of bfcl-eval's data folder (default: the installed package's).
         `underscore_names`: show and expect dotted function names with `_` instead of `.`, as
-        BFCL does for providers whose tool names cannot contain dots."""
+        BFCL does for providers whose tool names cannot contain dots. `decoder`: "bfcl" reads
+        replies exactly as BFCL's prompting decoder does; "lenient" also unwraps code fences
+        and reads JSON tool calls (see calls.py)."""
         if isinstance(underscore_names, str):
             underscore_names = underscore_names.lower() in ("1", "true", "yes")
+        if decoder not in DECODERS:
+            raise ValueError(f"unknown decoder {decoder!r}; known: {list(DECODERS)}")
         return BfclShared(
             catalog=BfclCatalog(data_dir),
             truth=_TruthCache(int(truth_cache_size)),
             underscore_names=bool(underscore_names),
+            decoder=decoder,
         )
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
@@ -229,12 +235,13 @@ class BfclEnv(Env):
         return [EpisodeTool(d["name"], d["description"], json_schema(d["parameters"])) for d in docs]
 
     def tool_calls_action(self, calls: Sequence[ToolCall]) -> str:
-        """JSON tool calls, one reply: BFCL scores parallel calls made together."""
+        """The calls as one reply in Python syntax (what BFCL's decoder reads; BFCL scores
+        parallel calls made together); JSON values are Python literals there."""
         offered = {tool.name for tool in self.episode_tools()}
         for call in calls:
             if call.name not in offered:
                 raise UnknownTool(f"this episode offers no function {call.name!r}; offered: {sorted(offered)}")
-        return json.dumps([{"name": c.name, "arguments": dict(c.arguments)} for c in calls], ensure_ascii=False)
+        return expert.render_calls([Call(c.name, dict(c.arguments)) for c in calls])
 
     def _held_out_docs(self, entry: Entry, names: Sequence[str]) -> list[dict[str, Any]]:
         docs = [d for c in entry.involved_classes for d in self.catalog.class_docs(c)]
@@ -255,7 +262,7 @@ class BfclEnv(Env):
     def _single_turn_step(self, action: str) -> StepResult:
         entry = self.entry
         assert entry is not None
-        decoded = decode_reply(action, entry.language)
+        decoded = decode_reply(action, entry.language, self.shared.decoder)
         info: dict[str, Any] = {
             "calls": [c.as_bfcl() for c in decoded.calls],
             "format": decoded.format,
@@ -287,7 +294,7 @@ class BfclEnv(Env):
     def _multi_turn_step(self, action: str) -> StepResult:
         entry, state = self.entry, self.turns
         assert entry is not None and state is not None
-        decoded = decode_reply(action, entry.language)
+        decoded = decode_reply(action, entry.language, self.shared.decoder)
         info: dict[str, Any] = {"turn": state.turn}
         if not decoded.has_call:
             attempt = decoded.error is not None and looks_like_call_attempt(action)

@@ -101,16 +101,17 @@ def test_java_functions_are_shown_as_strings_of_source(env: BfclEnv) -> None:
     [
         ("[calculate_triangle_area(base=10, height=5)]", 1.0),
         ("calculate_triangle_area(base=10, height=5, unit='units')", 1.0),
-        ('```python\n[calculate_triangle_area(base=10, height=5)]\n```', 1.0),
-        ('[{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]', 1.0),
-        ('{"function": "calculate_triangle_area", "parameters": {"base": 10, "height": 5}}', 1.0),
+        ('```\n[calculate_triangle_area(base=10, height=5)]\n```', 1.0),  # backticks stripped
+        ('```python\n[calculate_triangle_area(base=10, height=5)]\n```', 0.0),  # as in BFCL
+        ('[{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]', 0.0),
         ("[calculate_triangle_area(base=10.0, height=5)]", 0.0),  # float for an integer
         ("[calculate_triangle_area(base=10)]", 0.0),
         ("[calculate_triangle_area(base=10, height=5, color='red')]", 0.0),
         ("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=1, height=2)]",
          0.0),
         ("[calculate_triangle_area(10, 5)]", 0.0),
-        ("[calculate_triangle_area(base=5 * 2, height=5)]", 0.0),
+        ("[calculate_triangle_area(base=5 * 2, height=5)]", 1.0),  # BFCL computes arithmetic
+        ("[calculate_triangle_area(base=ten, height=5)]", 0.0),  # the string "ten"
         ("The area is 25.", 0.0),
     ],
 )
@@ -121,6 +122,23 @@ def test_single_turn_scoring(env: BfclEnv, action: str, reward: float) -> None:
     assert result.observation.startswith("Correct" if reward else "Incorrect")
     with pytest.raises(EpisodeFinished):
         env.step(action)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        '```python\n[calculate_triangle_area(base=10, height=5)]\n```',
+        '[{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]',
+        '{"function": "calculate_triangle_area", "parameters": {"base": 10, "height": 5}}',
+        "<TOOLCALL>[calculate_triangle_area(base=10, height=5)]</TOOLCALL>",
+    ],
+)
+def test_lenient_decoder_option(action: str) -> None:
+    lenient = BfclEnv(shared=BfclEnv.load_shared(decoder="lenient"))
+    lenient.reset(task_id="simple_python_0")
+    assert lenient.step(action).reward == 1.0
+    with pytest.raises(ValueError, match="unknown decoder"):
+        BfclEnv.load_shared(decoder="json")
 
 
 def test_relevance_and_irrelevance(env: BfclEnv) -> None:
@@ -151,10 +169,14 @@ def test_parallel_is_order_free(env: BfclEnv) -> None:
 def test_malicious_arguments_are_never_evaluated(env: BfclEnv, tmp_path: Path) -> None:
     target = tmp_path / "pwned"
     env.reset(task_id="simple_python_0")
-    action = f"[calculate_triangle_area(base=__import__('os').system('touch {target}'), height=5)]"
-    result = env.step(action)
+    call = f"__import__('os').system('touch {target}')"
+    result = env.step(f"[calculate_triangle_area(base={call}, height=5)]")
     assert result.reward == 0.0 and not target.exists()
-    assert "not a literal value" in result.observation
+    assert "got str" in result.observation  # BFCL reads a call without keywords as its text
+    env.reset(task_id="simple_python_0")
+    result = env.step(f"[calculate_triangle_area(base={call} + 1, height=5)]")  # BFCL evals this
+    assert result.reward == 0.0 and not target.exists()
+    assert "could not read function calls" in result.observation
 
 
 # --------------------------------------------------------------------------- calls
@@ -178,12 +200,15 @@ def test_source_text_arguments_for_java_and_javascript() -> None:
 
 
 def test_decoder_limits() -> None:
-    assert decode_reply("[f(x=1e999)]").calls[0].error
+    assert decode_reply("[f(x=1e999)]").error
     assert decode_reply("[" + ", ".join(["f(a=1)"] * 65) + "]").error
-    assert decode_reply("[f(**{'a': 1})]").calls[0].error
-    assert decode_reply("[f(a=1, a=2)]").error or decode_reply("[f(a=1, a=2)]").calls[0].error
+    assert decode_reply("[f(**{'a': 1})]").error
+    assert decode_reply("[f(a=1, a=2)]").calls[0].kwargs == {"a": 2}  # BFCL: the last one
     assert not decode_reply("plain words").has_call
     assert decode_reply("[f(]").error is not None
+    lenient = "lenient"
+    assert decode_reply("[f(x=1e999)]", decoder=lenient).calls[0].error
+    assert decode_reply("[f(**{'a': 1})]", decoder=lenient).calls[0].error
 
 
 # --------------------------------------------------------------------------- multi turn
@@ -224,9 +249,11 @@ def test_malformed_calls_get_clear_observations(env: BfclEnv) -> None:
     env.reset(task_id="multi_turn_base_0")
     step = env.step("[cd(folder=document), nosuch(x=1), cd('document'), exit(code=1)]")
     contents = [r["content"] for r in ast.literal_eval(step.observation)]
-    assert contents[0] == "Error during execution: document is not a literal value"
+    assert json.loads(contents[0]) == {"current_working_directory": "document"}  # a bare name
     assert contents[1] == "Error during execution: name 'nosuch' is not defined"
-    assert contents[2].startswith("Error during execution: positional arguments are not supported")
+    assert contents[2] == (  # BFCL drops positional arguments
+        "Error during execution: GorillaFileSystem.cd() missing 1 required positional argument: "
+        "'folder'")
     assert contents[3] == "Error during execution: Function call exit is not allowed."
     step = env.step("[cd(folder='document'), mkdir(dir_name=")  # unreadable: the turn ends
     assert step.info["turn_ended"] and "parse_error" in step.info

@@ -1,0 +1,125 @@
+"""The default reply decoder against BFCL's own, on the recorded cases of fixtures/decoder_cases.json.
+
+The fixture (written once by tests/bfcl/make_decoder_fixture.py with bfcl-eval 2026.3.23) holds
+edge and perturbed replies with what BFCL's `default_decode_ast_prompting` made of each: the
+decoded calls, or the exception it raised. Python replies must agree exactly (accepted or not,
+same names, same values, same types), except two documented deviations where BFCL accepts and we
+refuse: values JSON cannot carry (complex, bytes, infinities, sets, `**` arguments keyed by None)
+and arithmetic that BFCL runs as Python code (names and calls inside it). Java and JavaScript
+replies are read from the Python syntax tree, not with tree-sitter; their agreement is measured
+and must not fall below the figure docs/bfcl.md gives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coevo.envs.bfcl.calls import Decoded, decode_reply
+from coevo.envs.bfcl.tasks import Language
+from tests.bfcl.make_decoder_fixture import encode
+
+FIXTURE = Path(__file__).parent / "fixtures" / "decoder_cases.json"
+#: Measured agreement of the Java/JavaScript readers with BFCL's tree-sitter parsers (docs/bfcl.md).
+SOURCE_LANGUAGE_FLOOR = {"java": 0.0, "javascript": 0.0}
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[dict[str, Any]]:
+    return json.loads(FIXTURE.read_text())["cases"]
+
+
+def ours(decoded: Decoded) -> list[list[Any]] | None:
+    """Our decoding in the fixture's form; None when the reply (or any call) was refused."""
+    if decoded.error is not None or any(c.error for c in decoded.calls):
+        return None
+    return [[c.name, encode(c.kwargs)] for c in decoded.calls]
+
+
+def _has_py_value(x: Any) -> bool:
+    if isinstance(x, dict):
+        if "py" in x:
+            return True
+        inner = x.get("dict") or x.get("tuple") or []
+        return any(_has_py_value(v) for v in inner)
+    return isinstance(x, list) and any(_has_py_value(v) for v in x)
+
+
+def deviation(case: dict[str, Any]) -> str | None:
+    """Why we may refuse a reply BFCL accepted (None: we must agree)."""
+    calls = case.get("calls")
+    if calls is None:
+        return None
+    if case["family"] == "eval":
+        return "code in arithmetic"
+    if any(_has_py_value(args) or any(k is None for k, _ in args["dict"]) for _, args in calls):
+        return "value JSON cannot carry"
+    return None
+
+
+def test_fixture_is_large_and_varied(cases: list[dict[str, Any]]) -> None:
+    python = [c for c in cases if c["language"] == "python"]
+    assert len(python) >= 1000
+    accepted = sum("calls" in c for c in python)
+    assert 0.2 * len(python) < accepted < 0.8 * len(python)  # both verdicts well represented
+    assert {c["family"] for c in python} >= {"value", "shape", "packaging", "json", "mutation"}
+
+
+def test_python_replies_decode_as_bfcl_decodes_them(cases: list[dict[str, Any]]) -> None:
+    tally: Counter[str] = Counter()
+    wrong: list[tuple[str, Any, Any]] = []
+    for case in cases:
+        if case["language"] != "python":
+            continue
+        got = ours(decode_reply(case["reply"]))
+        why = deviation(case)
+        if why is not None:
+            tally[why] += 1
+            if got is not None:
+                wrong.append((case["reply"], "BFCL-only value decoded", got))
+            continue
+        expected = case.get("calls")
+        tally["agree" if got == expected else "disagree"] += 1
+        if got != expected:
+            wrong.append((case["reply"], expected if expected is not None else case["error"], got))
+    print(dict(tally))
+    assert not wrong, wrong[:10]
+    assert tally["agree"] >= 1000
+
+
+@pytest.mark.parametrize("language", ["java", "javascript"])
+def test_source_language_agreement_is_as_documented(
+    cases: list[dict[str, Any]], language: str
+) -> None:
+    mine = [c for c in cases if c["language"] == language]
+    agree = sum(ours(decode_reply(c["reply"], Language(language))) == c.get("calls") for c in mine)
+    print(language, agree, "of", len(mine))
+    assert mine and agree / len(mine) >= SOURCE_LANGUAGE_FLOOR[language]
+
+
+def test_lenient_decoder_keeps_the_conveniences() -> None:
+    fenced = "```python\n[get_weather(city='Paris')]\n```"
+    assert not decode_reply(fenced).has_call  # BFCL reads `python [...]` as a subscript
+    assert decode_reply(fenced, decoder="lenient").calls[0].kwargs == {"city": "Paris"}
+    as_json = '[{"name": "f", "arguments": {"a": 1}}]'
+    assert not decode_reply(as_json).has_call
+    assert decode_reply(as_json, decoder="lenient").calls[0].as_bfcl() == {"f": {"a": 1}}
+    assert decode_reply("[f(from='x')]", decoder="lenient").calls[0].kwargs == {"from": "x"}
+    assert decode_reply("[f(from='x')]").error is not None
+    with pytest.raises(ValueError):
+        decode_reply("[f(a=1)]", decoder="strict")
+
+
+def test_bfcl_values_without_eval() -> None:
+    (call,) = decode_reply("f(unit=units, base=2*5, n=+5, s=x[0], g=g(1), h=h(b=1), e=...)").calls
+    assert call.kwargs == {"unit": "units", "base": 10, "n": -5, "s": "x[0]", "g": "g(1)",
+                           "h": {"h": {"b": 1}}, "e": "..."}
+    assert decode_reply("f(1, x, a=2)").calls[0].kwargs == {"a": 2}  # positional: dropped
+    # refused: BFCL would run the code (or fail); nothing here is evaluated
+    for reply in ("f(a=len('ab')*2)", "f(a=__import__('os').getcwd()+'')", "f(a=lambda: 1)",
+                  "f(a=2**10**9)", "f(a='x'*10**9)", "f(a=1e999)", "f(**k)", "f(a=1/0)"):
+        assert decode_reply(reply).error is not None, reply
