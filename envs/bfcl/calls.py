@@ -243,6 +243,51 @@ def decode_python(text: str, language: Language = Language.PYTHON) -> Decoded:
     return Decoded(calls, "python")
 
 
+def decode_source_call(text: str, language: Language) -> Decoded:
+    """A Java/JavaScript reply the way BFCL's prompting decoder reads it, approximated from the
+    Python syntax tree (BFCL parses it with tree-sitter): exactly one call; each named argument
+    is its source text, a string literal without its quotes and with its escapes kept raw.
+    JavaScript drops positional arguments, except a bare name (BFCL keys it by None: refused);
+    Java refuses them (tree-sitter reports a syntax error on every one we recorded)."""
+    body = _escape_keyword_args(prompting.wrap(text))
+    try:
+        tree = ast.parse(body, mode="eval")
+    except SyntaxError as e:
+        return Decoded([], "python", f"not a function call: {e.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        return Decoded([], "python", "not a function call")
+    top = tree.body
+    elements = top.elts if isinstance(top, (ast.List, ast.Tuple)) else [top]
+    if len(elements) != 1 or not isinstance(elements[0], ast.Call):
+        return Decoded([], "python", f"BFCL reads exactly one {language.value} call per reply")
+    node = elements[0]
+    name = dotted_name(node.func)
+    if name is None:
+        return Decoded([], "python", "the called object must be a function name")
+    if node.args and (
+        language is Language.JAVA
+        or any(isinstance(a, (ast.Name, ast.Starred)) for a in node.args)
+    ):
+        return Decoded([], "python", "a positional argument; name every argument")
+    kwargs: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            return Decoded([], "python", "`**` unpacking is not supported; name every argument")
+        arg = _kwarg_name(kw.arg)
+        if arg in kwargs:
+            return Decoded([], "python", f"argument {arg!r} is given twice")
+        kwargs[arg] = _raw_source_value(kw.value, body)
+    return Decoded([Call(name, kwargs)], "python")
+
+
+def _raw_source_value(node: ast.expr, source: str) -> str:
+    text = ast.get_source_segment(source, node) or ast.unparse(node)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(text) >= 2:
+        if text[0] == text[-1] and text[0] in "\"'":
+            return text[1:-1]
+    return text
+
+
 # --------------------------------------------------------------------------- JSON tool calls
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite number")
@@ -308,7 +353,7 @@ def decode_reply(
     if decoder != "bfcl":
         raise ValueError(f"unknown decoder {decoder!r}; known: {list(DECODERS)}")
     if language is not Language.PYTHON:
-        return decode_python(text, language)  # source text per argument (see module docstring)
+        return decode_source_call(text, language)
     try:
         found = prompting.decode(text)
     except prompting.DecodeError as e:
