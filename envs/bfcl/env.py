@@ -2,7 +2,8 @@
 
 Single-turn (simple_*, multiple, parallel*, live_*, irrelevance, live_relevance): the reset shows
 BFCL's system prompt with the function docs and the entry's messages; one reply (Python-call
-syntax or JSON tool calls) ends the episode with reward 1 or 0 from `checker` (relevance: 1 when
+syntax, read as BFCL's prompting decoder reads it; JSON tool calls too with decoder=lenient)
+ends the episode with reward 1 or 0 from `checker` (relevance: 1 when
 a call is made; irrelevance: 1 when none is).
 
 Multi-turn (multi_turn_base / miss_func / miss_param / long_context): user turns arrive one after
