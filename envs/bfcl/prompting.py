@@ -108,7 +108,8 @@ def decode(text: str) -> list[tuple[str, dict[str, Any]]]:
     for element in elements:
         if not isinstance(element, ast.Call):
             raise DecodeError(f"{_clip(element)} is not a function call")
-        calls.append(_call(element))
+        name, kwargs = _call(element)
+        calls.append((name, _carried(kwargs)))  # checked whole: a later dict key may replace a value
     return calls
 
 
@@ -145,14 +146,14 @@ def _call(node: ast.Call, nested: bool = False) -> tuple[str, dict[str, Any]]:
 def value(node: ast.expr) -> Any:
     """One argument value, decoded the way BFCL decodes it (module docstring)."""
     if isinstance(node, ast.Constant):
-        return "..." if node.value is Ellipsis else _carried(node.value)
+        return "..." if node.value is Ellipsis else node.value
     if isinstance(node, ast.UnaryOp):
         if not isinstance(node.operand, ast.Constant):
             raise DecodeError(f"{_clip(node)}: an operator applies only to a number")
         operand = node.operand.value
         if operand is Ellipsis or not isinstance(operand, (int, float, complex)):
             raise DecodeError(f"{_clip(node)}: an operator applies only to a number")
-        return _carried(-operand)
+        return -operand
     if isinstance(node, ast.List):
         return [value(e) for e in node.elts]
     if isinstance(node, ast.Tuple):
@@ -167,7 +168,7 @@ def value(node: ast.expr) -> Any:
             out[key] = value(v)
         return out
     if isinstance(node, ast.BinOp):
-        return _carried(_compute(node))
+        return _compute(node)
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Call):

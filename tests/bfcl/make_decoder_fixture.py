@@ -170,6 +170,39 @@ def mutations(rng: random.Random, base: str, n: int) -> list[str]:
     return out
 
 
+RANDOM_ATOMS = [
+    "1", "-2", "2.5", "'s'", '"t"', "True", "None", "x", "...", "1e999", "5j", "b'b'", "+3",
+    "not 1", "~2", "-True", "-'a'",
+]
+
+
+def random_value(rng: random.Random, depth: int = 0) -> str:
+    """A random nested value: containers, arithmetic, calls, subscripts, comparisons."""
+    if depth > 3 or rng.random() < 0.35:
+        return rng.choice(RANDOM_ATOMS)
+    kind = rng.randrange(9)
+    inner = [random_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    a, b = random_value(rng, depth + 1), random_value(rng, depth + 1)
+    if kind == 0:
+        return "[" + ", ".join(inner) + "]"
+    if kind == 1:
+        return "(" + ", ".join(inner) + ",)"
+    if kind == 2:
+        return "{" + ", ".join(f"{v}: {random_value(rng, depth + 1)}" for v in inner) + "}"
+    if kind == 3:
+        op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "<<", "&", "|", "^", "@"])
+        return f"({a} {op} {b})"
+    if kind == 4:
+        return f"g({a})"
+    if kind == 5:
+        return f"g(b={a})"
+    if kind == 6:
+        return f"{rng.choice(['x', 'a.b', 'g()'])}[{a}]"
+    if kind == 7:
+        return f"({a} {rng.choice(['<', '==', 'in', 'and', 'or'])} {b})"
+    return f"-({a})"
+
+
 def python_cases() -> list[tuple[str, str, str]]:
     cases: list[tuple[str, str, str]] = []  # (family, language, reply)
     for v in VALUES:
@@ -187,6 +220,9 @@ def python_cases() -> list[tuple[str, str, str]]:
     for base in ("[f(a=1, b='x')]", "get_weather(city='Paris', unit=units)",
                  "[f(a=[1, 2]), g(b={'k': 2*5})]", "f(a=-1.5, b=None, c=True)"):
         cases += [("mutation", "python", m) for m in mutations(rng, base, 40)]
+    for _ in range(600):
+        calls = [f"f{i}(a={random_value(rng)}, b={random_value(rng)})" for i in range(rng.randrange(1, 3))]
+        cases.append(("random", "python", "[" + ", ".join(calls) + "]"))
     return cases
 
 
