@@ -28,7 +28,15 @@ from typing import Any
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownSplit, UnknownTool
 from coevo.envs.bfcl import expert, prompts
 from coevo.envs.bfcl.apis import ApiWorld, TurnTruth, ground_truth_trajectory
-from coevo.envs.bfcl.calls import DECODERS, DEFAULT_DECODER, Call, decode_reply, looks_like_call_attempt
+from coevo.envs.bfcl.calls import (
+    DECODERS,
+    DEFAULT_DECODER,
+    Call,
+    Decoded,
+    decode_reply,
+    looks_like_call_attempt,
+)
+from coevo.envs.bfcl.prompting import execution_error
 from coevo.envs.bfcl.scoring import check_answer
 from coevo.envs.bfcl.tool_schema import json_schema
 from coevo.envs.bfcl.tasks import (
@@ -296,6 +304,10 @@ class BfclEnv(Env):
         entry, state = self.entry, self.turns
         assert entry is not None and state is not None
         decoded = decode_reply(action, entry.language, self.shared.decoder)
+        if self.shared.decoder == "bfcl":  # BFCL writes the calls back as code to run them
+            unwritable = next(filter(None, (execution_error(c.kwargs) for c in decoded.calls)), None)
+            if unwritable is not None:
+                decoded = Decoded([], decoded.format, unwritable)
         info: dict[str, Any] = {"turn": state.turn}
         if not decoded.has_call:
             attempt = decoded.error is not None and looks_like_call_attempt(action)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from coevo.envs.bfcl.calls import Call
+from coevo.envs.bfcl.calls import Call, decode_source_call
 from coevo.envs.bfcl.scoring import OPTIONAL
 from coevo.envs.bfcl.tasks import Language
 
@@ -88,7 +88,25 @@ def single_turn_answer(
                 value = _source_text(value, spec, language)
             kwargs[param] = value
         calls.append(Call(name.replace(".", "_") if underscore_names else name, kwargs))
-    return render_calls(calls)
+    if language is Language.PYTHON:
+        return render_calls(calls)
+    parts = [
+        f"{c.name}(" + ", ".join(f"{k}={_source_argument(v, language)}" for k, v in c.kwargs.items()) + ")"
+        for c in calls
+    ]
+    return "[" + ", ".join(parts) + "]"
+
+
+def _source_argument(text: str, language: Language) -> str:
+    """A Java/JavaScript argument as the reply spells it. BFCL keeps a string literal's text raw
+    (escapes are not undone), so a value that needs escapes in `repr` is written between
+    other quotes or unquoted, whichever reads back as exactly `text`."""
+    candidates = [repr(text)] + [q + text + q for q in ("'", '"') if q not in text] + [text]
+    for spelled in candidates:
+        decoded = decode_source_call(f"[f(a={spelled})]", language)
+        if decoded.error is None and decoded.calls[0].kwargs.get("a") == text:
+            return spelled
+    return repr(text)
 
 
 # --------------------------------------------------------------------------- source text

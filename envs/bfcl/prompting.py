@@ -142,6 +142,24 @@ def _call(node: ast.Call, nested: bool = False) -> tuple[str, dict[str, Any]]:
     return name, kwargs
 
 
+def execution_error(kwargs: dict[str, Any]) -> str | None:
+    """Why BFCL's multi-turn loop could not turn these arguments back into a call string (it
+    then ends the turn), or None. BFCL writes a dict whose values are all dicts as a call of its
+    first key and fails on an empty dict reached through dicts (`updates={}`)."""
+    pending = list(kwargs.values())
+    while pending:
+        v = pending.pop()
+        if not isinstance(v, dict):
+            continue
+        if all(isinstance(x, dict) for x in v.values()):
+            if not v:
+                return "an empty dict argument (BFCL cannot write it back as a call)"
+            pending.extend(next(iter(v.values())).values())
+        else:
+            pending.extend(v.values())
+    return None
+
+
 # --------------------------------------------------------------------------- values
 def value(node: ast.expr) -> Any:
     """One argument value, decoded the way BFCL decodes it (module docstring)."""

@@ -7,7 +7,8 @@ tree-sitter-java 0.21.0, tree-sitter-javascript 0.21.4, tenacity, filelock), NOT
 
 `extra_inputs.json` (optional): [[language, reply], ...] more replies to record (the expert's
 answers, written by coevo's side). Each case records the reply, the language, the generator
-family, and either the decoded calls or the exception class. Values are tagged so that tuples,
+family, and either the decoded calls or the exception class (for Python replies also the
+exception, if any, of BFCL's multi-turn `default_decode_execute_prompting`). Values are tagged so that tuples,
 non-string keys and values JSON cannot hold survive (`encode`). This script calls BFCL's
 decoder; none of BFCL's code is copied here.
 """
@@ -277,6 +278,13 @@ def record(family: str, language: str, reply: str) -> dict[str, Any]:
         case["output"] = repr(out)
         return case
     case["calls"] = [[name, encode(args)] for item in out for name, args in item.items()]
+    if language == "python":  # multi-turn: BFCL turns the calls back into code to run them
+        from bfcl_eval.model_handler.utils import default_decode_execute_prompting
+
+        try:
+            default_decode_execute_prompting(reply)
+        except Exception as e:  # noqa: BLE001
+            case["execute_error"] = type(e).__name__
     return case
 
 

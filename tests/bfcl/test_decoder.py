@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from coevo.envs.bfcl.calls import Decoded, decode_reply
+from coevo.envs.bfcl.prompting import execution_error
 from coevo.envs.bfcl.tasks import Language
 from tests.bfcl.make_decoder_fixture import encode
 
@@ -90,6 +91,21 @@ def test_python_replies_decode_as_bfcl_decodes_them(cases: list[dict[str, Any]])
     print(dict(tally))
     assert not wrong, wrong[:10]
     assert tally["agree"] >= 1000
+
+
+def test_multi_turn_refusals_are_bfcls(cases: list[dict[str, Any]]) -> None:
+    """BFCL's multi-turn loop writes decoded calls back as code and fails on some (empty dicts);
+    `execution_error` must fail on exactly those."""
+    checked = failing = 0
+    for case in cases:
+        if case["language"] != "python" or "calls" not in case or deviation(case):
+            continue
+        decoded = decode_reply(case["reply"])
+        ours_fail = any(execution_error(c.kwargs) for c in decoded.calls)
+        assert ours_fail == ("execute_error" in case), case["reply"]
+        checked += 1
+        failing += ours_fail
+    assert checked > 1000 and failing > 10
 
 
 @pytest.mark.parametrize("language", ["java", "javascript"])
