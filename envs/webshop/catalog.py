@@ -17,7 +17,7 @@ from sqlalchemy import JSON, Engine, Float, Integer, String, Table, Text, create
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from coevo.envs.webshop.pages import ListedProduct, ShownProduct
-from coevo.envs.webshop.reward import Purchasable
+from coevo.envs.webshop.scoring import Purchasable
 
 #: WebShop shows no ratings (its review data is not loaded): every product reads "N.A.".
 RATING = "N.A."

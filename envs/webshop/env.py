@@ -27,8 +27,8 @@ from coevo.envs.webshop.colors import normalize_color
 from coevo.envs.webshop.fuzzy import token_set_ratio
 from coevo.envs.webshop.goals import Goal, GoalSet
 from coevo.envs.webshop.nouns import SpacyNouns, nouns
-from coevo.envs.webshop.reward import NounExtractor
-from coevo.envs.webshop.reward import reward as webshop_reward
+from coevo.envs.webshop.scoring import NounExtractor
+from coevo.envs.webshop.scoring import reward as webshop_reward
 from coevo.envs.webshop.search import TOP_K, Searcher
 
 #: WebShop's action parser: name, then the argument in the outermost brackets.

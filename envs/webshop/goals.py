@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from coevo.envs.webshop.catalog import Catalog, StoredProduct
-from coevo.envs.webshop.reward import NO_PRICE_LIMIT, GoalSpec
+from coevo.envs.webshop.scoring import NO_PRICE_LIMIT, GoalSpec
 
 #: WebShop's price ceilings: the multiples of 10 up to 990.
 PRICE_RANGE = tuple(10.0 * i for i in range(1, 100))
