@@ -28,8 +28,8 @@ import spacy
 
 from coevo.envs.webshop import nouns as noun_rule
 from coevo.envs.webshop import scoring
-from coevo.envs.webshop.build import ensure_built
 from coevo.envs.webshop.catalog import Catalog
+from coevo.envs.webshop.tasks import ensure_built
 
 
 def spacy_nouns(nlp: Any, cache: dict[str, list[str]], title: str) -> list[str]:

@@ -21,15 +21,14 @@ from typing import Any
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
 from coevo.envs.options import flag
 from coevo.envs.webshop import pages
-from coevo.envs.webshop.build import DEFAULT_PRODUCTS, Manifest, ensure_built
 from coevo.envs.webshop.catalog import Catalog
 from coevo.envs.webshop.colors import normalize_color
 from coevo.envs.webshop.fuzzy import token_set_ratio
-from coevo.envs.webshop.goals import Goal, GoalSet
 from coevo.envs.webshop.nouns import SpacyNouns, nouns
 from coevo.envs.webshop.scoring import NounExtractor
 from coevo.envs.webshop.scoring import reward as webshop_reward
 from coevo.envs.webshop.search import TOP_K, Searcher
+from coevo.envs.webshop.tasks import DEFAULT_PRODUCTS, Goal, GoalSet, Manifest, ensure_built
 
 #: WebShop's action parser: name, then the argument in the outermost brackets.
 _ACTION = re.compile(r"(.+)\[(.+)\]")

@@ -8,8 +8,8 @@ import pytest
 
 from coevo.envs.base import UnknownTask
 from coevo.envs.registry import make
-from coevo.envs.webshop.build import Manifest
 from coevo.envs.webshop.env import WebShopEnv, parse_action
+from coevo.envs.webshop.tasks import Manifest
 
 
 @pytest.fixture
@@ -161,7 +161,7 @@ def test_webshop_files_with_human_goals(files_dir: Path) -> None:
 
 def test_files_and_generated_builds_agree(files_dir: Path, tmp_path: Path) -> None:
     """The generator's records, read back from WebShop-format files, give the same shop."""
-    from coevo.envs.webshop.build import build
+    from coevo.envs.webshop.tasks import build
 
     build(tmp_path / "gen", products=200, seed=3)
     generated = make("webshop", data_dir=str(tmp_path / "gen"))

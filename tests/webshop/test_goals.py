@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from coevo.envs.webshop.goals import combination, combinations, shuffled_order, split_ranges
+from coevo.envs.webshop.tasks import combination, combinations, shuffled_order, split_ranges
 from coevo.envs.webshop.vocab import CATEGORIES
 from coevo.envs.webshop.scoring import option_matches, attribute_matches, Purchasable
 

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from coevo.config import ServerConfig
-from coevo.envs.webshop import build as build_module
+from coevo.envs.webshop import tasks
 from coevo.server import create_app
 
 
@@ -52,15 +52,15 @@ def test_observation_and_actions_over_http(generated_dir: Path) -> None:
 def test_default_data_directory_is_built_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COEVO_CACHE_DIR", str(tmp_path))
     calls: list[Path] = []
-    real_build = build_module.build
+    real_build = tasks.build
 
     def counting_build(out, **kw):  # type: ignore[no-untyped-def]
         calls.append(Path(out))
         return real_build(out, **kw)
 
-    monkeypatch.setattr(build_module, "build", counting_build)
-    first = build_module.ensure_built(100, 5)
-    again = build_module.ensure_built(100, 5)
+    monkeypatch.setattr(tasks, "build", counting_build)
+    first = tasks.ensure_built(100, 5)
+    again = tasks.ensure_built(100, 5)
     assert first == again == tmp_path / "webshop" / "100-5" and len(calls) == 1
     assert (first / "manifest.json").is_file() and not list(first.parent.glob(".100-5.building-*"))
 
