@@ -20,21 +20,17 @@ from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
 from coevo.envs.options import flag
-from coevo.envs.webshop import pages
+from coevo.envs.webshop import expert, pages
 from coevo.envs.webshop.catalog import Catalog
-from coevo.envs.webshop.colors import normalize_color
-from coevo.envs.webshop.fuzzy import token_set_ratio
 from coevo.envs.webshop.nouns import SpacyNouns, nouns
+from coevo.envs.webshop.pages import PAGE_SIZE
 from coevo.envs.webshop.scoring import NounExtractor
 from coevo.envs.webshop.scoring import reward as webshop_reward
-from coevo.envs.webshop.search import TOP_K, Searcher
+from coevo.envs.webshop.search import Searcher
 from coevo.envs.webshop.tasks import DEFAULT_PRODUCTS, Goal, GoalSet, Manifest, ensure_built
 
 #: WebShop's action parser: name, then the argument in the outermost brackets.
 _ACTION = re.compile(r"(.+)\[(.+)\]")
-PAGE_SIZE = 10
-#: Pages of results the expert looks through before it gives up (the top 50 hold 5).
-_EXPERT_PAGES = TOP_K // PAGE_SIZE
 
 
 @dataclass
@@ -237,42 +233,7 @@ class WebShopEnv(Env):
 
     # ----------------------------------------------------------------- expert
     def expert_action(self) -> str | None:
-        """Search the goal product's title, open it, choose the goal options, buy."""
+        """The expert's next action (expert.py); None before reset, after buying, or when it gives up."""
         if self.goal is None or self.done or self.page is None:
             return None
-        target = self.goal.product
-        if self.where == "index":
-            return f"search[{target.title.lower()}]"
-        if self.where == "results":
-            if target.asin.lower() in self.links:
-                return f"click[{target.asin.lower()}]"
-            if self.page_no < _EXPERT_PAGES and len(self.results) > self.page_no * PAGE_SIZE:
-                return f"click[{pages.NEXT_PAGE.lower()}]"
-            return None  # not in the top 50: this expert gives up
-        if self.where == "sub":
-            return f"click[{pages.PREV_PAGE.lower()}]"
-        if self.where == "item":
-            if self.product_idx != target.idx:
-                return f"click[{pages.PREV_PAGE.lower()}]"
-            for group, value in self._expert_options(target.options).items():
-                if self.options.get(group) != value and value in self.page.clickables:
-                    return f"click[{value}]"
-            return f"click[{pages.BUY_NOW.lower()}]"
-        return None
-
-    def _expert_options(self, offered: Mapping[str, Sequence[str]]) -> dict[str, str]:
-        """The option value to pick in each group: the goal's own for synthetic goals; for human
-        goals, the offered value that best matches each goal option (WebShop's fuzzy ratio)."""
-        assert self.goal is not None
-        wanted = self.goal.options
-        if isinstance(wanted, Mapping):
-            return dict(wanted)
-        chosen: dict[str, str] = {}
-        for text in wanted:
-            best = max(
-                ((token_set_ratio(normalize_color(v), normalize_color(text)), g, v) for g, vs in offered.items() for v in vs),
-                default=None,
-            )
-            if best is not None and best[0] > 85 and best[1] not in chosen:
-                chosen[best[1]] = best[2]
-        return chosen
+        return expert.next_action(self)
