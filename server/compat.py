@@ -10,7 +10,9 @@ returned, so the server answers in one of two styles:
   "observation", "available_actions"}``; ``/available_actions`` -> a list.
 * ``env_idx`` style: ``/create`` -> the bare id; ``/step`` -> ``{"state",
   "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
-  ``/available_actions`` -> ``{"has_search_bar", "clickables"}``.
+  ``/available_actions`` -> ``{"has_search_bar", "clickables"}`` (an env whose info already
+  has that shape, as WebShop's `get_available_actions()` does, is answered with it unchanged:
+  the start page's ``search`` button included).
 * ``env_idx_item`` style (AgentGym's search server): the session travels in ``env_idx`` and
   ``id`` is an item index: ``/create {"id": i}`` starts item i and returns the bare session
   id; ``/reset {"env_idx", "id"}`` -> the observation string; ``/step`` ->
@@ -292,6 +294,10 @@ def build_compat_router(service: EnvService) -> APIRouter:
         actions = _actions(lease.last_info)
         if style == "env_idx":
             info = lease.last_info
+            shown = info.get("available_actions")
+            if isinstance(shown, dict):  # the env reports the shop's own get_available_actions()
+                return _json({"has_search_bar": bool(shown.get("has_search_bar")),
+                              "clickables": [str(c) for c in shown.get("clickables", [])]})
             has_search = info.get("has_search_bar")
             if has_search is None:
                 has_search = any(a.startswith("search") for a in actions)

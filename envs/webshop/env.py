@@ -13,6 +13,7 @@ WebShop's reward.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,26 @@ from coevo.envs.webshop.tasks import DEFAULT_PRODUCTS, Goal, GoalSet, Manifest, 
 
 #: WebShop's action parser: name, then the argument in the outermost brackets.
 _ACTION = re.compile(r"(.+)\[(.+)\]")
+#: Our episode cap on the native routes: what ReAct-style WebShop evaluations allow. WebShop's
+#: text env has none, and neither has AgentGym's shop server, so AgentGym sessions run uncapped.
+DEFAULT_MAX_STEPS = 15
+#: No cap: a step count no episode reaches.
+_UNCAPPED = sys.maxsize
+
+
+def step_cap(value: int | str | None) -> int | None:
+    """The max_steps option: a positive step count, or 0 / "none" for no cap (WebShop's own)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "0")):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}")
+    try:
+        cap = int(value)
+    except ValueError:
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}") from None
+    if cap < 0:
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}")
+    return cap or None
 
 
 @dataclass
@@ -45,6 +66,8 @@ class WebShopData:
     show_attrs: bool
     #: Title nouns for the type reward: the lexicon rule, or a user's spaCy pipeline (spacy_model).
     noun_of: NounExtractor = nouns
+    #: The native routes' episode cap (the max_steps option); None: no cap.
+    max_steps: int | None = DEFAULT_MAX_STEPS
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -59,7 +82,8 @@ class WebShopEnv(Env):
     name = "webshop"
     version = "1"
     action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
-    max_steps = 15
+    #: The default cap (the max_steps option changes it; AgentGym sessions have none).
+    max_steps = DEFAULT_MAX_STEPS
     default_split = "train"
     action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
     #: AgentGym's WebShop server answers in the env_idx style; its clients parse that shape.
@@ -78,6 +102,7 @@ class WebShopEnv(Env):
         show_attrs: bool | str = False,
         preload_index: bool | str = True,
         spacy_model: str | None = None,
+        max_steps: int | str | None = DEFAULT_MAX_STEPS,
         **_: Any,
     ) -> WebShopData:
         """Open a built data directory (`data_dir`), or the default generated one, built on first use.
@@ -86,7 +111,10 @@ class WebShopEnv(Env):
         preload_index: fault the memory-mapped index in at start (no first-touch stalls later).
         spacy_model: an installed spaCy pipeline (package name or folder) whose NOUN/PROPN tags the
             type reward uses, as WebShop does with en_core_web_sm; default: the lexicon rule.
+        max_steps: the native routes' episode cap (default 15; 0 or "none": no cap, as in
+            WebShop's text env). Sessions of the AgentGym routes are never capped.
         """
+        cap = step_cap(max_steps)
         folder = Path(data_dir).expanduser() if data_dir else ensure_built(int(products), int(seed))
         manifest = Manifest.read(folder)
         catalog = Catalog(manifest.catalog_url(folder, db_url))
@@ -99,7 +127,7 @@ class WebShopEnv(Env):
         noun_of: NounExtractor = SpacyNouns(spacy_model) if spacy_model else nouns
         noun_of("warm up")  # load the noun lexicon (or pipeline) now, not during the first purchase
         searcher = Searcher(folder / "index", preload=flag(preload_index))
-        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs), noun_of)
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs), noun_of, cap)
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -149,6 +177,9 @@ class WebShopEnv(Env):
     # ----------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.goal = self.data.goals.at(self._position(task_id))
+        # Set per episode: the AgentGym routes flag a session before they reset it.
+        cap = None if self.agentgym else self.data.max_steps
+        self.max_steps = _UNCAPPED if cap is None else cap
         self._clear_page_state()
         self.page = pages.search_page(self.goal.instruction_text)
         return ResetResult(self.page.observation, self._info())

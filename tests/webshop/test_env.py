@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from coevo.envs.base import UnknownTask
+from coevo.envs.base import Env, UnknownTask
 from coevo.envs.registry import make
 from coevo.envs.webshop.env import WebShopEnv, parse_action
 from coevo.envs.webshop.tasks import Manifest
@@ -172,3 +172,26 @@ def test_files_and_generated_builds_agree(files_dir: Path, tmp_path: Path) -> No
         assert a.observation == b.observation
         for action in ["search[black machine wash]", "click[next >]"]:
             assert generated.step(action).observation == from_files.step(action).observation
+
+
+def test_episode_cap_is_an_option(generated_dir: Path) -> None:
+    """15 steps by default (ours: WebShop's text env has no cap), max_steps=N, 0 or none: uncapped."""
+
+    def steps_until_truncated(env: Env, limit: int = 40) -> int | None:
+        env.reset(task_id="3")
+        for n in range(1, limit + 1):
+            result = env.step("click[nothing here]")
+            if result.truncated:
+                return n
+        return None
+
+    assert steps_until_truncated(make("webshop", data_dir=str(generated_dir))) == 15
+    assert steps_until_truncated(make("webshop", data_dir=str(generated_dir), max_steps="4")) == 4
+    for uncapped in ("0", "none", 0):
+        assert steps_until_truncated(make("webshop", data_dir=str(generated_dir), max_steps=uncapped)) is None
+    agentgym = make("webshop", data_dir=str(generated_dir), max_steps="4")
+    agentgym.agentgym = True  # what the AgentGym routes set: AgentGym's shop server has no cap
+    assert steps_until_truncated(agentgym) is None
+    for bad in ("-1", "ten", True):
+        with pytest.raises(ValueError, match="max_steps is a step count"):
+            make("webshop", data_dir=str(generated_dir), max_steps=bad)
