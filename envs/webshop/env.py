@@ -62,7 +62,10 @@ class WebShopData:
     manifest: Manifest
     catalog: Catalog
     searcher: Searcher
+    #: The native routes' goals (the goals option).
     goals: GoalSet
+    #: The AgentGym routes' goals: AgentGym's shop server's list, its synthetic goals.
+    agentgym_goals: GoalSet
     show_attrs: bool
     #: Title nouns for the type reward: the lexicon rule, or a user's spaCy pipeline (spacy_model).
     noun_of: NounExtractor = nouns
@@ -80,7 +83,8 @@ def parse_action(action: str) -> tuple[str, str | None]:
 
 class WebShopEnv(Env):
     name = "webshop"
-    version = "1"
+    #: 2: synthetic goals of WebShop's own files draw their price ceilings as AgentGym's server does.
+    version = "2"
     action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
     #: The default cap (the max_steps option changes it; AgentGym sessions have none).
     max_steps = DEFAULT_MAX_STEPS
@@ -107,7 +111,8 @@ class WebShopEnv(Env):
     ) -> WebShopData:
         """Open a built data directory (`data_dir`), or the default generated one, built on first use.
 
-        goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built).
+        goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built);
+            the native routes' goals. AgentGym sessions serve the synthetic goals, AgentGym's list.
         preload_index: fault the memory-mapped index in at start (no first-touch stalls later).
         spacy_model: an installed spaCy pipeline (package name or folder) whose NOUN/PROPN tags the
             type reward uses, as WebShop does with en_core_web_sm; default: the lexicon rule.
@@ -123,11 +128,15 @@ class WebShopEnv(Env):
             kind = "human" if manifest.human_goals else "synthetic"
         if kind == "human" and not manifest.human_goals:
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
-        goal_set = GoalSet(folder, kind, catalog, manifest.seed)
+        # Synthetic goals of WebShop's own files draw their price ceilings as AgentGym's shop
+        # server does, so its index i is our task i; a generated catalog keeps its seeded draws.
+        rule = "seeded" if manifest.source == "generated" else "agentgym"
+        synthetic = GoalSet(folder, "synthetic", catalog, manifest.seed, rule)
+        goal_set = synthetic if kind == "synthetic" else GoalSet(folder, kind, catalog, manifest.seed)
         noun_of: NounExtractor = SpacyNouns(spacy_model) if spacy_model else nouns
         noun_of("warm up")  # load the noun lexicon (or pipeline) now, not during the first purchase
         searcher = Searcher(folder / "index", preload=flag(preload_index))
-        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs), noun_of, cap)
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, synthetic, flag(show_attrs), noun_of, cap)
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -147,36 +156,42 @@ class WebShopEnv(Env):
         self.links: dict[str, int] = {}  # asin (lower-cased) -> product number, on a results page
 
     # ----------------------------------------------------------------- catalogue
+    @property
+    def goals(self) -> GoalSet:
+        """The goals this session's tasks name: AgentGym's list on the AgentGym routes
+        (its server loads synthetic goals only), the goals option's otherwise."""
+        return self.data.agentgym_goals if self.agentgym else self.data.goals
+
     def splits(self) -> Mapping[str, int]:
-        return {name: stop - start for name, (start, stop) in self.data.goals.ranges.items()}
+        return {name: stop - start for name, (start, stop) in self.goals.ranges.items()}
 
     def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
-        if split not in self.data.goals.ranges:
-            raise UnknownSplit(f"unknown split {split!r}; known: {sorted(self.data.goals.ranges)}")
-        start, stop = self.data.goals.ranges[split]
+        if split not in self.goals.ranges:
+            raise UnknownSplit(f"unknown split {split!r}; known: {sorted(self.goals.ranges)}")
+        start, stop = self.goals.ranges[split]
         first = start + max(0, offset)
         last = stop if limit is None else min(stop, first + max(0, limit))
         return [str(i) for i in range(first, last)]
 
     def _position(self, task_id: str) -> int:
-        if not task_id.isdigit() or int(task_id) >= self.data.goals.total:
-            raise UnknownTask(f"unknown task id {task_id!r}: WebShop goals are 0..{self.data.goals.total - 1}")
+        if not task_id.isdigit() or int(task_id) >= self.goals.total:
+            raise UnknownTask(f"unknown task id {task_id!r}: WebShop goals are 0..{self.goals.total - 1}")
         return int(task_id)
 
     def split_of(self, task_id: str) -> str:
         position = self._position(task_id)
-        for name, (start, stop) in self.data.goals.ranges.items():
+        for name, (start, stop) in self.goals.ranges.items():
             if start <= position < stop:
                 return name
         raise UnknownTask(f"unknown task id {task_id!r}")
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
-        goal = self.data.goals.at(self._position(task_id))
+        goal = self.goals.at(self._position(task_id))
         return {"instruction": goal.instruction_text, "goal_type": goal.kind, "category": goal.product.category}
 
     # ----------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
-        self.goal = self.data.goals.at(self._position(task_id))
+        self.goal = self.goals.at(self._position(task_id))
         # Set per episode: the AgentGym routes flag a session before they reset it.
         cap = None if self.agentgym else self.data.max_steps
         self.max_steps = _UNCAPPED if cap is None else cap

@@ -18,7 +18,9 @@ Three parts, in this order:
   are never materialised: the build stores each product's first goal number (`offsets`) and the
   shuffled order as memory-mapped arrays; a goal is decoded when a session starts. WebShop
   draws the price ceiling from the global random state; we draw it from a random stream seeded
-  by (catalog seed, goal number), so it is the same in every process.
+  by (catalog seed, goal number), so it is the same in every process, except for synthetic
+  goals of WebShop's own files, which draw it as AgentGym's shop server does
+  (`agentgym_ceilings`), so that AgentGym's index i and our task i are the same goal.
 
 * The build of a data directory, once: catalog (SQL), BM25 index and goal arrays.
 
@@ -44,9 +46,10 @@ import math
 import os
 import random
 import shutil
+import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -227,17 +230,40 @@ def generate_product(index: int, seed: int) -> tuple[dict[str, Any], dict[str, A
 PRICE_RANGE = tuple(10.0 * i for i in range(1, 100))
 #: WebShop's goal shuffle seed.
 SHUFFLE_SEED = 233
+#: What AgentGym's get_synthetic_goals seeds before it draws the price ceilings.
+AGENTGYM_CEILING_SEED = 233
+#: How a synthetic goal's price ceiling is drawn: "seeded" (a stream per goal, seeded by the
+#: catalog seed and goal number) or "agentgym" (AgentGym's one stream over the catalog).
+CEILING_RULES = ("seeded", "agentgym")
 SPLIT_SIZES = (("test", 500), ("eval", 1000))
 
 
 def price_clause(price: float, rng: random.Random) -> tuple[float, str]:
     """WebShop's ceiling: the larger of two draws among the first four multiples of 10 above the
-    price, and its instruction suffix; no ceiling (and no suffix) when fewer than two exist."""
+    price, and its instruction suffix; no ceiling (and no suffix, and no draw) when fewer than
+    two exist."""
     candidates = [p for p in PRICE_RANGE if p > price][:4]
     if len(candidates) >= 2:
         _, upper = sorted(rng.sample(candidates, 2))
-        return upper, f", and price lower than {upper:.2f} dollars"
+        return upper, _price_text(upper)
     return NO_PRICE_LIMIT, ""
+
+
+def _price_text(upper: float) -> str:
+    return "" if upper == NO_PRICE_LIMIT else f", and price lower than {upper:.2f} dollars"
+
+
+def agentgym_ceilings(products: Iterable[tuple[float, bool]]) -> np.ndarray:
+    """Each product's synthetic-goal price ceiling as AgentGym's shop server draws it.
+
+    Its `get_synthetic_goals` seeds `random.seed(233)` and draws WebShop's ceiling once per
+    product with an instruction, in catalog order, for all that product's goals (WebShop's own
+    draws from the unseeded global state). `products`: (price, has an instruction) in catalog
+    order; NaN for products without an instruction (no goals, no draw).
+    """
+    rng = random.Random(AGENTGYM_CEILING_SEED)
+    return np.asarray([price_clause(price, rng)[0] if has_instruction else math.nan
+                       for price, has_instruction in products], dtype=np.float64)
 
 
 def combinations(options: Mapping[str, Sequence[str]]) -> int:
@@ -292,14 +318,23 @@ class Goal:
 
 
 class GoalSet:
-    """One kind of goals of a built catalog, in WebShop's shuffled order."""
+    """One kind of goals of a built catalog, in WebShop's shuffled order.
 
-    def __init__(self, folder: Path, kind: str, catalog: Catalog, price_seed: int) -> None:
+    `ceilings` (synthetic goals only) picks how price ceilings are drawn (CEILING_RULES); the
+    "agentgym" table is computed on first use, one pass over the catalog's prices.
+    """
+
+    def __init__(self, folder: Path, kind: str, catalog: Catalog, price_seed: int, ceilings: str = "seeded") -> None:
         if kind not in ("synthetic", "human"):
             raise ValueError(f"unknown goal kind {kind!r}")
+        if ceilings not in CEILING_RULES or (ceilings != "seeded" and kind != "synthetic"):
+            raise ValueError(f"unknown price-ceiling rule {ceilings!r} for {kind} goals")
         self.kind = kind
         self.catalog = catalog
         self.price_seed = price_seed
+        self.ceilings = ceilings
+        self._table: np.ndarray | None = None
+        self._table_lock = threading.Lock()
         self.order = np.load(folder / f"{kind}_order.npy", mmap_mode="r")
         self.offsets = np.load(folder / "synthetic_offsets.npy", mmap_mode="r") if kind == "synthetic" else None
         self.total = int(len(self.order))
@@ -307,6 +342,12 @@ class GoalSet:
 
     def _rng(self, number: int) -> random.Random:
         return random.Random(f"webshop-price:{self.price_seed}:{self.kind}:{number}")
+
+    def _agentgym_ceiling(self, idx: int) -> float:
+        with self._table_lock:
+            if self._table is None:
+                self._table = agentgym_ceilings(self.catalog.prices_and_instructions())
+            return float(self._table[idx])
 
     def at(self, position: int) -> Goal:
         """The goal at a position of the shuffled list (the task id)."""
@@ -318,7 +359,11 @@ class GoalSet:
             idx = int(np.searchsorted(self.offsets, number, side="right")) - 1
             product = self.catalog.product(idx)
             options = combination(product.options, number - int(self.offsets[idx]))
-            upper, price_text = price_clause(product.price, self._rng(number))
+            if self.ceilings == "agentgym":
+                upper = self._agentgym_ceiling(idx)
+                price_text = _price_text(upper)
+            else:
+                upper, price_text = price_clause(product.price, self._rng(number))
             option_text = ", and ".join(f"{k}: {v}" for k, v in options.items())
             option_text = " with " + option_text if option_text else ""
             text = f"{product.instruction}{option_text}{price_text}"
