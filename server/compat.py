@@ -11,8 +11,8 @@ returned, so the server answers in one of two styles:
 * ``env_idx`` style: ``/create`` -> the bare id; ``/step`` -> ``{"state",
   "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
   ``/available_actions`` -> ``{"has_search_bar", "clickables"}`` (an env whose info already
-  has that shape, as WebShop's `get_available_actions()` does, is answered with it unchanged:
-  the start page's ``search`` button included).
+  has that shape, as a shop's `get_available_actions()`, is answered with it unchanged: a
+  ``search`` button included).
 * ``env_idx_item`` style (AgentGym's search server): the session travels in ``env_idx`` and
   ``id`` is an item index: ``/create {"id": i}`` starts item i and returns the bare session
   id; ``/reset {"env_idx", "id"}`` -> the observation string; ``/step`` ->
