@@ -24,8 +24,7 @@ from pathlib import Path
 from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
 from coevo.envs.registry import make
-from coevo.envs.webshop.build import MANIFEST, Manifest, build, default_data_dir
-from coevo.envs.webshop.generator import MAX_PRODUCTS
+from coevo.envs.webshop.tasks import MANIFEST, MAX_PRODUCTS, Manifest, build, default_data_dir
 from measure import log, percentile, rss_mb
 
 DEFAULT_SIZES = (1000, 100_000, MAX_PRODUCTS)

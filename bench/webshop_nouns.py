@@ -27,9 +27,9 @@ from typing import Any
 import spacy
 
 from coevo.envs.webshop import nouns as noun_rule
-from coevo.envs.webshop import reward
-from coevo.envs.webshop.build import ensure_built
+from coevo.envs.webshop import scoring
 from coevo.envs.webshop.catalog import Catalog
+from coevo.envs.webshop.tasks import ensure_built
 
 
 def spacy_nouns(nlp: Any, cache: dict[str, list[str]], title: str) -> list[str]:
@@ -54,21 +54,21 @@ def measure(products: int, purchases: int, model: str, seed: int) -> dict[str, A
     rng = random.Random(seed)
     kinds = ("same product", "same query", "random")
     counts = {k: {"purchases": 0, "title_score_agree": 0, "r_type_agree": 0} for k in kinds}
-    original = reward.nouns
+    original = scoring.nouns
     for n in range(purchases):
         kind = kinds[n % 3]
         g = rng.randrange(len(items))
         p = g if kind == "same product" else rng.choice(by_query[items[g].query]) if kind == "same query" \
             else rng.randrange(len(items))
         bought = items[p].purchasable()
-        goal = reward.GoalSpec(items[g].title, items[g].query, items[g].product_category, items[g].attributes,
+        goal = scoring.GoalSpec(items[g].title, items[g].query, items[g].product_category, items[g].attributes,
                                {}, 1e9)
-        ours = reward.type_reward(bought, goal)
-        reward.nouns = lambda title: spacy_nouns(nlp, cache, title)  # type: ignore[assignment]
+        ours = scoring.type_reward(bought, goal)
+        scoring.nouns = lambda title: spacy_nouns(nlp, cache, title)  # type: ignore[assignment]
         try:
-            theirs = reward.type_reward(replace(bought), goal)
+            theirs = scoring.type_reward(replace(bought), goal)
         finally:
-            reward.nouns = original
+            scoring.nouns = original
         row = counts[kind]
         row["purchases"] += 1
         row["title_score_agree"] += ours["title_score"] == theirs["title_score"]

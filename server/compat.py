@@ -10,7 +10,9 @@ returned, so the server answers in one of two styles:
   "observation", "available_actions"}``; ``/available_actions`` -> a list.
 * ``env_idx`` style: ``/create`` -> the bare id; ``/step`` -> ``{"state",
   "reward", "done", "info"}``; ``/reset`` -> ``[observation, null]``;
-  ``/available_actions`` -> ``{"has_search_bar", "clickables"}``.
+  ``/available_actions`` -> ``{"has_search_bar", "clickables"}`` (an env whose info already
+  has that shape, as a shop's `get_available_actions()`, is answered with it unchanged: a
+  ``search`` button included).
 * ``env_idx_item`` style (AgentGym's search server): the session travels in ``env_idx`` and
   ``id`` is an item index: ``/create {"id": i}`` starts item i and returns the bare session
   id; ``/reset {"env_idx", "id"}`` -> the observation string; ``/step`` ->
@@ -25,7 +27,8 @@ AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, 
 `idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
 catalogue with splits in the env's order, the way AgentGym's household-game server
 concatenates its train and test games, unless the env declares AgentGym's own ranges
-(`Env.agentgym_indices`).
+(`Env.agentgym_indices`). The catalogue indexed is the one an AgentGym session sees (an
+instance with `Env.agentgym` set): an env may serve AgentGym's own task list there.
 
 A session created or reset here presents AgentGym's server-side text (`Env.agentgym`: the env
 decides what that changes, e.g. its prompt, messages or dialect). It is an ordinary session
@@ -40,7 +43,7 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
-from coevo.envs.base import UnknownTask
+from coevo.envs.base import Env, UnknownTask
 from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
@@ -187,9 +190,19 @@ def build_compat_router(service: EnvService) -> APIRouter:
     if style == "auto":
         style = env_cls.agentgym_style
     item_style = style == "env_idx_item"
+    agentgym_catalog: list[Env] = []
+
+    def catalog_of_agentgym() -> Env:
+        """The catalogue as an AgentGym session sees it (an env may serve AgentGym's own task
+        list there), made on first use; the handlers run on the event loop, one at a time."""
+        if not agentgym_catalog:
+            env = service.runtime.new_env()
+            env.agentgym = True
+            agentgym_catalog.append(env)
+        return agentgym_catalog[0]
 
     def task_by_index(index: int) -> str:
-        catalog = service.runtime.catalog
+        catalog = catalog_of_agentgym()
         splits = catalog.splits()
         ranges = env_cls.agentgym_indices
         if ranges:
@@ -292,6 +305,10 @@ def build_compat_router(service: EnvService) -> APIRouter:
         actions = _actions(lease.last_info)
         if style == "env_idx":
             info = lease.last_info
+            shown = info.get("available_actions")
+            if isinstance(shown, dict):  # the env reports the shop's own get_available_actions()
+                return _json({"has_search_bar": bool(shown.get("has_search_bar")),
+                              "clickables": [str(c) for c in shown.get("clickables", [])]})
             has_search = info.get("has_search_bar")
             if has_search is None:
                 has_search = any(a.startswith("search") for a in actions)

@@ -27,7 +27,7 @@ def build(
     """Build the catalog, index and goals; `coevo serve webshop --option data_dir=OUT` serves them."""
     from tqdm import tqdm
 
-    from coevo.envs.webshop.build import DEFAULT_PRODUCTS, build as build_data, default_data_dir
+    from coevo.envs.webshop.tasks import DEFAULT_PRODUCTS, build as build_data, default_data_dir
 
     if data is None:
         products = products or DEFAULT_PRODUCTS

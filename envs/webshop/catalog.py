@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -17,7 +17,7 @@ from sqlalchemy import JSON, Engine, Float, Integer, String, Table, Text, create
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from coevo.envs.webshop.pages import ListedProduct, ShownProduct
-from coevo.envs.webshop.reward import Purchasable
+from coevo.envs.webshop.scoring import Purchasable
 
 #: WebShop shows no ratings (its review data is not loaded): every product reads "N.A.".
 RATING = "N.A."
@@ -164,6 +164,15 @@ class Catalog:
         table = ProductRow.__table__
         with self.engine.connect() as conn:
             return conn.execute(self._asin.where(table.c.asin == asin)).scalar_one_or_none()
+
+    def prices_and_instructions(self) -> Iterator[tuple[float, bool]]:
+        """(price, has an instruction) of every product in catalog order, streamed: what
+        AgentGym's per-product draw of synthetic price ceilings reads."""
+        table = ProductRow.__table__
+        query = select(table.c.price, table.c.instruction.is_not(None)).order_by(table.c.idx)
+        with self.engine.connect() as conn:
+            for price, has_instruction in conn.execution_options(yield_per=10_000).execute(query):
+                yield float(price), bool(has_instruction)
 
     def human_goal(self, idx: int) -> Any:
         table = HumanGoalRow.__table__

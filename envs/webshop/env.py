@@ -13,6 +13,7 @@ WebShop's reward.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,22 +21,37 @@ from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownSplit, UnknownTask
 from coevo.envs.options import flag
-from coevo.envs.webshop import pages
-from coevo.envs.webshop.build import DEFAULT_PRODUCTS, Manifest, ensure_built
+from coevo.envs.webshop import expert, pages
 from coevo.envs.webshop.catalog import Catalog
-from coevo.envs.webshop.colors import normalize_color
-from coevo.envs.webshop.fuzzy import token_set_ratio
-from coevo.envs.webshop.goals import Goal, GoalSet
 from coevo.envs.webshop.nouns import SpacyNouns, nouns
-from coevo.envs.webshop.reward import NounExtractor
-from coevo.envs.webshop.reward import reward as webshop_reward
-from coevo.envs.webshop.search import TOP_K, Searcher
+from coevo.envs.webshop.pages import PAGE_SIZE
+from coevo.envs.webshop.scoring import NounExtractor
+from coevo.envs.webshop.scoring import reward as webshop_reward
+from coevo.envs.webshop.search import Searcher
+from coevo.envs.webshop.tasks import DEFAULT_PRODUCTS, Goal, GoalSet, Manifest, ensure_built
 
 #: WebShop's action parser: name, then the argument in the outermost brackets.
 _ACTION = re.compile(r"(.+)\[(.+)\]")
-PAGE_SIZE = 10
-#: Pages of results the expert looks through before it gives up (the top 50 hold 5).
-_EXPERT_PAGES = TOP_K // PAGE_SIZE
+#: Our episode cap on the native routes: what ReAct-style WebShop evaluations allow. WebShop's
+#: text env has none, and neither has AgentGym's shop server, so AgentGym sessions run uncapped.
+DEFAULT_MAX_STEPS = 15
+#: No cap: a step count no episode reaches.
+_UNCAPPED = sys.maxsize
+
+
+def step_cap(value: int | str | None) -> int | None:
+    """The max_steps option: a positive step count, or 0 / "none" for no cap (WebShop's own)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "0")):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}")
+    try:
+        cap = int(value)
+    except ValueError:
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}") from None
+    if cap < 0:
+        raise ValueError(f"max_steps is a step count (0 or none: no cap), not {value!r}")
+    return cap or None
 
 
 @dataclass
@@ -46,10 +62,15 @@ class WebShopData:
     manifest: Manifest
     catalog: Catalog
     searcher: Searcher
+    #: The native routes' goals (the goals option).
     goals: GoalSet
+    #: The AgentGym routes' goals: AgentGym's shop server's list, its synthetic goals.
+    agentgym_goals: GoalSet
     show_attrs: bool
     #: Title nouns for the type reward: the lexicon rule, or a user's spaCy pipeline (spacy_model).
     noun_of: NounExtractor = nouns
+    #: The native routes' episode cap (the max_steps option); None: no cap.
+    max_steps: int | None = DEFAULT_MAX_STEPS
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -62,9 +83,11 @@ def parse_action(action: str) -> tuple[str, str | None]:
 
 class WebShopEnv(Env):
     name = "webshop"
-    version = "1"
+    #: 2: synthetic goals of WebShop's own files draw their price ceilings as AgentGym's server does.
+    version = "2"
     action_format = "search[keywords] or click[value] (a button, product ASIN or option shown on the page)"
-    max_steps = 15
+    #: The default cap (the max_steps option changes it; AgentGym sessions have none).
+    max_steps = DEFAULT_MAX_STEPS
     default_split = "train"
     action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
     #: AgentGym's WebShop server answers in the env_idx style; its clients parse that shape.
@@ -83,15 +106,20 @@ class WebShopEnv(Env):
         show_attrs: bool | str = False,
         preload_index: bool | str = True,
         spacy_model: str | None = None,
+        max_steps: int | str | None = DEFAULT_MAX_STEPS,
         **_: Any,
     ) -> WebShopData:
         """Open a built data directory (`data_dir`), or the default generated one, built on first use.
 
-        goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built).
+        goals: "human" (items_human_ins.json goals), "synthetic", or "auto" (human when built);
+            the native routes' goals. AgentGym sessions serve the synthetic goals, AgentGym's list.
         preload_index: fault the memory-mapped index in at start (no first-touch stalls later).
         spacy_model: an installed spaCy pipeline (package name or folder) whose NOUN/PROPN tags the
             type reward uses, as WebShop does with en_core_web_sm; default: the lexicon rule.
+        max_steps: the native routes' episode cap (default 15; 0 or "none": no cap, as in
+            WebShop's text env). Sessions of the AgentGym routes are never capped.
         """
+        cap = step_cap(max_steps)
         folder = Path(data_dir).expanduser() if data_dir else ensure_built(int(products), int(seed))
         manifest = Manifest.read(folder)
         catalog = Catalog(manifest.catalog_url(folder, db_url))
@@ -100,11 +128,15 @@ class WebShopEnv(Env):
             kind = "human" if manifest.human_goals else "synthetic"
         if kind == "human" and not manifest.human_goals:
             raise ValueError(f"{folder} has no human goals (build it with items_human_ins.json)")
-        goal_set = GoalSet(folder, kind, catalog, manifest.seed)
+        # Synthetic goals of WebShop's own files draw their price ceilings as AgentGym's shop
+        # server does, so its index i is our task i; a generated catalog keeps its seeded draws.
+        rule = "seeded" if manifest.source == "generated" else "agentgym"
+        synthetic = GoalSet(folder, "synthetic", catalog, manifest.seed, rule)
+        goal_set = synthetic if kind == "synthetic" else GoalSet(folder, kind, catalog, manifest.seed)
         noun_of: NounExtractor = SpacyNouns(spacy_model) if spacy_model else nouns
         noun_of("warm up")  # load the noun lexicon (or pipeline) now, not during the first purchase
         searcher = Searcher(folder / "index", preload=flag(preload_index))
-        return WebShopData(folder, manifest, catalog, searcher, goal_set, flag(show_attrs), noun_of)
+        return WebShopData(folder, manifest, catalog, searcher, goal_set, synthetic, flag(show_attrs), noun_of, cap)
 
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -124,36 +156,45 @@ class WebShopEnv(Env):
         self.links: dict[str, int] = {}  # asin (lower-cased) -> product number, on a results page
 
     # ----------------------------------------------------------------- catalogue
+    @property
+    def goals(self) -> GoalSet:
+        """The goals this session's tasks name: AgentGym's list on the AgentGym routes
+        (its server loads synthetic goals only), the goals option's otherwise."""
+        return self.data.agentgym_goals if self.agentgym else self.data.goals
+
     def splits(self) -> Mapping[str, int]:
-        return {name: stop - start for name, (start, stop) in self.data.goals.ranges.items()}
+        return {name: stop - start for name, (start, stop) in self.goals.ranges.items()}
 
     def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
-        if split not in self.data.goals.ranges:
-            raise UnknownSplit(f"unknown split {split!r}; known: {sorted(self.data.goals.ranges)}")
-        start, stop = self.data.goals.ranges[split]
+        if split not in self.goals.ranges:
+            raise UnknownSplit(f"unknown split {split!r}; known: {sorted(self.goals.ranges)}")
+        start, stop = self.goals.ranges[split]
         first = start + max(0, offset)
         last = stop if limit is None else min(stop, first + max(0, limit))
         return [str(i) for i in range(first, last)]
 
     def _position(self, task_id: str) -> int:
-        if not task_id.isdigit() or int(task_id) >= self.data.goals.total:
-            raise UnknownTask(f"unknown task id {task_id!r}: WebShop goals are 0..{self.data.goals.total - 1}")
+        if not task_id.isdigit() or int(task_id) >= self.goals.total:
+            raise UnknownTask(f"unknown task id {task_id!r}: WebShop goals are 0..{self.goals.total - 1}")
         return int(task_id)
 
     def split_of(self, task_id: str) -> str:
         position = self._position(task_id)
-        for name, (start, stop) in self.data.goals.ranges.items():
+        for name, (start, stop) in self.goals.ranges.items():
             if start <= position < stop:
                 return name
         raise UnknownTask(f"unknown task id {task_id!r}")
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
-        goal = self.data.goals.at(self._position(task_id))
+        goal = self.goals.at(self._position(task_id))
         return {"instruction": goal.instruction_text, "goal_type": goal.kind, "category": goal.product.category}
 
     # ----------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
-        self.goal = self.data.goals.at(self._position(task_id))
+        self.goal = self.goals.at(self._position(task_id))
+        # Set per episode: the AgentGym routes flag a session before they reset it.
+        cap = None if self.agentgym else self.data.max_steps
+        self.max_steps = _UNCAPPED if cap is None else cap
         self._clear_page_state()
         self.page = pages.search_page(self.goal.instruction_text)
         return ResetResult(self.page.observation, self._info())
@@ -238,42 +279,7 @@ class WebShopEnv(Env):
 
     # ----------------------------------------------------------------- expert
     def expert_action(self) -> str | None:
-        """Search the goal product's title, open it, choose the goal options, buy."""
+        """The expert's next action (expert.py); None before reset, after buying, or when it gives up."""
         if self.goal is None or self.done or self.page is None:
             return None
-        target = self.goal.product
-        if self.where == "index":
-            return f"search[{target.title.lower()}]"
-        if self.where == "results":
-            if target.asin.lower() in self.links:
-                return f"click[{target.asin.lower()}]"
-            if self.page_no < _EXPERT_PAGES and len(self.results) > self.page_no * PAGE_SIZE:
-                return f"click[{pages.NEXT_PAGE.lower()}]"
-            return None  # not in the top 50: this expert gives up
-        if self.where == "sub":
-            return f"click[{pages.PREV_PAGE.lower()}]"
-        if self.where == "item":
-            if self.product_idx != target.idx:
-                return f"click[{pages.PREV_PAGE.lower()}]"
-            for group, value in self._expert_options(target.options).items():
-                if self.options.get(group) != value and value in self.page.clickables:
-                    return f"click[{value}]"
-            return f"click[{pages.BUY_NOW.lower()}]"
-        return None
-
-    def _expert_options(self, offered: Mapping[str, Sequence[str]]) -> dict[str, str]:
-        """The option value to pick in each group: the goal's own for synthetic goals; for human
-        goals, the offered value that best matches each goal option (WebShop's fuzzy ratio)."""
-        assert self.goal is not None
-        wanted = self.goal.options
-        if isinstance(wanted, Mapping):
-            return dict(wanted)
-        chosen: dict[str, str] = {}
-        for text in wanted:
-            best = max(
-                ((token_set_ratio(normalize_color(v), normalize_color(text)), g, v) for g, vs in offered.items() for v in vs),
-                default=None,
-            )
-            if best is not None and best[0] > 85 and best[1] not in chosen:
-                chosen[best[1]] = best[2]
-        return chosen
+        return expert.next_action(self)

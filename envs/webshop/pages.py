@@ -24,6 +24,8 @@ NEXT_PAGE = "Next >"
 PREV_PAGE = "< Prev"
 BUY_NOW = "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews", "Attributes")
+#: Products on one results page (WebShop's 10).
+PAGE_SIZE = 10
 
 
 @dataclass

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coevo.envs.webshop.build import build
-from coevo.envs.webshop.generator import generate
 from coevo.envs.webshop.records import option_value
+from coevo.envs.webshop.tasks import build, generate
 
 GENERATED_PRODUCTS = 400
 FILE_PRODUCTS = 200

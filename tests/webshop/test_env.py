@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from coevo.envs.base import UnknownTask
+from coevo.envs.base import Env, UnknownTask
 from coevo.envs.registry import make
-from coevo.envs.webshop.build import Manifest
 from coevo.envs.webshop.env import WebShopEnv, parse_action
+from coevo.envs.webshop.tasks import Manifest
 
 
 @pytest.fixture
@@ -159,16 +159,55 @@ def test_webshop_files_with_human_goals(files_dir: Path) -> None:
     assert synthetic.data.goals.kind == "synthetic" and synthetic.splits()["test"] == 500
 
 
+def _same_but_goal(x: str, y: str, goal_texts: tuple[str, str]) -> bool:
+    return x.replace(goal_texts[0], "<goal>") == y.replace(goal_texts[1], "<goal>")
+
+
 def test_files_and_generated_builds_agree(files_dir: Path, tmp_path: Path) -> None:
-    """The generator's records, read back from WebShop-format files, give the same shop."""
-    from coevo.envs.webshop.build import build
+    """The generator's records, read back from WebShop-format files, give the same shop; only
+    the goals' price ceilings differ (WebShop's files draw them as AgentGym's server does)."""
+    from coevo.envs.webshop.tasks import build
 
     build(tmp_path / "gen", products=200, seed=3)
     generated = make("webshop", data_dir=str(tmp_path / "gen"))
     from_files = make("webshop", data_dir=str(files_dir), goals="synthetic")
+    assert isinstance(generated, WebShopEnv) and isinstance(from_files, WebShopEnv)
     assert generated.splits() == from_files.splits()
-    for task in ["0", "17", "600"]:
+    ceilings_differ = 0
+    for task in ["0", "17", "600", "601", "602", "603"]:
         a, b = generated.reset(task_id=task), from_files.reset(task_id=task)
-        assert a.observation == b.observation
+        ga, gb = generated.goal, from_files.goal
+        assert ga is not None and gb is not None
+        assert (ga.number, ga.product, ga.attributes, ga.options) == (gb.number, gb.product, gb.attributes, gb.options)
+        cut = ", and price lower than"
+        assert ga.instruction_text.split(cut)[0] == gb.instruction_text.split(cut)[0]
+        ceilings_differ += ga.price_upper != gb.price_upper
+
+        texts = (ga.instruction_text, gb.instruction_text)
+        assert _same_but_goal(a.observation, b.observation, texts)
         for action in ["search[black machine wash]", "click[next >]"]:
-            assert generated.step(action).observation == from_files.step(action).observation
+            assert _same_but_goal(generated.step(action).observation, from_files.step(action).observation, texts)
+    assert ceilings_differ  # the two rules are different draws
+
+
+def test_episode_cap_is_an_option(generated_dir: Path) -> None:
+    """15 steps by default (ours: WebShop's text env has no cap), max_steps=N, 0 or none: uncapped."""
+
+    def steps_until_truncated(env: Env, limit: int = 40) -> int | None:
+        env.reset(task_id="3")
+        for n in range(1, limit + 1):
+            result = env.step("click[nothing here]")
+            if result.truncated:
+                return n
+        return None
+
+    assert steps_until_truncated(make("webshop", data_dir=str(generated_dir))) == 15
+    assert steps_until_truncated(make("webshop", data_dir=str(generated_dir), max_steps="4")) == 4
+    for uncapped in ("0", "none", 0):
+        assert steps_until_truncated(make("webshop", data_dir=str(generated_dir), max_steps=uncapped)) is None
+    agentgym = make("webshop", data_dir=str(generated_dir), max_steps="4")
+    agentgym.agentgym = True  # what the AgentGym routes set: AgentGym's shop server has no cap
+    assert steps_until_truncated(agentgym) is None
+    for bad in ("-1", "ten", True):
+        with pytest.raises(ValueError, match="max_steps is a step count"):
+            make("webshop", data_dir=str(generated_dir), max_steps=bad)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from coevo.envs.webshop.goals import combination, combinations, shuffled_order, split_ranges
+from coevo.envs.webshop.tasks import combination, combinations, shuffled_order, split_ranges
 from coevo.envs.webshop.vocab import CATEGORIES
-from coevo.envs.webshop.reward import option_matches, attribute_matches, Purchasable
+from coevo.envs.webshop.scoring import option_matches, attribute_matches, Purchasable
 
 
 def test_combinations_follow_itertools_product_over_sorted_names() -> None:

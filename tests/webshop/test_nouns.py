@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coevo.envs.webshop.nouns import nouns, tokens
-from coevo.envs.webshop.reward import GoalSpec, Purchasable, type_reward
+from coevo.envs.webshop.scoring import GoalSpec, Purchasable, type_reward
 
 # (goal title, bought title, WebShop's title_score with spaCy, from its tests/engine/test_goal.py)
 WEBSHOP_CASES = [

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from coevo.envs.registry import make
-from coevo.envs.webshop.build import Manifest, build
+from coevo.envs.webshop.tasks import Manifest, build
 
 pytestmark = pytest.mark.postgres
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

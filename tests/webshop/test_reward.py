@@ -7,11 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from coevo.envs.webshop.build import product_price
 from coevo.envs.webshop.colors import normalize_color
-from coevo.envs.webshop.goals import price_clause
 from coevo.envs.webshop.records import DUMMY_ATTR, Product
-from coevo.envs.webshop.reward import (
+from coevo.envs.webshop.scoring import (
     NO_PRICE_LIMIT,
     GoalSpec,
     Purchasable,
@@ -20,6 +18,7 @@ from coevo.envs.webshop.reward import (
     reward,
     type_reward,
 )
+from coevo.envs.webshop.tasks import price_clause, product_price
 
 SHOE = Purchasable(
     title="Kavora Men's Lightweight Running Shoes",

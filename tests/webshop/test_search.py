@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from coevo.envs.webshop import search
-from coevo.envs.webshop.generator import generate
 from coevo.envs.webshop.records import normalize_product
 from coevo.envs.webshop.search import Analyzer, IndexBuilder, Searcher
+from coevo.envs.webshop.tasks import generate
 
 QUERIES = ["red running shoes for men", "usb microphone noise cancelling", "gluten free bacon pack of 2", "zzzz qqq", "the"]
 
