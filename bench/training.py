@@ -119,7 +119,7 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- AgentEvol
 def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
     from coevo.agentevol.config import from_preset
-    from coevo.agentevol.loop import AgentEvol, stage_names
+    from coevo.agentevol.trainer import AgentEvolTrainer, stage_names
 
     out = Path(args.output_dir or "runs/bench-training-agentevol")
     split = args.splits[0]
@@ -129,7 +129,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
     )  # fmt: skip
-    evol = AgentEvol(config, log=log)
+    evol = AgentEvolTrainer(config, log=log)
     evol.run()
     stages = stage_names(config.iterations)
     results = {stage: _agentevol_rows(evol.layout.eval_file(stage)) for stage in stages}

@@ -20,6 +20,8 @@ update on its share of each step's batch (DDP through accelerate), and they stop
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -152,6 +154,179 @@ def _my_rows(indices: list[int], process: int, processes: int) -> list[int]:
     return mine or indices[process % len(indices):][:1]
 
 
+def _autocast(device: Any, bf16: bool) -> contextlib.AbstractContextManager[Any]:
+    """Forward passes under bf16 autocast when asked (on top of the weights' own dtype)."""
+    import torch
+
+    return torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+
+
+def _load_trained(model_dir: str | Path, torch_dtype: Any, gradient_checkpointing: bool) -> tuple[Any, Any]:
+    """The tokenizer (padding with EOS when it has no pad token) and the model to train."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch_dtype)
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.config.use_cache = False
+    return tokenizer, model
+
+
+def _load_reference(reference_dir: str | Path | None, kl_coef: float, torch_dtype: Any, trained: Any,
+                    setting: str, device: Any, headroom_gb: float) -> tuple[Any, str]:
+    """The frozen reference model and where it was placed; (None, "none") without a KL penalty."""
+    if reference_dir is None or kl_coef <= 0:
+        return None, "none"
+    from transformers import AutoModelForCausalLM
+
+    ref_model = AutoModelForCausalLM.from_pretrained(str(reference_dir), dtype=torch_dtype).eval()
+    ref_model.requires_grad_(False)
+    # Gradients and AdamW's two moments are made at the first step, after this choice: count them.
+    later = 3 * _model_bytes(trained)
+    return ref_model, _place_reference(ref_model, setting, device, int(headroom_gb * 2**30) + later)
+
+
+@dataclass
+class _Batches:
+    """The examples encoded once, with weights of mean 1, padded into a batch of any rows."""
+
+    encoded: list[tuple[list[int], list[int]]]
+    weights: list[float]
+    pad_id: int
+    device: Any
+
+    @classmethod
+    def of(cls, tokenizer: Any, examples: Sequence[LLMExample], prefix: str, max_length: int,
+           device: Any) -> _Batches:
+        total_w = sum(e.weight for e in examples)
+        encoded = [_encode(tokenizer, e, prefix, max_length) for e in examples]
+        weights = [e.weight / total_w * len(examples) for e in examples]  # mean weight 1
+        return cls(encoded, weights, tokenizer.pad_token_id, device)
+
+    def __len__(self) -> int:
+        return len(self.encoded)
+
+    def __call__(self, indices: list[int]) -> tuple[Any, Any, Any, Any]:
+        """(ids, labels, attention mask, weights) of these rows, on the device."""
+        import torch
+
+        width = max(len(self.encoded[i][0]) for i in indices)
+        ids = torch.full((len(indices), width), self.pad_id, dtype=torch.long)
+        labels = torch.full((len(indices), width), -100, dtype=torch.long)
+        mask = torch.zeros((len(indices), width), dtype=torch.long)
+        for row, i in enumerate(indices):
+            seq, lab = self.encoded[i]
+            ids[row, :len(seq)], labels[row, :len(lab)], mask[row, :len(seq)] = (
+                torch.tensor(seq), torch.tensor(lab), 1)
+        w = torch.tensor([self.weights[i] for i in indices], dtype=torch.float32)
+        return ids.to(self.device), labels.to(self.device), mask.to(self.device), w.to(self.device)
+
+
+def _answer_logprobs_before(plain: Any, batches: _Batches, rows: int, batch_size: int, bf16: bool) -> dict[int, Any]:
+    """Each of the first `rows` examples' answer-token log-probabilities under the weights before
+    the update: the KL cap's reference point (rows 0 without a cap: nothing to keep)."""
+    import torch
+
+    order = list(range(rows))
+    before: dict[int, Any] = {}
+    plain.eval()
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            ids, labels, mask, _ = batches(idx)
+            with _autocast(batches.device, bf16):
+                logits = plain(input_ids=ids, attention_mask=mask).logits
+            _, picked, valid = answer_logprobs(logits, labels)
+            for i, part in zip(idx, torch.split(picked, valid.sum(dim=1).tolist())):
+                before[i] = part.detach()
+    return before
+
+
+def _kl_to_reference(ref_model: Any, ids: Any, mask: Any, logp: Any, valid: Any, count: Any, bf16: bool) -> Any:
+    """KL(pi_now || reference) over the answer tokens, averaged per row then over the batch."""
+    import torch
+
+    with torch.no_grad(), _autocast(ids.device, bf16):
+        ref_logits = ref_model(input_ids=ids, attention_mask=mask).logits
+        ref_logp = torch.log_softmax(ref_logits[:, :-1][valid.to(ref_logits.device)].float(), dim=-1)
+    del ref_logits
+    ref_logp = ref_logp.to(logp.device)
+    per_token = (logp.exp() * (logp - ref_logp)).sum(-1)
+    return (_per_row(per_token, valid) / count).mean()
+
+
+def _kl_since_start(before: dict[int, Any], idx: list[int], picked: Any, valid: Any, accelerator: Any) -> Any:
+    """How far the current weights already are from the pre-update policy on this step's rows
+    (averaged over the processes' rows, so all decide alike about the cap)."""
+    import torch
+
+    now = torch.split(picked.detach(), valid.sum(dim=1).tolist())
+    kl_step = torch.stack([_k3(before[i], part) for i, part in zip(idx, now)]).mean()
+    if accelerator.num_processes > 1:
+        kl_step = accelerator.reduce(kl_step, reduction="mean")
+    return kl_step
+
+
+def _train(model: Any, optimizer: Any, accelerator: Any, batches: _Batches, ref_model: Any,
+           before: dict[int, Any], *, steps: int, batch_size: int, seed: int, kl_coef: float,
+           kl_cap: float, likelihood_scale: float, bf16: bool) -> dict[str, float]:
+    """The optimizer steps: weighted NLL plus the KL penalty; before each step the cap is checked
+    and, past it, the last step is undone and training stops. Returns the update's stats."""
+    import torch
+
+    from coevo.genenv.adamw_undo import undo_adamw_step
+
+    device = accelerator.device
+    has_cap = math.isfinite(kl_cap)
+    generator = torch.Generator().manual_seed(seed)
+    model.train()
+    stats = {"samples": float(len(batches)), "steps": 0.0, "loss": math.nan, "nll_first": math.nan,
+             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0,
+             "processes": float(accelerator.num_processes)}
+    for step in range(steps):
+        perm = torch.randperm(len(batches), generator=generator).tolist()  # the same on every process
+        idx = _my_rows(perm[:batch_size], accelerator.process_index, accelerator.num_processes)
+        ids, labels, mask, w = batches(idx)
+        with _autocast(device, bf16):
+            logits = model(input_ids=ids, attention_mask=mask).logits
+        logp, picked, valid = answer_logprobs(logits, labels)
+        count = valid.sum(dim=1).clamp(min=1)
+        nll = -(_per_row(picked, valid) / count)
+        loss = likelihood_scale * (w * nll).mean()
+        kl_ref = torch.tensor(0.0, device=device)
+        if ref_model is not None:
+            kl_ref = _kl_to_reference(ref_model, ids, mask, logp, valid, count, bf16)
+            loss = loss + kl_coef * kl_ref
+        kl_step = _kl_since_start(before, idx, picked, valid, accelerator) if has_cap else torch.tensor(0.0, device=device)
+        if step > 0 and kl_step.item() > kl_cap:
+            undo_adamw_step(optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer)
+            stats.update(capped=1.0, steps=float(step - 1))
+            break
+        optimizer.zero_grad()
+        accelerator.backward(loss)
+        accelerator.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step == 0:
+            stats["nll_first"] = float(nll.mean().item())
+        stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
+                     kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
+    return stats
+
+
+def _save(accelerator: Any, model: Any, tokenizer: Any, out_dir: str | Path) -> None:
+    """The trained model and its tokenizer, written by the main process once all have finished."""
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        accelerator.unwrap_model(model).save_pretrained(out)
+        tokenizer.save_pretrained(out)
+    accelerator.wait_for_everyone()
+
+
 def update_llm(
     model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
     examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
@@ -165,14 +340,8 @@ def update_llm(
     examples: each step's batch is split between them. `dtype`: the weights' (see update_dtype);
     `bf16`: forward passes under bf16 autocast besides; `reference`: see reference_placement.
     Stats: `nll_first` and `nll` are the batch NLL at the first and the last step."""
-    import contextlib
-    import logging
-
     import torch
     from accelerate import Accelerator
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from coevo.genenv.adamw_undo import undo_adamw_step
 
     if not examples:
         raise ValueError("no examples to train on")
@@ -180,112 +349,20 @@ def update_llm(
     device = accelerator.device
     chosen = update_dtype(dtype, device.type, device.type == "cuda" and torch.cuda.is_bf16_supported())
     torch_dtype = getattr(torch, chosen)
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch_dtype)
-    if gradient_checkpointing:
-        model.gradient_checkpointing_enable()
-        model.config.use_cache = False
-    total_w = sum(e.weight for e in examples)
-    encoded = [_encode(tokenizer, e, prefix, max_length) for e in examples]
-    weights = [e.weight / total_w * len(examples) for e in examples]  # mean weight 1
-
+    tokenizer, model = _load_trained(model_dir, torch_dtype, gradient_checkpointing)
+    batches = _Batches.of(tokenizer, examples, prefix, max_length, device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     # Every process prepares (DDP's wrapper broadcasts the weights: a collective).
     model, optimizer = accelerator.prepare(model, optimizer)
     plain = accelerator.unwrap_model(model)  # for forward passes without gradients (no DDP hooks)
-    ref_model, placed = None, "none"
-    if reference_dir is not None and kl_coef > 0:
-        ref_model = AutoModelForCausalLM.from_pretrained(str(reference_dir), dtype=torch_dtype).eval()
-        ref_model.requires_grad_(False)
-        # Gradients and AdamW's two moments are made at the first step, after this choice: count them.
-        later = 3 * _model_bytes(plain)
-        placed = _place_reference(ref_model, reference, device, int(reference_headroom_gb * 2**30) + later)
-    generator = torch.Generator().manual_seed(seed)
-
-    def autocast() -> contextlib.AbstractContextManager[Any]:
-        return torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
-
-    def batch(indices: list[int]) -> tuple[torch.Tensor, ...]:
-        width = max(len(encoded[i][0]) for i in indices)
-        ids = torch.full((len(indices), width), tokenizer.pad_token_id, dtype=torch.long)
-        labels = torch.full((len(indices), width), -100, dtype=torch.long)
-        mask = torch.zeros((len(indices), width), dtype=torch.long)
-        for row, i in enumerate(indices):
-            seq, lab = encoded[i]
-            ids[row, :len(seq)], labels[row, :len(lab)], mask[row, :len(seq)] = (
-                torch.tensor(seq), torch.tensor(lab), 1)
-        w = torch.tensor([weights[i] for i in indices], dtype=torch.float32)
-        return ids.to(device), labels.to(device), mask.to(device), w.to(device)
-
-    # Token log-probs before the update, for the cap (none to keep without one).
-    has_cap = math.isfinite(kl_cap)
-    order = list(range(len(examples))) if has_cap else []
-    before: dict[int, torch.Tensor] = {}
-    plain.eval()
-    with torch.no_grad():
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            ids, labels, mask, _ = batch(idx)
-            with autocast():
-                logits = plain(input_ids=ids, attention_mask=mask).logits
-            _, picked, valid = answer_logprobs(logits, labels)
-            for i, part in zip(idx, torch.split(picked, valid.sum(dim=1).tolist())):
-                before[i] = part.detach()
-
-    model.train()
-    stats = {"samples": float(len(examples)), "steps": 0.0, "loss": math.nan, "nll_first": math.nan,
-             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0,
-             "processes": float(accelerator.num_processes)}
-    for step in range(steps):
-        perm = torch.randperm(len(examples), generator=generator).tolist()  # the same on every process
-        idx = _my_rows(perm[:batch_size], accelerator.process_index, accelerator.num_processes)
-        ids, labels, mask, w = batch(idx)
-        with autocast():
-            logits = model(input_ids=ids, attention_mask=mask).logits
-        logp, picked, valid = answer_logprobs(logits, labels)
-        count = valid.sum(dim=1).clamp(min=1)
-        nll = -(_per_row(picked, valid) / count)
-        loss = likelihood_scale * (w * nll).mean()
-        kl_ref = torch.tensor(0.0, device=device)
-        if ref_model is not None:
-            with torch.no_grad(), autocast():
-                ref_logits = ref_model(input_ids=ids, attention_mask=mask).logits
-                ref_logp = torch.log_softmax(ref_logits[:, :-1][valid.to(ref_logits.device)].float(), dim=-1)
-            del ref_logits
-            ref_logp = ref_logp.to(logp.device)
-            per_token = (logp.exp() * (logp - ref_logp)).sum(-1)
-            kl_ref = (_per_row(per_token, valid) / count).mean()
-            loss = loss + kl_coef * kl_ref
-        # The cap: how far the current weights already are from the pre-update policy (averaged
-        # over the processes' rows, so all decide alike). Past it, undo the last step and stop.
-        kl_step = torch.tensor(0.0, device=device)
-        if has_cap:
-            now = torch.split(picked.detach(), valid.sum(dim=1).tolist())
-            kl_step = torch.stack([_k3(before[i], part) for i, part in zip(idx, now)]).mean()
-            if accelerator.num_processes > 1:
-                kl_step = accelerator.reduce(kl_step, reduction="mean")
-        if step > 0 and kl_step.item() > kl_cap:
-            undo_adamw_step(optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer)
-            stats.update(capped=1.0, steps=float(step - 1))
-            break
-        optimizer.zero_grad()
-        accelerator.backward(loss)
-        accelerator.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        if step == 0:
-            stats["nll_first"] = float(nll.mean().item())
-        stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
-                     kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
+    ref_model, placed = _load_reference(reference_dir, kl_coef, torch_dtype, plain, reference, device,
+                                        reference_headroom_gb)
+    rows = len(examples) if math.isfinite(kl_cap) else 0
+    before = _answer_logprobs_before(plain, batches, rows, batch_size, bf16)
+    stats = _train(model, optimizer, accelerator, batches, ref_model, before, steps=steps, batch_size=batch_size,
+                   seed=seed, kl_coef=kl_coef, kl_cap=kl_cap, likelihood_scale=likelihood_scale, bf16=bf16)
     logging.getLogger(__name__).info(
         "pi_env update on process %d of %d: %d steps, %s weights, reference %s", accelerator.process_index,
         accelerator.num_processes, int(stats["steps"]), chosen, placed)
-    accelerator.wait_for_everyone()
-    if accelerator.is_main_process:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        accelerator.unwrap_model(model).save_pretrained(out)
-        tokenizer.save_pretrained(out)
-    accelerator.wait_for_everyone()
+    _save(accelerator, model, tokenizer, out_dir)
     return stats

@@ -34,7 +34,7 @@ class StartingModels:
 
     def _texts_for_tiny_model(self) -> list[str]:
         """A tiny model's tokenizer is trained on what it will read: base tasks and prompts."""
-        from coevo.envs.simulator.base_tasks import build_base_pool
+        from coevo.envs.simulator.tasks import build_base_pool
         from coevo.envs.simulator.families import family_names
         from coevo.envs.simulator.policies.llm import build_messages, render_example
 
@@ -95,7 +95,7 @@ class StartingModels:
     def _warm_up_llm(self, source: str, target: Path) -> None:
         """Plain SFT on base tasks in the generator's own format: the simulator learns to write
         a task and its answer before co-evolution starts."""
-        from coevo.envs.simulator.base_tasks import build_base_pool
+        from coevo.envs.simulator.tasks import build_base_pool
         from coevo.envs.simulator.policies.llm import TASK_HEADER, build_messages, render_example
         from coevo.genenv.env_update import LLMExample, update_llm
 

@@ -94,7 +94,7 @@ def test_layers_of_modules(module: str, expected: str | None) -> None:
 def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Path) -> None:
     """A CLI import hidden in a trainer's method, a relative import and `from coevo import cli`
     are all found, and put in their layers."""
-    assert module_of(ROOT / "agentevol" / "loop.py") == "coevo.agentevol.loop"
+    assert module_of(ROOT / "agentevol" / "trainer.py") == "coevo.agentevol.trainer"
     assert module_of(ROOT / "coevo" / "store" / "__init__.py") == "coevo.store"
     source = tmp_path / "probe.py"
     source.write_text("def f():\n    from coevo.cli.signals import on_signal\nfrom . import data\nfrom coevo import cli\n")

@@ -111,9 +111,10 @@ SMOLLM2_ALIASES = ("smollm2", "smollm2-135m", "smollm2-135m-instruct", "default"
 
 
 def resolve_model(spec: str, tiny_dir: str | Path, *, corpus: Iterable[str] = (), seed: int = 0) -> Path:
-    """The local model directory `spec` names, the one model lookup of the trainers and policies:
-    a SmolLM2 alias (the converted default model), "tiny" (a random tiny model built once in
-    `tiny_dir`, its tokenizer trained on `corpus`), or a model directory. Nothing is downloaded."""
+    """The local model directory `spec` names, the one model lookup of both trainers: a SmolLM2
+    alias (the converted default model), "tiny" (a random tiny model built once in `tiny_dir`, its
+    tokenizer trained on `corpus`), or a model directory. Nothing is downloaded. (Policy specs,
+    factory.make_policy, take the same aliases and directories, plus `hf:`, but no "tiny".)"""
     if spec.lower() in SMOLLM2_ALIASES:
         return default_model_dir()
     if spec.lower() == "tiny":

@@ -40,10 +40,10 @@ def agentevol(
     from coevo.cli.signals import exit_cleanly_on_sigterm
 
     exit_cleanly_on_sigterm()
-    from coevo.agentevol.loop import AgentEvol
+    from coevo.agentevol.trainer import AgentEvolTrainer
 
     console.print(f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})")
-    evol = AgentEvol(config, log=lambda line: console.print(line, markup=False, highlight=False))
+    evol = AgentEvolTrainer(config, log=lambda line: console.print(line, markup=False, highlight=False))
     rows = evol.run()
     if not evol.main:  # other processes of a distributed run: the main one reports
         return

@@ -29,10 +29,11 @@ from sqlalchemy import Engine
 
 from coevo.envs.base import Env, EnvError, InvalidPayload, ResetResult, StepResult, UnknownTask
 from coevo.envs.simulator.admin_payloads import MAX_BATCH, Generate, LoadPolicy
-from coevo.envs.simulator.base_tasks import build_base_pool
+from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.policies.base import EnvPolicy, Proposal
 from coevo.envs.simulator.scoring import score
-from coevo.envs.simulator.task import SimTask, gold_answer_text
+from coevo.envs.simulator.task_record import SimTask
+from coevo.envs.simulator.tasks import build_base_pool
 from coevo.envs.simulator.validity import InvalidTask, check
 from coevo.store import genenv as store
 from coevo.store.db import make_engine

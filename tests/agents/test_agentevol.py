@@ -23,7 +23,7 @@ from coevo.agentevol.data import (  # noqa: E402
     objective_weight,
     tokenize_record,
 )
-from coevo.agentevol.loop import AgentEvol  # noqa: E402
+from coevo.agentevol.trainer import AgentEvolTrainer  # noqa: E402
 from coevo.agentevol.stage import weighted_nll  # noqa: E402
 from coevo.client.policies.base import Policy  # noqa: E402
 from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
@@ -202,7 +202,7 @@ def test_config_per_env_splits_and_their_refusals() -> None:
 def test_exploration_draws_other_instructions_than_bc_and_evaluation(tmp_path: Path) -> None:
     async def go() -> None:
         async with asgi_env_client("guess") as client:
-            evol = AgentEvol(from_preset("ci", envs=["guess"], output_dir=str(tmp_path), bc_tasks=4, explore_tasks=3))
+            evol = AgentEvolTrainer(from_preset("ci", envs=["guess"], output_dir=str(tmp_path), bc_tasks=4, explore_tasks=3))
             evol.clients = {"guess": [client]}
             bc = {t.task_id for t in await evol.bc_tasks()}
             assert bc == {"train-0", "train-50", "train-100", "train-150"}
@@ -225,7 +225,7 @@ def test_exploration_draws_other_instructions_than_bc_and_evaluation(tmp_path: P
     asyncio.run(go())
 
 
-def _run_ci(output_dir: Path, loop: type[AgentEvol] = AgentEvol, **overrides) -> list[dict]:  # type: ignore[no-untyped-def]
+def _run_ci(output_dir: Path, loop: type[AgentEvolTrainer] = AgentEvolTrainer, **overrides) -> list[dict]:  # type: ignore[no-untyped-def]
     config = from_preset("ci", output_dir=str(output_dir), **overrides)
     logs: list[str] = []
 
@@ -307,7 +307,7 @@ def test_ci_preset_over_two_envs_keeps_bc_exploration_and_evaluation_apart(tmp_p
     assert len(evaluated) == 4 and not bc & explored and not bc & evaluated and not explored & evaluated
 
 
-class _ExpertExplorer(AgentEvol):
+class _ExpertExplorer(AgentEvolTrainer):
     """Explores with the env's expert, so that every explored instruction has successes."""
 
     def explore_policy(self, explorer, name, seed) -> Policy:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.simulator.task import gold_answer_text
+from coevo.envs.simulator.expert import gold_answer_text
 from coevo.genenv.config import GenEnvConfig, preset
 from coevo.genenv.pools import Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator

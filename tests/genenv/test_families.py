@@ -7,10 +7,11 @@ import random
 
 import pytest
 
+from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.families import get_family
 from coevo.envs.simulator.families.function_calling import CATALOG, number_words
 from coevo.envs.simulator.scoring import score
-from coevo.envs.simulator.task import SimTask, gold_answer_text
+from coevo.envs.simulator.task_record import SimTask
 from coevo.envs.simulator.validity import InvalidTask, check
 
 FC = get_family("function_calling")
@@ -129,7 +130,7 @@ def test_arithmetic_values_follow_precedence() -> None:
 
 
 def test_single_steps_of_registered_envs_become_base_tasks() -> None:
-    from coevo.envs.simulator.base_tasks import build_base_pool
+    from coevo.envs.simulator.tasks import build_base_pool
 
     pool, status = build_base_pool(["bfcl", "alfworld", "no_such_source"], 3, 0)
     assert status["no_such_source"] == "unknown source"

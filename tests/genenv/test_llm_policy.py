@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coevo.envs.simulator.base_tasks import build_base_pool
+from coevo.envs.simulator.tasks import build_base_pool
 from coevo.envs.simulator.policies.generators import OpenAIGenerator, TransformersGenerator
 from coevo.envs.simulator.policies.llm import (
     TASK_HEADER,
@@ -20,7 +20,7 @@ from coevo.envs.simulator.policies.llm import (
     parse_generation,
     render_example,
 )
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 from coevo.envs.simulator.validity import check
 
 CALL = SimTask("function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call")

@@ -17,7 +17,7 @@ from coevo.envs.base import UnknownCommand, UnknownTask
 from coevo.envs.simulator.env import GenerationFailed, SimulatorEnv
 from coevo.envs.simulator.policies.base import Proposal
 from coevo.envs.simulator.policies.parametric import ParametricPolicy
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 from coevo.server import create_app
 
 

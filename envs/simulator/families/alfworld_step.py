@@ -20,7 +20,7 @@ from typing import Any
 
 from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.simulator.families.base import TaskFamily
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 
 _PROGRESS = {"start": 0.0, "middle": 0.5, "late": 0.85}
 

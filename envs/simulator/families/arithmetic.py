@@ -16,7 +16,7 @@ from typing import Any
 
 from coevo.envs.simulator.families.base import TaskFamily
 from coevo.envs.simulator.families.function_calling import number_words
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 
 _WORDS = {"+": "plus", "-": "minus", "*": "times"}
 

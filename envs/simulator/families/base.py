@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 
 
 class TaskFamily(ABC):

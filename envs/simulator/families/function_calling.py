@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo.envs.simulator.families.base import TaskFamily
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.policies.base import Proposal
 from coevo.envs.simulator.policies.generators import Messages, TextGenerator
 from coevo.envs.simulator.scoring import Unparsed, parse_calls
-from coevo.envs.simulator.task import SimTask, gold_answer_text
+from coevo.envs.simulator.task_record import SimTask
 
 TASK_HEADER = "### Task\n"
 ANSWER_HEADER = "### Answer"

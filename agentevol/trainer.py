@@ -1,4 +1,4 @@
-"""The AgentEvol loop (Xi et al. 2024): behavioral cloning, then M rounds of explore and learn.
+"""The AgentEvol trainer (Xi et al. 2024): behavioral cloning, then M rounds of explore and learn.
 
     base ─eval→ BC on expert trajectories ─eval→ for m in 1..M:
         explore: K samples per instruction of a broader instruction set with π_{m-1}
@@ -18,7 +18,8 @@ interrupted training from its last epoch checkpoint.
 
 Under `accelerate launch` (several processes), only the main process starts servers, rolls
 out, evaluates and writes state; the others wait at a barrier, read the stage's data files,
-and join the distributed training.
+and join the distributed training. One learning stage (BC or an iteration's learn step) is
+stage.py's train_stage; this module runs the stages, as genenv/trainer.py runs GenEnv's epochs.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ async def tasks_at(client: AsyncEnvClient, env: str, split: str, indices: Sequen
     return list(await asyncio.gather(*(one(i) for i in indices)))
 
 
-class AgentEvol:
+class AgentEvolTrainer:
     def __init__(self, config: AgentEvolConfig, *, log: Log = print) -> None:
         self.config = config
         self.layout = Layout(Path(config.output_dir))

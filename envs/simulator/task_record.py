@@ -1,8 +1,9 @@
-"""A generated task: what the agent sees, the gold answer, and how an answer is scored.
+"""The task record: what the agent sees, the gold answer, and how an answer is scored.
 
 Task ids are content-addressed: a hash of the fields that decide the episode (prompt, answer,
 checker, tools, choices). The same content always gets the same id, in any process, so an id
-is enough to find the task in the store and replay its episode exactly.
+is enough to find the task in the store and replay its episode exactly. Its own module, below
+the families that build tasks and the task source (tasks.py) that draws from them.
 """
 
 from __future__ import annotations
@@ -73,27 +74,3 @@ class SimTask:
 def task_id_of(content: dict[str, Any]) -> str:
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sim-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
-
-
-def render_value(value: Any) -> str:
-    """A literal as Python source (what an agent should write inside a call)."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(render_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{render_value(k)}: {render_value(v)}" for k, v in value.items()) + "}"
-    return repr(value)
-
-
-def render_call(call: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={render_value(v)}" for k, v in call["arguments"].items())
-    return f"{call['name']}({args})"
-
-
-def gold_answer_text(task: SimTask) -> str:
-    """The answer an expert gives: the gold call(s) as Python syntax, or the first reference."""
-    if task.checker == "tool_call":
-        calls = [render_call(c) for c in task.answer]
-        return calls[0] if len(calls) == 1 else "[" + ", ".join(calls) + "]"
-    return str(task.answer[0])

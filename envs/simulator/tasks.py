@@ -1,4 +1,6 @@
-"""Base tasks: the pool the LLM environment policy imitates and the simulator's "base" split.
+"""The task source: the base tasks, the pool the LLM environment policy imitates and the
+simulator's "base" split (generated tasks come from the environment policy, policies/; the
+task record itself is task_record.SimTask, which the families build).
 
 Two sources, both producing validity-gated SimTasks:
 
@@ -18,7 +20,7 @@ from typing import Any
 
 from coevo.envs.simulator.families import family_names, get_family
 from coevo.envs.simulator.scoring import Unparsed, parse_calls
-from coevo.envs.simulator.task import SimTask
+from coevo.envs.simulator.task_record import SimTask
 from coevo.envs.simulator.validity import InvalidTask, check
 
 log = logging.getLogger(__name__)
