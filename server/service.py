@@ -131,9 +131,11 @@ class EnvService:
 
     def info(self) -> InfoResponse:
         cls = self.runtime.env_cls
+        # The cap of an instance built with this server's options (an option can change it).
+        max_steps = self.runtime.catalog.max_steps
         return InfoResponse(
             env=self.env_name, env_version=str(cls.version), server_version=__version__,
-            action_format=cls.action_format, action_example=list(cls.action_example), max_steps=cls.max_steps,
+            action_format=cls.action_format, action_example=list(cls.action_example), max_steps=max_steps,
             splits=dict(self.runtime.catalog.splits()), default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
             agent_prompt=cls.agent_prompt, agentgym_style=cls.agentgym_style,

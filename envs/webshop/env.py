@@ -141,6 +141,7 @@ class WebShopEnv(Env):
     def __init__(self, shared: Any = None, **options: Any) -> None:
         super().__init__(shared, **options)
         self.data: WebShopData = self.shared
+        self.max_steps = _UNCAPPED if self.data.max_steps is None else self.data.max_steps
         self.goal: Goal | None = None
         self._clear_page_state()
         self.page: pages.Page | None = None

@@ -61,3 +61,20 @@ def test_a_broken_thought_rule_is_refused_where_the_env_declares_it() -> None:
         ThoughtRule(pattern=r"^take (.+)$", thought="I take {0} from {1}.")
     with pytest.raises(ValidationError, match="does not fit"):
         ThoughtRule(pattern=r"^look$", thought="I {look}.")
+
+
+@pytest.mark.parametrize(("env", "options", "cap"), [("searchqa", {}, 10), ("searchqa", {"max_searches": "2"}, 6),
+                                                     ("webshop", {"max_steps": "7"}, 7)])
+def test_info_reports_the_step_cap_the_servers_options_give(env: str, options: dict[str, str], cap: int) -> None:
+    """An option that changes an env's episode cap changes the cap /info tells clients, which
+    they take as the rollout's round limit (it used to be the class default: 8 for searchqa)."""
+    with serve(env, env_options=options) as c:
+        assert c.get("/info").json()["max_steps"] == cap
+        session = c.post("/sessions", json={}).json()["session_id"]
+        steps = 0
+        while True:
+            steps += 1
+            result = c.post(f"/sessions/{session}/step", json={"action": "<think>x</think>"}).json()
+            if result["done"] or result["truncated"] or steps > cap + 1:
+                break
+    assert steps <= cap
