@@ -41,13 +41,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from coevo.envs.alfworld import agentgym, engine, expert
-from coevo.envs.alfworld.catalog import CUSTOM_PREFIX, GeneratedCatalog, RealCatalog, knobs_from
 from coevo.envs.alfworld.dialects import DEFAULT_DIALECT, Dialect, UnknownDialect
 from coevo.envs.alfworld.dialects import dialect as dialect_named
 from coevo.envs.alfworld.game import Game, compile_game
 from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
+from coevo.envs.alfworld.tasks import CUSTOM_PREFIX, GeneratedCatalog, RealCatalog, knobs_from
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
 from coevo.envs.options import flag
 from coevo.wire import AgentPrompt

@@ -9,7 +9,7 @@ winnable by the expert. It is the API the GenEnv simulator drives; the knobs are
                                #   task type allows (ALFRED: heat/cool in kitchens, look-at in
                                #   living rooms and bedrooms, clean in kitchens and bathrooms)
         floorplans=None,       # ALFRED floor plan numbers to draw layouts from; None: the seen
-                               #   ones (splits.SEEN_FLOORPLANS)
+                               #   ones (tasks.SEEN_FLOORPLANS)
         max_receptacles=None,  # room size: keep at most this many receptacles (the ones the task
                                #   needs always stay); None: the whole floor plan
         distractors=None,      # number of non-goal object classes placed; None: every class the
@@ -332,7 +332,7 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
 
 def generate(knobs: Knobs, seed: int, floorplans: tuple[int, ...] | None = None) -> Scene:
     """A winnable scene for `knobs`, the same for the same (knobs, seed)."""
-    from coevo.envs.alfworld.splits import SEEN_FLOORPLANS
+    from coevo.envs.alfworld.tasks import SEEN_FLOORPLANS
 
     t = tables()
     allowed = knobs.floorplans or floorplans or SEEN_FLOORPLANS

@@ -111,7 +111,7 @@ def _real_games() -> list[Path]:
     root = os.environ.get("ALFWORLD_DATA")
     if not root:
         return []
-    from coevo.envs.alfworld.catalog import RealCatalog
+    from coevo.envs.alfworld.tasks import RealCatalog
 
     try:
         catalog = RealCatalog(root)

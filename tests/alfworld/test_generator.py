@@ -8,15 +8,14 @@ from collections import Counter
 import pytest
 
 from coevo.envs.alfworld import engine, expert
-from coevo.envs.alfworld.catalog import GeneratedCatalog, knobs_from
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import compile_game
 from coevo.envs.alfworld.generator import APPLIANCE, MAX_EXPERT_STEPS, GenerationError, Knobs, generate
 from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.alfworld.problem import write_problem
-from coevo.envs.alfworld.splits import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
-                                        UNSEEN_FLOORPLANS, type_sequence)
 from coevo.envs.alfworld.tables import tables
+from coevo.envs.alfworld.tasks import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
+                                       UNSEEN_FLOORPLANS, GeneratedCatalog, knobs_from, type_sequence)
 
 NEW = dialect("2.1.2")
 
