@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from coevo.envs.alfworld import agentgym, engine, expert
+from coevo.envs.alfworld import agentgym, engine, expert, scoring
 from coevo.envs.alfworld.dialects import DEFAULT_DIALECT, Dialect, UnknownDialect
 from coevo.envs.alfworld.dialects import dialect as dialect_named
 from coevo.envs.alfworld.game import Game, compile_game
@@ -280,7 +280,7 @@ class AlfWorldEnv(Env):
         else:
             feedback = engine.apply(game, state, chosen)
             self._commands = engine.commands(game, state)
-        won = engine.won(game, state)
+        won = scoring.won(game, state)
         commands = sorted(self._commands)
         if self.shared.backend == "textworld":
             real = self._textworld().step(command)

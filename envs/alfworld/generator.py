@@ -4,7 +4,7 @@
 winnable by the expert. It is the API the GenEnv simulator drives; the knobs are:
 
     Knobs(
-        task_type=None,        # one of goals.TASK_TYPES; None: drawn uniformly
+        task_type=None,        # one of scoring.TASK_TYPES; None: drawn uniformly
         room=None,             # "Kitchen" | "LivingRoom" | "Bedroom" | "Bathroom"; None: any the
                                #   task type allows (ALFRED: heat/cool in kitchens, look-at in
                                #   living rooms and bedrooms, clean in kitchens and bathrooms)
@@ -36,12 +36,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from coevo.envs.alfworld import engine, expert
+from coevo.envs.alfworld import engine, expert, scoring
 from coevo.envs.alfworld.dialects import dialect as get_dialect
 from coevo.envs.alfworld.game import compile_game
-from coevo.envs.alfworld.goals import TASK_TYPES, Goal
 from coevo.envs.alfworld.names import alfred_id, location_id, mangle
 from coevo.envs.alfworld.scene import ObjectSpec, ReceptacleSpec, Scene
+from coevo.envs.alfworld.scoring import TASK_TYPES, Goal
 from coevo.envs.alfworld.tables import FloorPlan, Tables, tables
 
 MAX_EXPERT_STEPS = 30
@@ -351,7 +351,7 @@ def generate(knobs: Knobs, seed: int, floorplans: tuple[int, ...] | None = None)
             continue
         game = compile_game(scene, check)
         state = engine.State(game)
-        if engine.won(game, state):
+        if scoring.won(game, state):
             continue
         try:
             turns = expert.plan(game, state)

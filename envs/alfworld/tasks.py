@@ -28,8 +28,8 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from coevo.envs.alfworld.generator import Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.alfworld.scene import Scene
+from coevo.envs.alfworld.scoring import TASK_TYPES
 
 UNSEEN_FLOORPLANS: tuple[int, ...] = (10, 219, 308, 424)
 TEST_FLOORPLANS: tuple[int, ...] = (9, 29, 215, 226, 315, 325, 404, 425)
@@ -39,7 +39,7 @@ SEEN_FLOORPLANS: tuple[int, ...] = tuple(n for n in ALL_FLOORPLANS
 
 SPLITS: tuple[str, ...] = ("train", "valid_seen", "valid_unseen")
 DEFAULT_SIZES: dict[str, int] = {"train": 3553, "valid_seen": 140, "valid_unseen": 134}
-#: Games per task type in ALFWorld's splits, in goals.TASK_TYPES order.
+#: Games per task type in ALFWorld's splits, in scoring.TASK_TYPES order.
 TYPE_COUNTS: dict[str, tuple[int, ...]] = {
     "train": (790, 308, 650, 459, 533, 813),
     "valid_seen": (35, 13, 27, 16, 25, 24),
@@ -70,7 +70,7 @@ def seed_of(split: str, index: int, salt: int = 0) -> int:
 
 
 def type_sequence(split: str, size: int) -> bytes:
-    """The task type (index into goals.TASK_TYPES) of every game of a split of `size` games.
+    """The task type (index into scoring.TASK_TYPES) of every game of a split of `size` games.
 
     Totals follow ALFWorld's counts scaled to `size` (largest remainder; exactly the real counts
     at the real size), dealt interleaved so that any prefix has about the real mix.

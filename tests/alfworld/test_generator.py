@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from coevo.envs.alfworld import engine, expert
+from coevo.envs.alfworld import engine, expert, scoring
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import compile_game
 from coevo.envs.alfworld.generator import APPLIANCE, MAX_EXPERT_STEPS, GenerationError, Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.alfworld.problem import write_problem
+from coevo.envs.alfworld.scoring import TASK_TYPES
 from coevo.envs.alfworld.tables import tables
 from coevo.envs.alfworld.tasks import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
                                        UNSEEN_FLOORPLANS, GeneratedCatalog, knobs_from, type_sequence)
@@ -51,12 +51,12 @@ def test_games_follow_alfred_rules_and_are_winnable(task_type):
             assert obj.locations == [scene.receptacles[r].location for r in obj.receptacles]
         game = compile_game(scene, NEW)
         state = engine.State(game)
-        assert not engine.won(game, state)
+        assert not scoring.won(game, state)
         turns = expert.plan(game, state)
         assert 0 < len(turns) <= MAX_EXPERT_STEPS
         for turn in turns:
             assert engine.step(game, state, turn.action).admissible
-        assert engine.won(game, state)
+        assert scoring.won(game, state)
         templates = [tpl.format(obj=goal.obj_type.lower(), recep=(goal.recep_type or "").lower(),
                                 toggle=(goal.toggle_type or "").lower()) + "." for tpl in t.goal_templates[task_type]]
         assert scene.task in templates
