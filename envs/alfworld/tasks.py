@@ -4,7 +4,9 @@ Splits: like ALFRED, `train` and `valid_seen` are laid out in the same floor pla
 `valid_unseen` in four floor plans neither ever uses (10, 219, 308, 424: one kitchen, living
 room, bedroom and bathroom). ALFRED's test floor plans (9, 29, 215, 226, 315, 325, 404, 425) are
 used by no split. Default sizes and the task-type mix of each split are ALFWorld's (3553 / 140 /
-134 games).
+134 games). `valid_train` is the fourth folder of ALFWorld's json_2.1.1 data, the one AgentGym
+evaluates on (its `mappings_test.json`, indices 2420-2619): 200 games in seen floor plans, none
+of them in AgentGym's train mapping, with that file's task-type mix.
 
 - Generated: task `<split>-<index>` is `generate(knobs, seed_of(split, index))` with the task
   type dealt by the split's ALFWorld mix and the split's floor plans. The seed derives from the
@@ -12,7 +14,7 @@ used by no split. Default sizes and the task-type mix of each split are ALFWorld
 - Knob-addressed (for curricula and the GenEnv simulator): `gen-<seed>` is the game the
   env's knobs give for that seed; `gen-<seed>?task_type=pick_two_obj_and_place&max_receptacles=6`
   overrides knobs (same names and meanings as `generator.Knobs`).
-- Real: ALFWorld's own games under `$ALFWORLD_DATA/json_2.1.*/{train,valid_seen,valid_unseen}/`,
+- Real: ALFWorld's own games under `$ALFWORLD_DATA/json_2.1.*/<split>/` (the four above),
   selected as ALFWorld selects them (the six task types, no movable/sliced variants, marked
   solvable); task id = the game's folder relative to the json root.
 """
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -37,18 +40,21 @@ ALL_FLOORPLANS: tuple[int, ...] = tuple([*range(1, 31), *range(201, 231), *range
 SEEN_FLOORPLANS: tuple[int, ...] = tuple(n for n in ALL_FLOORPLANS
                                          if n not in UNSEEN_FLOORPLANS and n not in TEST_FLOORPLANS)
 
-SPLITS: tuple[str, ...] = ("train", "valid_seen", "valid_unseen")
-DEFAULT_SIZES: dict[str, int] = {"train": 3553, "valid_seen": 140, "valid_unseen": 134}
-#: Games per task type in ALFWorld's splits, in scoring.TASK_TYPES order.
+SPLITS: tuple[str, ...] = ("train", "valid_seen", "valid_unseen", "valid_train")
+DEFAULT_SIZES: dict[str, int] = {"train": 3553, "valid_seen": 140, "valid_unseen": 134, "valid_train": 200}
+#: Games per task type in ALFWorld's splits, in scoring.TASK_TYPES order; valid_train's are
+#: those of the 200 games AgentGym's mappings_test.json names (commit 3ef9235).
 TYPE_COUNTS: dict[str, tuple[int, ...]] = {
     "train": (790, 308, 650, 459, 533, 813),
     "valid_seen": (35, 13, 27, 16, 25, 24),
     "valid_unseen": (24, 18, 31, 23, 21, 17),
+    "valid_train": (46, 19, 37, 25, 28, 45),
 }
 FLOORPLANS: dict[str, tuple[int, ...]] = {
     "train": SEEN_FLOORPLANS,
     "valid_seen": SEEN_FLOORPLANS,
     "valid_unseen": UNSEEN_FLOORPLANS,
+    "valid_train": SEEN_FLOORPLANS,
 }
 
 
@@ -188,10 +194,53 @@ class GeneratedCatalog:
                 "floorplans": "unseen" if split == "valid_unseen" else "seen"}
 
 
-class RealCatalog:
-    """ALFWorld's game files under a data folder."""
+#: AgentGym's mapping files, in its index order, and the json_2.1.1 folder each one's games lie in.
+AGENTGYM_MAPPINGS: tuple[tuple[str, str], ...] = (("mappings_train.json", "train"), ("mappings_test.json", "valid_train"))
 
-    def __init__(self, data_path: str | Path) -> None:
+
+def agentgym_games(folder: str | Path) -> list[str]:
+    """Task ids (`<split>/<task folder>/<trial>`) of AgentGym's ALFWorld games in its index order.
+
+    AgentGym's server (agentenv-alfworld's `ALFWorld_Wrapper`, commit 3ef9235) lists the entries
+    of its configs/mappings_train.json as games under `json_2.1.1/train`, then those of
+    mappings_test.json under `json_2.1.1/valid_train`, each file in its own order, and a reset
+    plays entry `game` of that list: a position, not the entries' `item_id` (the two agree in
+    its files: 0-2419, then 2420-2619). The files are data, not a rule over the games: the train
+    file names 2,420 of the train games in an order that is not sorted, the test file 200
+    valid_train games in shuffled order. So the user passes a copy of them (`folder`: AgentGym's
+    `agentenv-alfworld/configs`); none ship with coevo.
+    """
+    root = Path(folder).expanduser()
+    games: list[str] = []
+    for name, split in AGENTGYM_MAPPINGS:
+        path = root / name
+        try:
+            entries = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no AgentGym mapping file (agentgym_mappings names the folder holding "
+                                    f"{' and '.join(n for n, _ in AGENTGYM_MAPPINGS)})") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not JSON ({exc})") from None
+        if not isinstance(entries, list):
+            raise ValueError(f"{path}: expected a list of {{item_id, task_type, task_id}} entries")
+        for i, entry in enumerate(entries):
+            parts = [entry.get(key) if isinstance(entry, dict) else None for key in ("task_type", "task_id")]
+            if not all(isinstance(part, str) and part and "/" not in part and "\\" not in part
+                       and part not in (".", "..") for part in parts):
+                raise ValueError(f"{path}: entry {i} needs task_type and task_id, each one folder name: {entry!r}")
+            games.append(f"{split}/{parts[0]}/{parts[1]}")
+    return games
+
+
+class RealCatalog:
+    """ALFWorld's game files under a data folder.
+
+    `admit`: task ids to serve even where ALFWorld's selection drops them (AgentGym's mapped
+    games: its server plays the file a mapping names, marked solvable or not); those whose file
+    exists join their split after the selected ones, sorted.
+    """
+
+    def __init__(self, data_path: str | Path, admit: Sequence[str] = ()) -> None:
         self.root = Path(data_path).expanduser()
         jsons = sorted(p for p in self.root.glob("json_2.1.*") if p.is_dir())
         bases = jsons or [self.root]
@@ -213,6 +262,12 @@ class RealCatalog:
                         self.paths[tid] = game
         if not self.paths:
             raise FileNotFoundError(f"no solvable ALFWorld games under {self.root} (expected json_2.1.1/<split>/...)")
+        for tid in sorted(set(admit) - set(self.paths)):
+            split = tid.split("/", 1)[0]
+            found = next((g for base in bases if (g := base / tid / "game.tw-pddl").is_file()), None)
+            if split in self.games and found is not None:
+                self.games[split].append(tid)
+                self.paths[tid] = found
 
     @property
     def sizes(self) -> dict[str, int]:

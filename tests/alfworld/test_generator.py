@@ -116,16 +116,18 @@ def test_split_mix_and_floorplans():
     assert sum(small.values()) == 60 and set(small) == set(range(6))
     assert not set(UNSEEN_FLOORPLANS) & set(SEEN_FLOORPLANS)
     assert not set(TEST_FLOORPLANS) & set(SEEN_FLOORPLANS)
-    catalog = GeneratedCatalog({"train": 30, "valid_seen": 12, "valid_unseen": 12})
-    assert catalog.sizes == {"train": 30, "valid_seen": 12, "valid_unseen": 12}
+    catalog = GeneratedCatalog({"train": 30, "valid_seen": 12, "valid_unseen": 12, "valid_train": 12})
+    assert catalog.sizes == {"train": 30, "valid_seen": 12, "valid_unseen": 12, "valid_train": 12}
     unseen = {catalog.scene("valid_unseen", i).floorplan for i in range(12)}
     assert unseen <= set(UNSEEN_FLOORPLANS) and len(unseen) > 1
     seen = [catalog.scene("valid_seen", i) for i in range(12)]
     train = [catalog.scene("train", i) for i in range(12)]
-    assert all(s.floorplan in SEEN_FLOORPLANS for s in seen + train)
+    valid_train = [catalog.scene("valid_train", i) for i in range(12)]  # AgentGym's test games: seen plans
+    assert all(s.floorplan in SEEN_FLOORPLANS for s in seen + train + valid_train)
     assert [s.goal.task_type for s in train] == [catalog.task_type("train", i) for i in range(12)]
     # Distinct splits draw distinct games.
-    assert {write_problem(s) for s in seen}.isdisjoint({write_problem(s) for s in train})
+    problems = [{write_problem(s) for s in split} for split in (seen, train, valid_train)]
+    assert all(a.isdisjoint(b) for i, a in enumerate(problems) for b in problems[i + 1:])
 
 
 def test_custom_ids():
