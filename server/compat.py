@@ -25,8 +25,8 @@ AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, 
 `idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
 catalogue with splits in the env's order, the way AgentGym's household-game server
 concatenates its train and test games, unless the env declares AgentGym's own ranges
-(`Env.agentgym_indices`) or resolves indices itself (`Env.agentgym_task`: ALFWorld's real game
-files through AgentGym's mapping files).
+(`Env.agentgym_indices`) or resolves indices itself (`Env.agentgym_task`, e.g. through a
+user's copy of AgentGym's mapping files).
 
 A session created or reset here presents AgentGym's server-side text (`Env.agentgym`: the env
 decides what that changes, e.g. its prompt, messages or dialect). It is an ordinary session
