@@ -34,7 +34,7 @@ def handcoded_expert_env() -> Any:
 def run(split: str, games: int | None, steps: int, seed: int) -> dict[str, Any]:
     from alfworld.agents.environment.alfred_tw_env import AlfredTWEnv
 
-    from coevo.envs.alfworld.catalog import GeneratedCatalog
+    from coevo.envs.alfworld.tasks import GeneratedCatalog
     from coevo.envs.alfworld.export import export_game
 
     catalog = GeneratedCatalog()

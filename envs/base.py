@@ -218,6 +218,11 @@ class Env(ABC):
         """Catalogue metadata for one task (e.g. its type); shown by GET /tasks."""
         return {}
 
+    def agentgym_task(self, index: int) -> str | None:
+        """The task AgentGym's item `index` names, where the env resolves indices itself (e.g.
+        from a user's copy of AgentGym's mapping files); None: by `agentgym_indices`."""
+        return None
+
     # ----------------------------------------------------------------- episode API
     def reset(
         self, task_id: str | None = None, seed: int | None = None, split: str | None = None

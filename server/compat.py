@@ -27,8 +27,9 @@ AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, 
 `idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
 catalogue with splits in the env's order, the way AgentGym's household-game server
 concatenates its train and test games, unless the env declares AgentGym's own ranges
-(`Env.agentgym_indices`). The catalogue indexed is the one an AgentGym session sees (an
-instance with `Env.agentgym` set): an env may serve AgentGym's own task list there.
+(`Env.agentgym_indices`) or resolves indices itself (`Env.agentgym_task`, e.g. through a
+user's copy of AgentGym's mapping files). The catalogue indexed is the one an AgentGym session
+sees (an instance with `Env.agentgym` set): an env may serve AgentGym's own task list there.
 
 A session created or reset here presents AgentGym's server-side text (`Env.agentgym`: the env
 decides what that changes, e.g. its prompt, messages or dialect). It is an ordinary session
@@ -203,6 +204,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
 
     def task_by_index(index: int) -> str:
         catalog = catalog_of_agentgym()
+        own = catalog.agentgym_task(index)
+        if own is not None:
+            return own
         splits = catalog.splits()
         ranges = env_cls.agentgym_indices
         if ranges:

@@ -3,8 +3,14 @@
 AgentGym serves ALFWorld's json_2.1.1 games (`put X in/on Y`, "You arrive at loc 12."), drops
 the reset text's first paragraph (the TextWorld banner) and joins the rest with one newline,
 and cuts a leading "You arrive at loc N. " from every step's text (its `process_ob`). Its task
-indices are its mapping files' order: 2,420 train games (0-2419), then 200 evaluation games
-(2420-2619), which land on our first held-out split.
+indices are its mapping files' order: 2,420 games of ALFWorld's `train` folder (0-2419), then
+200 of its `valid_train` folder (2420-2619). Its test games are valid_train's, not valid_seen's
+or valid_unseen's: its wrapper reads them from `json_2.1.1/valid_train`, all 200 lie in seen
+floor plans (none in 10, 219, 308, 424) and none is in its train mapping. (Its per-session
+`SingleAlfredTWEnv` says `train_eval="eval_out_of_distribution"`, but the game list is set by
+the mapping, so that label picks no game.) On generated games index i is `train-i`, then
+`valid_train-(i - 2420)`; on a user's real games it is the game the mapping files name
+(`AlfWorldEnv.agentgym_task`).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 #: The dialect AgentGym's game files speak; its sessions play generated games in it.
 DIALECT = "2.1.1"
 #: AgentGym's index ranges (Env.agentgym_indices): its train mapping, then its test mapping.
-INDICES: tuple[tuple[str, int], ...] = (("train", 0), ("valid_unseen", 2420))
+INDICES: tuple[tuple[str, int], ...] = (("train", 0), ("valid_train", 2420))
 
 _ARRIVE = "You arrive at loc "
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from coevo.envs.alfworld.goals import TASK_TYPES
+from coevo.envs.alfworld.scoring import TASK_TYPES
 
 OUT = Path(__file__).with_name("data") / "alfred.json"
 

@@ -16,7 +16,7 @@ TextWorld's grammar; this module computes the same things directly:
 - TextWorld keeps the negated facts an action adds (`not_inreceptacle(o, r)` after a pickup)
   and `look` lists objects at the agent's location paired with such a fact ("Next to it, you
   see ..."); the state keeps them too.
-- The game is won when one of the six goal conditions holds.
+- The game is won when its goal condition holds (`scoring.won`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from coevo.envs.alfworld.dialects import HELP_TEXT
 from coevo.envs.alfworld.game import Game
+from coevo.envs.alfworld.scoring import won
 
 WELCOME = "-= Welcome to TextWorld, ALFRED! =-"
 NOTHING_HAPPENS = "Nothing happens."
@@ -296,29 +297,6 @@ def apply(game: Game, state: State, action: tuple) -> str:
         state.sliced |= bit
         return f"You sliced the {oname} with the {game.obj_names[action[2]]}."
     raise ValueError(f"unknown action kind {kind}")
-
-
-def won(game: Game, state: State) -> bool:
-    """Whether the goal condition of the game's task type holds."""
-    goal = game.goal
-    objs = game.goal_objs
-    task = goal.task_type
-    if task == "look_at_obj_in_light":
-        if not state.held & objs:
-            return False
-        lamps = game.goal_toggles & game.toggleable & state.toggled
-        return any(state.contents[r] & lamps for r in game.recs_at[state.loc])
-    if task == "pick_clean_then_place_in_recep":
-        objs &= game.cleanable & state.clean
-    elif task == "pick_heat_then_place_in_recep":
-        objs &= game.heatable & state.hot
-    elif task == "pick_cool_then_place_in_recep":
-        objs &= game.coolable & state.cool
-    if not objs:
-        return False
-    if task == "pick_two_obj_and_place":
-        return any((state.contents[r] & objs).bit_count() >= 2 for r in game.goal_recs)
-    return any(state.contents[r] & objs for r in game.goal_recs)
 
 
 def step(game: Game, state: State, command: str) -> Outcome:

@@ -11,8 +11,12 @@ Options (all optional; strings are accepted, for `--option key=value`):
 - `backend`: "native" (default) or "textworld" (the real engine; needs the `alfworld` extra).
 - `games`: "generated" (default) or "alfworld" (the real game files under `data_path`).
 - `data_path`: ALFWorld's data folder (default `$ALFWORLD_DATA`), for `games=alfworld`.
-- `train_size`, `valid_seen_size`, `valid_unseen_size`: generated split sizes (default
-  ALFWorld's 3553 / 140 / 134).
+- `agentgym_mappings`: with `games=alfworld`, the folder holding a copy of AgentGym's
+  `mappings_train.json` and `mappings_test.json` (its `agentenv-alfworld/configs`): AgentGym's
+  item indices then name the games those files name (`tasks.agentgym_games`). Without it the
+  AgentGym routes refuse item indices on real games rather than serve other games under them.
+- `train_size`, `valid_seen_size`, `valid_unseen_size`, `valid_train_size`: generated split
+  sizes (default ALFWorld's 3553 / 140 / 134, and 200 for valid_train, AgentGym's test games).
 - `knobs`: generator knobs for every generated game (a dict, a JSON object, or
   `key=value&key=value`); see `generator.Knobs`. Task ids `gen-<seed>?knob=value&...` pick
   a single game by seed and knobs (what the GenEnv simulator uses).
@@ -40,14 +44,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from coevo.envs.alfworld import agentgym, engine, expert
-from coevo.envs.alfworld.catalog import CUSTOM_PREFIX, GeneratedCatalog, RealCatalog, knobs_from
+from coevo.envs.alfworld import agentgym, engine, expert, scoring
 from coevo.envs.alfworld.dialects import DEFAULT_DIALECT, Dialect, UnknownDialect
 from coevo.envs.alfworld.dialects import dialect as dialect_named
 from coevo.envs.alfworld.game import Game, compile_game
 from coevo.envs.alfworld.gamefile import load_game_file
 from coevo.envs.alfworld.generator import GenerationError
 from coevo.envs.alfworld.scene import Scene
+from coevo.envs.alfworld.tasks import CUSTOM_PREFIX, GeneratedCatalog, RealCatalog, agentgym_games, knobs_from
 from coevo.envs.base import Env, EnvError, ResetResult, StepResult, UnknownSplit, UnknownTask
 from coevo.envs.options import flag
 from coevo.wire import AgentPrompt
@@ -106,6 +110,8 @@ class Shared:
     generated: GeneratedCatalog | None
     real: RealCatalog | None
     cache: GameCache
+    #: AgentGym's games in its index order (task ids of `real`), from the user's mapping files.
+    agentgym_games: list[str] | None = None
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -121,7 +127,7 @@ class AlfWorldEnv(Env):
     default_split = "train"
     action_example = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
     agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
-    heldout_splits = ("valid_unseen", "valid_seen")
+    heldout_splits = ("valid_unseen", "valid_seen", "valid_train")
     cpu_heavy = True
     agentgym_indices = agentgym.INDICES
     #: The TextWorld engine of backend=textworld, made at the first reset.
@@ -137,6 +143,8 @@ class AlfWorldEnv(Env):
         train_size: int | str | None = None,
         valid_seen_size: int | str | None = None,
         valid_unseen_size: int | str | None = None,
+        valid_train_size: int | str | None = None,
+        agentgym_mappings: str | None = None,
         knobs: Any = None,
         dialect: str = DEFAULT_DIALECT,
         aliases: Any = False,
@@ -156,18 +164,24 @@ class AlfWorldEnv(Env):
         except UnknownDialect as exc:
             raise ValueError(str(exc)) from None
         generated = real = None
+        mapped: list[str] | None = None
         if games == "generated":
+            if agentgym_mappings:
+                raise ValueError("agentgym_mappings maps AgentGym's indices onto ALFWorld's game files: "
+                                 "it needs games=alfworld")
             sizes = {split: int(n) for split, n in (("train", train_size), ("valid_seen", valid_seen_size),
-                                                     ("valid_unseen", valid_unseen_size)) if n not in (None, "")}
+                                                     ("valid_unseen", valid_unseen_size),
+                                                     ("valid_train", valid_train_size)) if n not in (None, "")}
             generated = GeneratedCatalog(sizes, knobs_from(_knobs_option(knobs)), int(salt))
         elif games == "alfworld":
             path = data_path or os.environ.get("ALFWORLD_DATA")
             if not path:
                 raise ValueError("games=alfworld needs data_path or $ALFWORLD_DATA")
-            real = RealCatalog(path)
+            mapped = agentgym_games(agentgym_mappings) if agentgym_mappings else None
+            real = RealCatalog(path, admit=mapped or ())
         else:
             raise ValueError(f"unknown games {games!r}: generated or alfworld")
-        return Shared(backend, chosen, flag(aliases), generated, real, GameCache(int(cache)))
+        return Shared(backend, chosen, flag(aliases), generated, real, GameCache(int(cache)), mapped)
 
     # ------------------------------------------------------------------ catalogue
     def splits(self) -> Mapping[str, int]:
@@ -197,6 +211,24 @@ class AlfWorldEnv(Env):
             return {"source": "generated", "spec": task_id}
         index = int(task_id.rpartition("-")[2])
         return shared.generated.describe(split, index)
+
+    def agentgym_task(self, index: int) -> str | None:
+        """On real games, the game AgentGym's mapping files give index `index` (None: generated
+        games, whose indices follow `agentgym_indices`)."""
+        shared = self.shared
+        if shared.real is None:
+            return None
+        games = shared.agentgym_games
+        if games is None:
+            raise UnknownTask("on ALFWorld's own games AgentGym's indices name games through its mapping files: "
+                              "pass -o agentgym_mappings=<folder with mappings_train.json and mappings_test.json>")
+        if index >= len(games):
+            raise UnknownTask(f"task index {index} is past AgentGym's mapping files ({len(games)} games)")
+        task_id = games[index]
+        if task_id not in shared.real.paths:
+            raise UnknownTask(f"AgentGym's index {index} names {task_id}/game.tw-pddl, which is not under "
+                              f"{shared.real.root}")
+        return task_id
 
     # ------------------------------------------------------------------ games
     def _scene(self, task_id: str) -> Scene:
@@ -280,7 +312,7 @@ class AlfWorldEnv(Env):
         else:
             feedback = engine.apply(game, state, chosen)
             self._commands = engine.commands(game, state)
-        won = engine.won(game, state)
+        won = scoring.won(game, state)
         commands = sorted(self._commands)
         if self.shared.backend == "textworld":
             real = self._textworld().step(command)

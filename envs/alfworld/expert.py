@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coevo.envs.alfworld import engine
+from coevo.envs.alfworld import engine, scoring
 from coevo.envs.alfworld.engine import State, bits
 from coevo.envs.alfworld.game import Game
 
@@ -180,17 +180,17 @@ class _Planner:
         lname = g.obj_names[lamp]
         self.goto(r, f"Now I need the {(g.goal.toggle_type or '').lower()}. The {lname} is on the "
                      f"{g.rec_names[r]}, so I go there.")
-        if not engine.won(g, self.state):
+        if not scoring.won(g, self.state):
             self.do("use " + lname, f"I turn on the {lname} and look at the {g.obj_names[o]} under it.")
 
     def run(self, with_opening: bool) -> list[Turn]:
-        if engine.won(self.game, self.state):
+        if scoring.won(self.game, self.state):
             return []
         if self.game.goal.task_type == "look_at_obj_in_light":
             self.look_at()
         else:
             self.place()
-        if not engine.won(self.game, self.state):
+        if not scoring.won(self.game, self.state):
             raise NoPlan("the plan ends without winning")
         if self.turns and with_opening:
             first = self.turns[0]

@@ -141,7 +141,7 @@ def game_dir_name(scene: Scene) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from coevo.envs.alfworld.catalog import GeneratedCatalog
+    from coevo.envs.alfworld.tasks import GeneratedCatalog
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from coevo.envs.alfworld.dialects import Dialect
-from coevo.envs.alfworld.goals import Goal
 from coevo.envs.alfworld.names import display_names
 from coevo.envs.alfworld.scene import Scene
+from coevo.envs.alfworld.scoring import Goal
 
 def mask_of(indices: Iterable[int]) -> int:
     mask = 0

@@ -4,12 +4,12 @@
 winnable by the expert. It is the API the GenEnv simulator drives; the knobs are:
 
     Knobs(
-        task_type=None,        # one of goals.TASK_TYPES; None: drawn uniformly
+        task_type=None,        # one of scoring.TASK_TYPES; None: drawn uniformly
         room=None,             # "Kitchen" | "LivingRoom" | "Bedroom" | "Bathroom"; None: any the
                                #   task type allows (ALFRED: heat/cool in kitchens, look-at in
                                #   living rooms and bedrooms, clean in kitchens and bathrooms)
         floorplans=None,       # ALFRED floor plan numbers to draw layouts from; None: the seen
-                               #   ones (splits.SEEN_FLOORPLANS)
+                               #   ones (tasks.SEEN_FLOORPLANS)
         max_receptacles=None,  # room size: keep at most this many receptacles (the ones the task
                                #   needs always stay); None: the whole floor plan
         distractors=None,      # number of non-goal object classes placed; None: every class the
@@ -36,12 +36,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from coevo.envs.alfworld import engine, expert
+from coevo.envs.alfworld import engine, expert, scoring
 from coevo.envs.alfworld.dialects import dialect as get_dialect
 from coevo.envs.alfworld.game import compile_game
-from coevo.envs.alfworld.goals import TASK_TYPES, Goal
 from coevo.envs.alfworld.names import alfred_id, location_id, mangle
 from coevo.envs.alfworld.scene import ObjectSpec, ReceptacleSpec, Scene
+from coevo.envs.alfworld.scoring import TASK_TYPES, Goal
 from coevo.envs.alfworld.tables import FloorPlan, Tables, tables
 
 MAX_EXPERT_STEPS = 30
@@ -332,7 +332,7 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
 
 def generate(knobs: Knobs, seed: int, floorplans: tuple[int, ...] | None = None) -> Scene:
     """A winnable scene for `knobs`, the same for the same (knobs, seed)."""
-    from coevo.envs.alfworld.splits import SEEN_FLOORPLANS
+    from coevo.envs.alfworld.tasks import SEEN_FLOORPLANS
 
     t = tables()
     allowed = knobs.floorplans or floorplans or SEEN_FLOORPLANS
@@ -351,7 +351,7 @@ def generate(knobs: Knobs, seed: int, floorplans: tuple[int, ...] | None = None)
             continue
         game = compile_game(scene, check)
         state = engine.State(game)
-        if engine.won(game, state):
+        if scoring.won(game, state):
             continue
         try:
             turns = expert.plan(game, state)

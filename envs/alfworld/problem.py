@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from coevo.envs.alfworld.goals import Goal, goal_pddl, parse_goal
 from coevo.envs.alfworld.scene import OBJECT_PROPERTIES, OBJECT_STATES, ObjectSpec, ReceptacleSpec, Scene
+from coevo.envs.alfworld.scoring import Goal, goal_pddl, parse_goal
 from coevo.envs.alfworld.sexpr import parse_sexpr
 
 _PROPERTY = {p.lower(): p for p in OBJECT_PROPERTIES}

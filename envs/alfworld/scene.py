@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coevo.envs.alfworld.goals import Goal
+from coevo.envs.alfworld.scoring import Goal
 
 #: Object properties a problem can state, by their PDDL predicate.
 OBJECT_PROPERTIES = ("pickupable", "cleanable", "heatable", "coolable", "toggleable", "sliceable",

@@ -8,7 +8,6 @@ passages as JSONL (read through bm25s' memory-mapped line offsets), `questions.j
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -23,8 +22,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from coevo.envs.searchqa.questions import Question, generate_questions
-from coevo.envs.searchqa.world import generate_world, passages_of
+from coevo.envs.searchqa.tasks import Question, generate_questions, generate_world, passages_of, read_question_file
 from coevo.paths import cache_dir
 
 FORMAT_VERSION = 1
@@ -114,59 +112,6 @@ def _read_user_passages(path: Path) -> Iterable[dict[str, str]]:
                 yield doc
             else:
                 yield {"id": doc_id, "title": row.get("title", ""), "text": row["text"]}
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    if path.suffix == ".csv":
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if path.suffix == ".parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ValueError(f"{path}: reading parquet needs pyarrow: pip install 'coevo[parquet]'") from None
-        return pq.read_table(path).to_pylist()
-    return json.loads(path.read_text())
-
-
-def _golds(row: dict[str, Any]) -> list[str] | None:
-    """Gold answers: FlashRAG's `golden_answers`, Search-R1's `reward_model.ground_truth.target`,
-    or Bamboogle's `Answer`."""
-    golds = row.get("golden_answers")
-    if golds is None:
-        golds = ((row.get("reward_model") or {}).get("ground_truth") or {}).get("target")
-    if golds is None:
-        golds = row.get("Answer") if "Answer" in row else row.get("answer")
-    if golds is None:
-        return None
-    return [str(g) for g in golds] if isinstance(golds, (list, tuple)) else [str(golds)]
-
-
-def read_question_file(path: Path) -> list[Question]:
-    """Questions with gold answers, as QA benchmarks ship them.
-
-    Bamboogle's CSV (`Question`, `Answer`), FlashRAG's JSONL (`id`, `question`,
-    `golden_answers`) and Search-R1's parquet files (the same columns, plus `data_source` and
-    `extra_info.split`); JSON lists and JSONL of any of these shapes too. The split is the row's
-    `extra_info.split` or `split` when it has one, else test; `data_source` becomes the task type.
-    """
-    rows = _rows(path)
-    if not isinstance(rows, list):
-        raise ValueError(f"{path}: expected a list of questions")
-    out = []
-    for i, row in enumerate(rows):
-        question = row.get("Question") or row.get("question")
-        answers = _golds(row)
-        if not question or not answers:
-            raise ValueError(f"{path}: row {i} lacks a question (Question/question) or its gold answers "
-                             "(golden_answers, reward_model.ground_truth.target or Answer)")
-        split = (row.get("extra_info") or {}).get("split") or row.get("split") or "test"
-        source = row.get("data_source")
-        out.append(Question(f"user{i}", str(question), answers, source=str(source) if source else None,
-                            split=str(split)))
-    return out
 
 
 def build_user(corpus: Path, questions: Path | None, out: Path | None = None) -> Path:

@@ -23,11 +23,11 @@ from typing import Any
 
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
 from coevo.envs.options import flag
-from coevo.envs.searchqa import agentgym
+from coevo.envs.searchqa import agentgym, expert
 from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action
-from coevo.envs.searchqa.answers import exact_match, f1
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
-from coevo.envs.searchqa.questions import TEMPLATES, Question, read_relation
+from coevo.envs.searchqa.scoring import exact_match, f1
+from coevo.envs.searchqa.tasks import Question
 
 DEFAULT_PASSAGES = 100_000
 
@@ -181,26 +181,10 @@ class SearchQAEnv(Env):
 
     # --------------------------------------------------------------- expert
     def expert_action(self) -> str | None:
-        """Search the anchor, read the bridge off its passage, search the bridge, read the answer.
-
-        The expert knows the question's composition (template and anchor) but not the answer: it
-        has to retrieve both passages and read them, so its score measures the corpus and index.
-        """
-        q = self.question
-        if q is None or self.done or q.template is None or q.anchor is None:
+        """The expert's next reply (envs/searchqa/expert.py): it reads only passages shown this episode."""
+        if self.question is None or self.done:
             return None
-        template = TEMPLATES[q.template]
-        if self.searches == 0:
-            return f"<search>{q.anchor}</search>"
-        bridge = self._read(q.anchor, template.hop1)
-        if self.searches == 1:
-            return f"<search>{bridge}</search>" if bridge else "<answer>unknown</answer>"
-        answer = self._read(bridge, template.hop2) if bridge else None
-        return f"<answer>{answer or 'unknown'}</answer>"
-
-    def _read(self, title: str | None, pattern: str) -> str | None:
-        text = self.seen.get(title) if title else None
-        return read_relation(pattern, text) if text else None
+        return expert.next_action(self.question, self.searches, self.seen)
 
 
 def _task_type(q: Question) -> str:

@@ -37,7 +37,7 @@ SESSION = "<session>"
 #: What each recorded server runs: small generated data, so the replay test is quick.
 SERVERS: dict[str, dict[str, Any]] = {
     "searchqa": {"passages": 4000, "seed": 3},
-    "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10},
+    "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10, "valid_train_size": 10},
     "webshop": {"products": 400, "seed": 7},
 }
 
@@ -203,12 +203,13 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
+    parser.add_argument("--commit", help="the checkout's commit, where it is no git work tree")
     args = parser.parse_args()
     _import_clients(args.agentgym)
     import requests
 
-    commit = subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or None
+    commit = args.commit or subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
+                                           capture_output=True, text=True).stdout.strip() or None
     fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
     recorders = (("searchqa", _record_searchqa), ("alfworld", _record_alfworld), ("webshop", _record_webshop))
     for env, record in recorders:

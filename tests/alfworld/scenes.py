@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import Game, compile_game
-from coevo.envs.alfworld.goals import Goal
 from coevo.envs.alfworld.names import alfred_id, location_id, mangle
 from coevo.envs.alfworld.scene import ObjectSpec, ReceptacleSpec, Scene
+from coevo.envs.alfworld.scoring import Goal
 
 
 def rid(kind: str, x: float, suffix: str = "") -> str:

@@ -22,7 +22,7 @@ from coevo.envs.alfworld import engine, expert
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import Game, compile_game
 from coevo.envs.alfworld.generator import Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES
+from coevo.envs.alfworld.scoring import TASK_TYPES
 from coevo.envs.alfworld.textworld_backend import available
 
 pytestmark = [pytest.mark.skipif(not available(), reason="needs the alfworld extra (TextWorld)"), pytest.mark.slow]
@@ -111,7 +111,7 @@ def _real_games() -> list[Path]:
     root = os.environ.get("ALFWORLD_DATA")
     if not root:
         return []
-    from coevo.envs.alfworld.catalog import RealCatalog
+    from coevo.envs.alfworld.tasks import RealCatalog
 
     try:
         catalog = RealCatalog(root)

@@ -7,7 +7,7 @@ import pytest
 from coevo.envs.alfworld import engine
 from coevo.envs.alfworld.dialects import HELP_TEXT
 from coevo.envs.alfworld.engine import NOTHING_HAPPENS, State
-from coevo.envs.alfworld.goals import Goal
+from coevo.envs.alfworld.scoring import Goal
 
 from .scenes import compiled
 

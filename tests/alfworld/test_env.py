@@ -11,13 +11,13 @@ from coevo.envs.base import EpisodeFinished, UnknownSplit, UnknownTask
 from coevo.envs.registry import make
 from coevo.server import create_app
 
-SMALL = {"train_size": 40, "valid_seen_size": 10, "valid_unseen_size": 10}
+SMALL = {"train_size": 40, "valid_seen_size": 10, "valid_unseen_size": 10, "valid_train_size": 10}
 
 
 def test_registered_with_alfworld_sizes():
     env = make("alfworld")
     assert isinstance(env, AlfWorldEnv)
-    assert env.splits() == {"train": 3553, "valid_seen": 140, "valid_unseen": 134}
+    assert env.splits() == {"train": 3553, "valid_seen": 140, "valid_unseen": 134, "valid_train": 200}
     assert env.task_ids("valid_unseen", 130) == [f"valid_unseen-{i}" for i in range(130, 134)]
     assert env.split_of("train-3552") == "train"
     for bad in ("train-3553", "test-1", "nonsense"):
@@ -27,6 +27,7 @@ def test_registered_with_alfworld_sizes():
         env.task_ids("test")
     assert env.describe_task("valid_unseen-0") == {"task_type": "pick_clean_then_place_in_recep",
                                                    "source": "generated", "floorplans": "unseen"}
+    assert env.describe_task("valid_train-199")["floorplans"] == "seen"
 
 
 def test_expert_episode_wins_with_reward_one():
@@ -139,7 +140,8 @@ def test_over_http():
     app = create_app("alfworld", env_options=SMALL, config=ServerConfig(record=False))
     with TestClient(app) as client:
         info = client.get("/info").json()
-        assert info["splits"] == {"train": 40, "valid_seen": 10, "valid_unseen": 10} and info["max_steps"] == 50
+        assert info["splits"] == {"train": 40, "valid_seen": 10, "valid_unseen": 10, "valid_train": 10}
+        assert info["max_steps"] == 50
         created = client.post("/sessions", json={"task_id": "valid_unseen-2"}).json()
         sid = created["session_id"]
         done, reward = False, 0.0

@@ -7,12 +7,12 @@ import importlib.util
 
 import pytest
 
-from coevo.envs.alfworld import engine
+from coevo.envs.alfworld import engine, scoring
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import compile_game
 from coevo.envs.alfworld.gamefile import parse_game_data
 from coevo.envs.alfworld.generator import Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES
+from coevo.envs.alfworld.scoring import TASK_TYPES
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("alfworld") is None, reason="needs the alfworld extra")
 
@@ -45,7 +45,7 @@ def test_exported_games_read_back_identically(dialect_name):
         state = engine.State(game)
         for command in data["walkthrough"]:
             assert engine.step(game, state, command).admissible
-        assert engine.won(game, state)
+        assert scoring.won(game, state)
 
 
 @pytest.mark.parametrize("dialect_name", ["2.1.1", "2.1.2"])

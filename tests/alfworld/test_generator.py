@@ -7,16 +7,15 @@ from collections import Counter
 
 import pytest
 
-from coevo.envs.alfworld import engine, expert
-from coevo.envs.alfworld.catalog import GeneratedCatalog, knobs_from
+from coevo.envs.alfworld import engine, expert, scoring
 from coevo.envs.alfworld.dialects import dialect
 from coevo.envs.alfworld.game import compile_game
 from coevo.envs.alfworld.generator import APPLIANCE, MAX_EXPERT_STEPS, GenerationError, Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES
 from coevo.envs.alfworld.problem import write_problem
-from coevo.envs.alfworld.splits import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
-                                        UNSEEN_FLOORPLANS, type_sequence)
+from coevo.envs.alfworld.scoring import TASK_TYPES
 from coevo.envs.alfworld.tables import tables
+from coevo.envs.alfworld.tasks import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
+                                       UNSEEN_FLOORPLANS, GeneratedCatalog, knobs_from, type_sequence)
 
 NEW = dialect("2.1.2")
 
@@ -52,12 +51,12 @@ def test_games_follow_alfred_rules_and_are_winnable(task_type):
             assert obj.locations == [scene.receptacles[r].location for r in obj.receptacles]
         game = compile_game(scene, NEW)
         state = engine.State(game)
-        assert not engine.won(game, state)
+        assert not scoring.won(game, state)
         turns = expert.plan(game, state)
         assert 0 < len(turns) <= MAX_EXPERT_STEPS
         for turn in turns:
             assert engine.step(game, state, turn.action).admissible
-        assert engine.won(game, state)
+        assert scoring.won(game, state)
         templates = [tpl.format(obj=goal.obj_type.lower(), recep=(goal.recep_type or "").lower(),
                                 toggle=(goal.toggle_type or "").lower()) + "." for tpl in t.goal_templates[task_type]]
         assert scene.task in templates
@@ -117,16 +116,18 @@ def test_split_mix_and_floorplans():
     assert sum(small.values()) == 60 and set(small) == set(range(6))
     assert not set(UNSEEN_FLOORPLANS) & set(SEEN_FLOORPLANS)
     assert not set(TEST_FLOORPLANS) & set(SEEN_FLOORPLANS)
-    catalog = GeneratedCatalog({"train": 30, "valid_seen": 12, "valid_unseen": 12})
-    assert catalog.sizes == {"train": 30, "valid_seen": 12, "valid_unseen": 12}
+    catalog = GeneratedCatalog({"train": 30, "valid_seen": 12, "valid_unseen": 12, "valid_train": 12})
+    assert catalog.sizes == {"train": 30, "valid_seen": 12, "valid_unseen": 12, "valid_train": 12}
     unseen = {catalog.scene("valid_unseen", i).floorplan for i in range(12)}
     assert unseen <= set(UNSEEN_FLOORPLANS) and len(unseen) > 1
     seen = [catalog.scene("valid_seen", i) for i in range(12)]
     train = [catalog.scene("train", i) for i in range(12)]
-    assert all(s.floorplan in SEEN_FLOORPLANS for s in seen + train)
+    valid_train = [catalog.scene("valid_train", i) for i in range(12)]  # AgentGym's test games: seen plans
+    assert all(s.floorplan in SEEN_FLOORPLANS for s in seen + train + valid_train)
     assert [s.goal.task_type for s in train] == [catalog.task_type("train", i) for i in range(12)]
     # Distinct splits draw distinct games.
-    assert {write_problem(s) for s in seen}.isdisjoint({write_problem(s) for s in train})
+    problems = [{write_problem(s) for s in split} for split in (seen, train, valid_train)]
+    assert all(a.isdisjoint(b) for i, a in enumerate(problems) for b in problems[i + 1:])
 
 
 def test_custom_ids():

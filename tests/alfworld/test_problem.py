@@ -8,9 +8,9 @@ from coevo.envs.alfworld.dialects import DIALECTS, UnknownDialect, detect_dialec
 from coevo.envs.alfworld.game import compile_game
 from coevo.envs.alfworld.gamefile import BadGameFile, parse_game_data
 from coevo.envs.alfworld.generator import Knobs, generate
-from coevo.envs.alfworld.goals import TASK_TYPES, Goal, UnsupportedGoal, goal_pddl, parse_goal
 from coevo.envs.alfworld.names import alfred_id, demangle, display_names, location_id, mangle
 from coevo.envs.alfworld.problem import UnsupportedProblem, read_problem, write_problem
+from coevo.envs.alfworld.scoring import TASK_TYPES, Goal, UnsupportedGoal, goal_pddl, parse_goal
 from coevo.envs.alfworld.sexpr import SexprError, parse_sexpr
 from coevo.envs.alfworld.tables import tables
 

@@ -10,11 +10,11 @@ import pytest
 
 from coevo.envs.base import EpisodeFinished, UnknownTask
 from coevo.envs.searchqa.actions import INVALID_ACTION
-from coevo.envs.searchqa.answers import exact_match, f1, normalize
-from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user, read_question_file
+from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
 from coevo.envs.searchqa.env import SearchQAEnv, parse_action
-from coevo.envs.searchqa.questions import TEMPLATES, generate_questions, read_relation
-from coevo.envs.searchqa.world import generate_world, passages_of
+from coevo.envs.searchqa.expert import read_relation
+from coevo.envs.searchqa.scoring import exact_match, f1, normalize
+from coevo.envs.searchqa.tasks import TEMPLATES, generate_questions, generate_world, passages_of, read_question_file
 
 PASSAGES = 4000
 

@@ -113,7 +113,7 @@ def test_alfworld_answers_have_agentgym_household_server_shapes() -> None:
     reset = exchanges[1]
     assert reset["body"] == {"game": 2420, "world_type": "Text", "id": "<session>"}
     first = reset["answer"]
-    assert first["task_id"] == "valid_unseen-0"  # AgentGym's first test index: our held-out split
+    assert first["task_id"] == "valid_train-0"  # AgentGym's first test index: ALFWorld's valid_train
     assert not first["observation"].startswith("-= Welcome")
     assert "\n\n" not in first["observation"] and "\nYour task is to: " in first["observation"]
     steps = [ex["answer"] for ex in exchanges if ex["path"] == "/step"]
@@ -163,10 +163,10 @@ def test_the_presentation_is_per_session_and_survives_a_restart(sqlite_url: str)
 
 
 def test_agentgym_indices_out_of_our_splits_are_refused() -> None:
-    options = FIXTURE["servers"]["alfworld"]["env_options"]  # 30 train games, 10 valid_unseen
+    options = FIXTURE["servers"]["alfworld"]["env_options"]  # 30 train games, 10 valid_train
     with serve("alfworld", env_options=options) as c:
         env_id = c.post("/create").json()["id"]
-        for index, task in ((0, "train-0"), (29, "train-29"), (2429, "valid_unseen-9")):
+        for index, task in ((0, "train-0"), (29, "train-29"), (2429, "valid_train-9")):
             assert c.post("/reset", json={"id": env_id, "game": index, "world_type": "Text"}).json()["task_id"] == task
         for index in (30, 2419, 2430):
             r = c.post("/reset", json={"id": env_id, "game": index, "world_type": "Text"})

@@ -18,7 +18,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from coevo.envs.alfworld.goals import TASK_TYPES
+from coevo.envs.alfworld.scoring import TASK_TYPES
 from coevo.envs.simulator.families.base import TaskFamily
 from coevo.envs.simulator.task_record import SimTask
 

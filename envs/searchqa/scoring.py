@@ -1,4 +1,4 @@
-"""Answer scoring as QA benchmarks do it: normalized exact match, with token F1 alongside."""
+"""The reward: normalized exact match, as QA benchmarks score answers, with token F1 alongside."""
 
 from __future__ import annotations
 

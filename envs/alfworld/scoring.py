@@ -1,7 +1,8 @@
-"""ALFWorld's six task types: their goal conditions, their two phrasings, their PDDL.
+"""The reward: ALFWorld's six task types, their goal conditions, and the check that one holds.
 
-A goal names types, never instances: "put a clean mug in coffeemachine" is won by any clean
-mug inside any coffee machine. `Goal` keeps the task type and the types involved; `goal_pddl`
+`won` is the benchmark's checker: reward 1 and the episode's end when it holds. A goal names
+types, never instances: "put a clean mug in coffeemachine" is won by any clean mug inside any
+coffee machine. `Goal` keeps the task type and the types involved; `goal_pddl`
 writes the goal exactly as ALFWorld's game files state it, and `parse_goal` reads such a goal
 back, refusing any goal that is not one of the six shapes (rendering it again and comparing
 token by token), so a game file is never half-understood.
@@ -11,8 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coevo.envs.alfworld.sexpr import parse_sexpr
+
+if TYPE_CHECKING:
+    from coevo.envs.alfworld.engine import State
+    from coevo.envs.alfworld.game import Game
 
 TASK_TYPES: tuple[str, ...] = (
     "pick_and_place_simple",
@@ -142,3 +148,26 @@ def parse_goal(goal_expr: list, type_names: Mapping[str, str]) -> Goal:
     if not goal.obj_type or _flatten(parse_sexpr(goal_pddl(goal))[0][1]) != _flatten(goal_expr):
         raise UnsupportedGoal(f"not one of ALFWorld's six goal shapes: {text[:300]}")
     return goal
+
+
+def won(game: Game, state: State) -> bool:
+    """Whether the goal condition of the game's task type holds."""
+    goal = game.goal
+    objs = game.goal_objs
+    task = goal.task_type
+    if task == "look_at_obj_in_light":
+        if not state.held & objs:
+            return False
+        lamps = game.goal_toggles & game.toggleable & state.toggled
+        return any(state.contents[r] & lamps for r in game.recs_at[state.loc])
+    if task == "pick_clean_then_place_in_recep":
+        objs &= game.cleanable & state.clean
+    elif task == "pick_heat_then_place_in_recep":
+        objs &= game.heatable & state.hot
+    elif task == "pick_cool_then_place_in_recep":
+        objs &= game.coolable & state.cool
+    if not objs:
+        return False
+    if task == "pick_two_obj_and_place":
+        return any((state.contents[r] & objs).bit_count() >= 2 for r in game.goal_recs)
+    return any(state.contents[r] & objs for r in game.goal_recs)
