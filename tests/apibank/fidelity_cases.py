@@ -124,7 +124,11 @@ def _hypothesis(recipe: str, text: str, other: str, rng: random.Random) -> str:
 
 
 def reply_cases(samples_dir: Path) -> list[ReplyCase]:
-    turns = reply_turns(samples_dir)
+    return reply_cases_of(reply_turns(samples_dir))
+
+
+def reply_cases_of(turns: list[tuple[str, str]]) -> list[ReplyCase]:
+    """Every recipe on each (key, recorded reply); `other` draws from the same list."""
     cases = []
     for key, text in turns:
         for recipe in REPLY_RECIPES:

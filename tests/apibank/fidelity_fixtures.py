@@ -26,7 +26,7 @@ from coevo.envs.apibank.resources import Resources, build_resources
 from coevo.envs.apibank.sandbox import SandboxSession
 from coevo.envs.apibank.tasks import Dialogue, Turn
 from tests.apibank.conftest import DATA_DIR
-from tests.apibank.fidelity_cases import CallCase, call_cases, reply_cases
+from tests.apibank.fidelity_cases import CallCase, ReplyCase, call_cases, reply_cases, reply_cases_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = DATA_DIR / "lv1-lv2-samples"
@@ -100,9 +100,24 @@ def dump(out: str) -> None:
                            "response": turn.result, "truth": turn.result,
                            "hash": result_hash(turn.result)})
     replies = [{"id": c.id, "reference": c.reference, "hypothesis": c.hypothesis}
-               for c in reply_cases(SAMPLES)]
+               for c in reply_cases(SAMPLES) + generated_reply_cases()]
     Path(out).write_text(json.dumps({"replies": replies, "calls": calls, "checks": checks}))
     print(f"{len(replies)} replies, {len(calls)} calls, {len(checks)} checks -> {out}")
+
+
+def generated_reply_cases(dialogues: int = 40, every: int = 3) -> list[ReplyCase]:
+    """Reply cases over the env's own generated dialogues (built-in databases: no benchmark
+    text), every `every`-th kept; their fixture stores the text, so it runs without the data."""
+    from coevo.envs.apibank.env import decision_points
+    from coevo.envs.registry import make
+
+    env: Any = make("apibank", train_size=dialogues, test_size=1)
+    turns = []
+    for task_id in env.task_ids("train"):
+        dialogue = env.shared.dialogue(task_id)
+        turns += [(f"{task_id}:{i}", dialogue.turns[i].text) for i in decision_points(dialogue)
+                  if dialogue.turns[i].role == "AI"]
+    return reply_cases_of(turns)[::every]
 
 
 def build(recorded_path: str, cases_path: str) -> None:
@@ -111,8 +126,14 @@ def build(recorded_path: str, cases_path: str) -> None:
     hashes = {c["id"]: c["hash"] for c in cases["checks"]}
     FIXTURES.mkdir(exist_ok=True)
     meta = {"original": ORIGINAL, "rouge": "rouge==1.0.1"}
+    generated = {c["id"]: c for c in cases["replies"] if c["id"].startswith("gen-")}
+    (FIXTURES / "original_replies_generated.json").write_text(json.dumps(
+        {"meta": meta, "cases": [[case_id, c["reference"], c["hypothesis"], recorded["replies"][case_id]]
+                                 for case_id, c in generated.items()]},
+        separators=(",", ":")) + "\n")
     files = {
-        "original_replies.json": grouped(recorded["replies"]),
+        "original_replies.json": grouped({k: v for k, v in recorded["replies"].items()
+                                          if k not in generated}),
         "original_calls.json": grouped(recorded["calls"]),
         "original_checks.json": grouped({k: [v, hashes[k]] for k, v in recorded["checks"].items()}),
     }

@@ -2,7 +2,9 @@
 
 fixtures/original_*.json hold the outputs of the original's own code (evaluator.py with its
 ToolManager and the `rouge` package), recorded once by record_original.py on the cases
-fidelity_cases.py builds from the shipped dialogues (data needed; skipped otherwise):
+fidelity_cases.py builds. One file runs everywhere: 627 reply pairs over the env's generated
+dialogues, stored with their text (ours). The others are built from the shipped dialogues (data
+needed; skipped otherwise):
 
 - replies: 9,082 (recorded reply, hypothesis) pairs -> the original's rounded ROUGE-L F;
 - calls: 5,137 API-Request lines (the expert's and perturbed ones) -> the original's verdict,
@@ -13,6 +15,7 @@ fidelity_cases.py builds from the shipped dialogues (data needed; skipped otherw
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -24,6 +27,7 @@ from coevo.envs.apibank.sandbox import SandboxSession
 from coevo.envs.apibank.scoring import is_correct
 from tests.apibank.fidelity_cases import call_cases, reply_cases
 from tests.apibank.fidelity_fixtures import (
+    FIXTURES,
     SAMPLES,
     as_score,
     as_verdict,
@@ -33,6 +37,17 @@ from tests.apibank.fidelity_fixtures import (
     shipped_dialogues,
     truth_turn,
 )
+
+
+def test_official_rouge_l_on_generated_replies() -> None:
+    """No data needed: the generated dialogues' replies, with their text in the fixture."""
+    rows = json.loads((FIXTURES / "original_replies_generated.json").read_text())["cases"]
+    assert len(rows) == 627
+    wrong = [(case_id, official_rouge_l(reference, hypothesis), outcome)
+             for case_id, reference, hypothesis, outcome in rows
+             if official_rouge_l(reference, hypothesis) != as_score(outcome)]
+    assert wrong == []
+    assert any(corrected_rouge_l(r, h) != as_score(o) for _, r, h, o in rows)
 
 
 def test_fixtures_cover_every_case(real: Resources) -> None:
