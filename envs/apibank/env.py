@@ -215,7 +215,7 @@ class ApiBankEnv(Env):
             self.world.call(truth.api_name, truth.param_dict,
                             hints_from_record(truth.api_name, truth.result))
         else:
-            scores = {mode: rouge_l(truth.text, action, mode) for mode in MODES}
+            scores = {mode: rouge_l(truth.text, action, mode, self.dialogue.level) for mode in MODES}
             for mode, score in scores.items():
                 info[f"rouge_l_{mode}"] = score
                 self.rouge_total[mode] += score

@@ -6,7 +6,8 @@ evaluator builds a new ToolManager per call), list arguments reach the API as th
 call wrote, DeleteMeeting's rule reads the missing `input['time']` and TimedSwitch's and
 CancelTimedSwitch's read `input['name']` where the calls say `device_id` (always wrong), and replies
 earn the `rouge` package's ROUGE-L F (case-sensitive, punctuation kept, sentences split on
-".", rounded to 4 places) of the reply exactly as given, `AI:` prefix included.
+".", rounded to 4 places) of the reply exactly as given, `AI:` prefix included. Level 3 follows
+`lv3_evaluator.py`: no name check on calls, replies without `User:`/`AI:`, unrounded.
 
 `corrected` is the env's repaired scoring: calls run on the session's sandbox (later calls see
 earlier writes, as the dialogues were recorded), list arguments are read as literals,

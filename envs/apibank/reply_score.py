@@ -29,20 +29,25 @@ def _rouge_score() -> Any:
     return rouge_scorer.RougeScorer(["rougeL"])
 
 
-def official_rouge_l(reference: str, reply: str) -> float:
-    """The original's figure for `reply` as given.
+def official_rouge_l(reference: str, reply: str, level: int = 1) -> float:
+    """The original's figure for `reply`.
 
+    Levels 1-2 (`evaluator.py`): the reply as given, rounded to 4 places. Level 3
+    (`lv3_evaluator.py`): every `User:` and `AI:` removed and the rest stripped, unrounded.
     Where the original raises (a reply with no text between its dots, like "...", has no
     sentence; a sentence of over ~1,000 words overflows its recursive LCS) its evaluation run
     stops; here such a reply scores 0.
     """
+    if level == 3:
+        reply = reply.replace("User:", "").replace("AI:", "").strip()
     if not reply:
         return 0.0
     try:
         scores = _rouge().get_scores(reply, reference)
     except (ValueError, RecursionError):
         return 0.0
-    return round(float(scores[0]["rouge-l"]["f"]), 4)
+    score = float(scores[0]["rouge-l"]["f"])
+    return score if level == 3 else round(score, 4)
 
 
 def corrected_rouge_l(reference: str, reply: str) -> float:
@@ -55,8 +60,8 @@ def corrected_rouge_l(reference: str, reply: str) -> float:
     return float(_rouge_score().score(reference, text)["rougeL"].fmeasure)
 
 
-def rouge_l(reference: str, reply: str, mode: ScoringMode = "official") -> float:
-    """ROUGE-L F of `reply` against `reference` under `mode`."""
+def rouge_l(reference: str, reply: str, mode: ScoringMode = "official", level: int = 1) -> float:
+    """ROUGE-L F of `reply` against `reference` under `mode`, for a dialogue of `level`."""
     if mode == "official":
-        return official_rouge_l(reference, reply)
+        return official_rouge_l(reference, reply, level)
     return corrected_rouge_l(reference, reply)

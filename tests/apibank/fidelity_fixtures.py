@@ -128,8 +128,9 @@ def build(recorded_path: str, cases_path: str) -> None:
     meta = {"original": ORIGINAL, "rouge": "rouge==1.0.1"}
     generated = {c["id"]: c for c in cases["replies"] if c["id"].startswith("gen-")}
     (FIXTURES / "original_replies_generated.json").write_text(json.dumps(
-        {"meta": meta, "cases": [[case_id, c["reference"], c["hypothesis"], recorded["replies"][case_id]]
-                                 for case_id, c in generated.items()]},
+        {"meta": meta, "columns": ["id", "reference", "hypothesis", "evaluator.py", "lv3_evaluator.py"],
+         "cases": [[case_id, c["reference"], c["hypothesis"], recorded["replies"][case_id],
+                    recorded["replies_lv3"][case_id]] for case_id, c in generated.items()]},
         separators=(",", ":")) + "\n")
     files = {
         "original_replies.json": grouped({k: v for k, v in recorded["replies"].items()

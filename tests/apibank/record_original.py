@@ -9,6 +9,8 @@ here) in a venv with its requirements (`rouge==1.0.1`, `rank_bm25`, `nltk`, `num
 
 - `replies`: `Evaluator.evaluate` on an AI sample (ROUGE-L F of the `rouge` package, rounded
   to 4 places; 0 for an empty output, as the evaluator's main loop scores it).
+- `replies_lv3`: lv3_evaluator.py's reply score (its `calculate_rouge_l_score` after the
+  `User:`/`AI:` removal and strip its `test_json` applies; unrounded).
 - `calls`: the main loop's path for an API sample: `get_api_call` on the output, then
   `Evaluator.evaluate` (a fresh ToolManager, the call, the API's `check_api_call_correctness`).
 - `checks`: `check_api_call_correctness` alone on a result coevo's sandbox produced, for the
@@ -89,8 +91,16 @@ def main(cases_path: str, original_dir: str, out_path: str) -> None:
         except KeyError:
             return False  # Evaluator.evaluate's own rule
 
+    lv3: Any = __import__("lv3_evaluator")
+
+    def reply_lv3(case: dict[str, Any]) -> Any:
+        # lv3_evaluator.test_json's own preprocessing of the prediction, then its scorer.
+        hypothesis = case["hypothesis"].replace("User:", "").replace("AI:", "").strip()
+        return lv3.calculate_rouge_l_score(case["reference"], hypothesis)
+
     results = {
         "replies": {c["id"]: _outcome(lambda c=c: reply(c)) for c in cases["replies"]},
+        "replies_lv3": {c["id"]: _outcome(lambda c=c: reply_lv3(c)) for c in cases.get("replies_lv3", [])},
         "calls": {c["id"]: _outcome(lambda c=c: call(c)) for c in cases["calls"]},
         "checks": {c["id"]: _outcome(lambda c=c: check(c)) for c in cases["checks"]},
     }

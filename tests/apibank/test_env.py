@@ -183,3 +183,15 @@ def test_shipped_dialogues_with_data() -> None:
     # Calls with no ground-truth API turn still get one step (the last AI reply).
     dialogue = env.shared.dialogue("l2-QueryReminder-level-3-3")
     assert decision_points(dialogue) == [len(dialogue.turns) - 1]
+
+
+def test_level3_official_judging_skips_the_name_check(env: ApiBankEnv) -> None:
+    # lv3_evaluator.py runs whatever API the prediction names and applies the ground truth's rule.
+    task_id = next(t for t in env.task_ids("train", 0, 10) if env.describe_task(t)["level"] == 3)
+    env.reset(task_id=task_id)
+    result = env.step("API-Request: [NoSuchApi(keywords='weather')]")
+    assert result.reward == 0.0 and result.info["error"] == "invalid tool name."
+    corrected = make("apibank", scoring="corrected", **OPTIONS)
+    corrected.reset(task_id=task_id)
+    result = corrected.step("API-Request: [NoSuchApi(keywords='weather')]")
+    assert result.info["error"].startswith("API Name Mismatch: NoSuchApi vs ")

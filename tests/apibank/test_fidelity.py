@@ -3,7 +3,8 @@
 fixtures/original_*.json hold the outputs of the original's own code (evaluator.py with its
 ToolManager and the `rouge` package), recorded once by record_original.py on the cases
 fidelity_cases.py builds. One file runs everywhere: 627 reply pairs over the env's generated
-dialogues, stored with their text (ours). The others are built from the shipped dialogues (data
+dialogues, stored with their text (ours), scored by evaluator.py (levels 1-2) and by
+lv3_evaluator.py (level 3). The others are built from the shipped dialogues (data
 needed; skipped otherwise):
 
 - replies: 9,082 (recorded reply, hypothesis) pairs -> the original's rounded ROUGE-L F;
@@ -43,11 +44,13 @@ def test_official_rouge_l_on_generated_replies() -> None:
     """No data needed: the generated dialogues' replies, with their text in the fixture."""
     rows = json.loads((FIXTURES / "original_replies_generated.json").read_text())["cases"]
     assert len(rows) == 627
-    wrong = [(case_id, official_rouge_l(reference, hypothesis), outcome)
-             for case_id, reference, hypothesis, outcome in rows
-             if official_rouge_l(reference, hypothesis) != as_score(outcome)]
+    wrong = [(case_id, level) for case_id, reference, hypothesis, *outcomes in rows
+             for level, outcome in ((1, outcomes[0]), (3, outcomes[1]))
+             if official_rouge_l(reference, hypothesis, level) != as_score(outcome)]
     assert wrong == []
-    assert any(corrected_rouge_l(r, h) != as_score(o) for _, r, h, o in rows)
+    assert any(corrected_rouge_l(r, h) != as_score(o) for _, r, h, o, _ in rows)
+    # The level-3 evaluator drops "AI:" and does not round.
+    assert any(o1 != o3 for *_, o1, o3 in rows)
 
 
 def test_fixtures_cover_every_case(real: Resources) -> None:
