@@ -5,8 +5,9 @@ ground truth (it must emit `API-Request: [Name(...)]`) and at every AI reply tha
 follows a call (free text). Other turns are revealed as the dialogue advances. As in API-Bank's
 evaluation the history is the ground truth's (teacher forcing): after each step the recorded turn
 is shown, and the session's sandbox executes the ground-truth call so its databases follow the
-dialogue. The agent's own call runs on a throw-away fork of that sandbox and is correct when the
-API name matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
+dialogue. The agent's own call runs on fresh databases (official scoring, as API-Bank's
+evaluator does) or a throw-away fork of that sandbox (corrected) and is correct when the API name
+matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
 ROUGE-L F against the recorded reply. The `scoring` option picks how (modes.py): `official`
 (default) judges as API-Bank's released evaluator does, `corrected` with the env's repairs; the
 reward follows the selected mode and `info` carries both modes' figures side by side (the

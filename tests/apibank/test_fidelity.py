@@ -26,7 +26,7 @@ from coevo.envs.apibank.reply_score import corrected_rouge_l, official_rouge_l
 from coevo.envs.apibank.resources import Resources
 from coevo.envs.apibank.sandbox import SandboxSession
 from coevo.envs.apibank.scoring import is_correct
-from tests.apibank.fidelity_cases import call_cases, reply_cases
+from tests.apibank.fidelity_cases import REPLY_RECIPES, call_cases, reply_cases
 from tests.apibank.fidelity_fixtures import (
     FIXTURES,
     SAMPLES,
@@ -73,7 +73,7 @@ def test_corrected_rouge_l_differs_where_documented(real: Resources) -> None:
     agree = sum(abs(corrected_rouge_l(c.reference, c.hypothesis) - as_score(recorded[c.id])) < 5e-5
                 for c in cases)
     assert agree < len(cases)
-    by_recipe = {c.id.split("|")[1]: recorded[c.id] for c in cases[:30]}
+    by_recipe = {c.id.split("|")[1]: recorded[c.id] for c in cases[:len(REPLY_RECIPES)]}
     assert by_recipe["same"] == 1.0 and by_recipe["ai_prefix"] < 1.0  # the original counts "AI:"
     assert by_recipe["dots_only"] == "raises ValueError"  # no sentence: the original stops
 
