@@ -5,7 +5,8 @@
   judged by API-Bank's own rules (null without the data); per level and per retriever.
 - expert_api_accuracy: the ground-truth expert's API accuracy over HTTP (a `coevo serve apibank`
   subprocess) on generated dialogues and, with the data, on the shipped ones; also the accuracy
-  on shipped calls outside the documented replay exceptions.
+  on shipped calls outside the documented replay exceptions. Under the env's default scoring
+  mode (official); the `_official` / `_corrected` keys give each mode's figure side by side.
 - calls_per_s / episodes_per_s: expert steps (API calls and replies) and finished episodes per
   second over HTTP from one client, sequentially.
 - session_kb: memory per live session with its database copy (tracemalloc over 500 sessions,
@@ -26,6 +27,7 @@ from typing import Any
 
 from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
+from coevo.envs.apibank.modes import MODES
 from coevo.envs.apibank.replay import replay
 from coevo.envs.apibank.resources import build_resources
 from coevo.envs.registry import make
@@ -65,7 +67,9 @@ def bench_replay(path: Path | None) -> dict[str, Any]:
 
 
 def play(client: EnvClient, task_ids: list[str]) -> dict[str, float]:
+    """Expert episodes; accuracy under the env's default scoring mode and under each mode."""
     calls = correct = steps = 0
+    by_mode = dict.fromkeys(MODES, 0)
     start = time.perf_counter()
     for task_id in task_ids:
         with client.create(task_id=task_id) as session:
@@ -75,10 +79,14 @@ def play(client: EnvClient, task_ids: list[str]) -> dict[str, float]:
                 if result.done or result.truncated:
                     calls += result.info.get("api_calls", 0)
                     correct += result.info.get("api_correct", 0)
+                    for mode in MODES:
+                        by_mode[mode] += result.info.get(f"api_correct_{mode}", 0)
                     break
     elapsed = time.perf_counter() - start
-    return {"accuracy": correct / calls if calls else 0.0, "calls": calls,
-            "steps_per_s": steps / elapsed, "episodes_per_s": len(task_ids) / elapsed}
+    out = {"accuracy": correct / calls if calls else 0.0, "calls": calls,
+           "steps_per_s": steps / elapsed, "episodes_per_s": len(task_ids) / elapsed}
+    out.update({f"accuracy_{mode}": n / calls if calls else 0.0 for mode, n in by_mode.items()})
+    return out
 
 
 def bench_http(path: Path | None, episodes: int) -> dict[str, Any]:
@@ -91,6 +99,8 @@ def bench_http(path: Path | None, episodes: int) -> dict[str, Any]:
         generated = [t.task_id for t in client.tasks("test", 0, episodes).tasks]
         gen = play(client, generated)
         out["expert_api_accuracy_generated"] = round(gen["accuracy"], 4)
+        for mode in MODES:
+            out[f"expert_api_accuracy_generated_{mode}"] = round(gen[f"accuracy_{mode}"], 4)
         out["calls_per_s"] = round(gen["steps_per_s"], 1)
         out["episodes_per_s"] = round(gen["episodes_per_s"], 1)
         accuracy = gen["accuracy"]
@@ -99,6 +109,8 @@ def bench_http(path: Path | None, episodes: int) -> dict[str, Any]:
                        for t in client.tasks(split, 0, 1000).tasks]
             real = play(client, shipped)
             out["expert_api_accuracy_shipped"] = round(real["accuracy"], 4)
+            for mode in MODES:
+                out[f"expert_api_accuracy_shipped_{mode}"] = round(real[f"accuracy_{mode}"], 4)
             out["shipped_calls"] = real["calls"]
             accuracy = min(accuracy, real["accuracy"])
         out["expert_api_accuracy"] = round(accuracy, 4)

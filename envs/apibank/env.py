@@ -5,10 +5,13 @@ ground truth (it must emit `API-Request: [Name(...)]`) and at every AI reply tha
 follows a call (free text). Other turns are revealed as the dialogue advances. As in API-Bank's
 evaluation the history is the ground truth's (teacher forcing): after each step the recorded turn
 is shown, and the session's sandbox executes the ground-truth call so its databases follow the
-dialogue. The agent's own call runs on a throw-away fork of that sandbox and is correct when the
-API name matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
-ROUGE-L F against the recorded reply. `info` carries the running API accuracy, the mean ROUGE-L
-and, at the end, `success` (every call correct).
+dialogue. The agent's own call runs on fresh databases (official scoring, as API-Bank's
+evaluator does) or a throw-away fork of that sandbox (corrected) and is correct when the API name
+matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
+ROUGE-L F against the recorded reply. The `scoring` option picks how (modes.py): `official`
+(default) judges as API-Bank's released evaluator does, `corrected` with the env's repairs; the
+reward follows the selected mode and `info` carries both modes' figures side by side (the
+running API accuracy, the mean ROUGE-L and, at the end, `success`: every call correct).
 
 Tasks: `l1-*` and `l2-*` are the benchmark's level-1/2 dialogues (splits level1, level2; only
 when an API-Bank folder is configured); `gen-train-*` and `gen-test-*` are generated dialogues of
@@ -23,31 +26,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from coevo.envs.apibank.parsing import format_api_call, is_api_request, parse_api_call, request_text
+from coevo.envs.apibank.judge import judge_call
+from coevo.envs.apibank.modes import DEFAULT_MODE, MODES, ScoringMode, scoring_mode
+from coevo.envs.apibank.parsing import format_api_call, is_api_request, request_text
 from coevo.envs.apibank.render import ASK_API, ASK_REPLY, api_line, header
+from coevo.envs.apibank.reply_score import rouge_l
 from coevo.envs.apibank.resources import Resources, build_resources
 from coevo.envs.apibank.sandbox import SandboxSession, hints_from_record
-from coevo.envs.apibank.scoring import is_correct
 from coevo.envs.apibank.specs import catalogue
 from coevo.envs.apibank.tasks import LEVEL_CYCLE, Dialogue, generate
 from coevo.envs.apibank.tool_schema import api_tool
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTask, UnknownTool
 
 GENERATED_SPLITS = ("train", "test")
-
-
-@lru_cache(maxsize=1)
-def _rouge() -> Any:
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rougeL"])
-
-
-def rouge_l(reference: str, prediction: str) -> float:
-    """ROUGE-L F between the recorded reply and the agent's (0 for an empty reply)."""
-    if not prediction.strip():
-        return 0.0
-    return float(_rouge().score(reference, prediction)["rougeL"].fmeasure)
 
 
 def _seed_of(task_id: str) -> int:
@@ -108,6 +99,11 @@ class ApiBankEnv(Env):
     action_example = ("The user asks for the weather, so I call the weather API.", "API-Request: [QueryWeather(city='Paris', date='2023-03-01')]")
     heldout_splits = ("level1", "test")
     cpu_heavy = False
+
+    def __init__(self, shared: Any = None, **options: Any) -> None:
+        super().__init__(shared, **options)
+        #: `official` (API-Bank's evaluator) or `corrected`: which mode's figures are the reward.
+        self.scoring: ScoringMode = scoring_mode(options.get("scoring", DEFAULT_MODE))
 
     # ----------------------------------------------------------------- shared data
     @classmethod
@@ -173,10 +169,11 @@ class ApiBankEnv(Env):
         self.points = decision_points(self.dialogue)
         self.point = 0
         self.world = SandboxSession(self.shared.resources, self.dialogue.level, seed=seed)
-        self.api_calls = self.api_correct = self.replies = 0
-        self.rouge_total = 0.0
+        self.api_calls = self.replies = 0
+        self.api_correct = dict.fromkeys(MODES, 0)
+        self.rouge_total = dict.fromkeys(MODES, 0.0)
         first_user = next((t.text for t in self.dialogue.turns if t.role == "User"), "")
-        info = {"task": first_user, "level": self.dialogue.level,
+        info = {"task": first_user, "level": self.dialogue.level, "scoring": self.scoring,
                 "expects": self._expects(), "decision_points": len(self.points)}
         return ResetResult(self._observation(), info)
 
@@ -202,56 +199,49 @@ class ApiBankEnv(Env):
             lines.append(ASK_API if expects == "api" else ASK_REPLY)
         return "\n".join(lines)
 
-    def _judge_call(self, action: str, truth: Any) -> dict[str, Any]:
-        parsed = parse_api_call(action)
-        if parsed is None:
-            return {"correct": False, "error": "No API call found"}
-        if parsed.name != truth.api_name:
-            return {"correct": False,
-                    "error": f"API Name Mismatch: {parsed.name} vs {truth.api_name}"}
-        outcome = self.world.fork().call(parsed.name, parsed.arguments)
-        correct = outcome.valid and is_correct(self.dialogue.level, truth.api_name,
-                                               outcome.result, truth.result or {})
-        return {"correct": correct, "api_result": outcome.result,
-                **({} if outcome.valid else {"error": outcome.exception})}
-
     def _step(self, action: str) -> StepResult:
         index = self.points[self.point]
         truth = self.dialogue.turns[index]
         info: dict[str, Any] = {"kind": "api" if truth.role == "API" else "reply"}
         if truth.role == "API":
-            verdict = self._judge_call(action, truth)
-            info.update(verdict)
-            reward = 1.0 if verdict["correct"] else 0.0
+            verdicts = {mode: judge_call(action, truth, self.dialogue.level, self.world, mode)
+                        for mode in MODES}
+            info.update(verdicts[self.scoring].info())
+            for mode, verdict in verdicts.items():
+                info[f"correct_{mode}"] = verdict.correct
+                self.api_correct[mode] += int(verdict.correct)
+            reward = 1.0 if verdicts[self.scoring].correct else 0.0
             self.api_calls += 1
-            self.api_correct += int(verdict["correct"])
             # The world follows the ground truth (teacher forcing), whatever the agent did.
             self.world.call(truth.api_name, truth.param_dict,
                             hints_from_record(truth.api_name, truth.result))
         else:
-            text = action.strip()
-            if text.startswith("AI:"):
-                text = text[3:].strip()
-            reward = rouge_l(truth.text, text)
+            scores = {mode: rouge_l(truth.text, action, mode, self.dialogue.level) for mode in MODES}
+            for mode, score in scores.items():
+                info[f"rouge_l_{mode}"] = score
+                self.rouge_total[mode] += score
+            reward = scores[self.scoring]
             info["rouge_l"] = reward
             info["is_api_request"] = is_api_request(action)
             self.replies += 1
-            self.rouge_total += reward
         self.point += 1
         done = self.point >= len(self.points)
         info.update(self._progress(done))
         return StepResult(self._observation(), reward, done, info=info)
 
     def _progress(self, done: bool) -> dict[str, Any]:
-        progress: dict[str, Any] = {
-            "api_calls": self.api_calls,
-            "api_correct": self.api_correct,
-            "api_accuracy": self.api_correct / self.api_calls if self.api_calls else None,
-            "mean_rouge_l": self.rouge_total / self.replies if self.replies else None,
-            "expects": self._expects(),
-        }
-        if done:
-            progress["success"] = self.api_correct == self.api_calls
+        """Running figures: the selected mode's under the plain names, each mode's suffixed."""
+        progress: dict[str, Any] = {"api_calls": self.api_calls, "expects": self._expects()}
+        for mode in MODES:
+            progress[f"api_correct_{mode}"] = self.api_correct[mode]
+            progress[f"api_accuracy_{mode}"] = (self.api_correct[mode] / self.api_calls
+                                                if self.api_calls else None)
+            progress[f"mean_rouge_l_{mode}"] = (self.rouge_total[mode] / self.replies
+                                                if self.replies else None)
+            if done:
+                progress[f"success_{mode}"] = self.api_correct[mode] == self.api_calls
+        for key in ("api_correct", "api_accuracy", "mean_rouge_l", *(("success",) if done else ())):
+            progress[key] = progress[f"{key}_{self.scoring}"]
         return progress
 
     def expert_action(self) -> str | None:

@@ -104,8 +104,13 @@ class CallResult:
         return self.result.get("exception")
 
 
-def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """ToolManager.api_call's conversion of (string) arguments to the documented types."""
+def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any],
+                     parse_lists: bool = True) -> dict[str, Any]:
+    """ToolManager.api_call's conversion of (string) arguments to the documented types.
+
+    ToolManager passes list arguments on as the strings the call wrote (`parse_lists=False`,
+    the official scoring); the recorded dialogues were made with them read as literals.
+    """
     converted: dict[str, Any] = {}
     for key, value in arguments.items():
         if key not in spec.input_parameters:
@@ -122,7 +127,8 @@ def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any]) -> dict[str, A
         elif kind in ("str", "dict"):
             converted[key] = value
         elif kind in ("list", "list(str)"):
-            converted[key] = parse_literal_list(value) if isinstance(value, str) else copy.deepcopy(value)
+            converted[key] = parse_literal_list(value) if isinstance(value, str) and parse_lists \
+                else copy.deepcopy(value)
         elif kind == "bool":
             converted[key] = value if isinstance(value, bool) else value == "True"
         else:
@@ -189,6 +195,7 @@ def execute(
     name: str,
     arguments: Mapping[str, Any],
     hints: Mapping[str, Any] | None = None,
+    parse_lists: bool = True,
 ) -> CallResult:
     """Run one API call on a session and return API-Bank's result dict."""
     if name not in catalogue:
@@ -197,7 +204,7 @@ def execute(
     spec = catalogue[name]
     fn = IMPLEMENTATIONS[level][name]
     try:
-        converted = coerce_arguments(spec, arguments)
+        converted = coerce_arguments(spec, arguments, parse_lists)
     except (InvalidCall, ValueError) as exc:
         return CallResult({"api_name": name, "input": dict(arguments), "output": None,
                            "exception": str(exc)}, valid=False)
@@ -231,22 +238,30 @@ def hints_from_record(name: str, recorded: Mapping[str, Any] | None) -> dict[str
 class SandboxSession:
     """One session's sandbox: its own database view and API state over shared resources."""
 
-    def __init__(self, resources: Any, level: int, seed: int = 0) -> None:
+    def __init__(self, resources: Any, level: int, seed: int = 0, parse_lists: bool = True) -> None:
         from coevo.envs.apibank.specs import catalogue
 
         self.resources = resources
         self.level = 3 if level == 3 else 12
         self.catalogue = catalogue(self.level)
         self.state = SessionState(SessionTables(resources.tables), seed=seed)
+        #: False: list arguments stay strings, as ToolManager passes them (official scoring).
+        self.parse_lists = parse_lists
 
     def call(self, name: str, arguments: Mapping[str, Any],
              hints: Mapping[str, Any] | None = None) -> CallResult:
-        return execute(self.catalogue, self.level, self.state, self.resources, name, arguments, hints)
+        return execute(self.catalogue, self.level, self.state, self.resources, name, arguments, hints,
+                       self.parse_lists)
+
+    def fresh(self, parse_lists: bool = True) -> SandboxSession:
+        """A session on the initial databases (what a new ToolManager sees), same seed."""
+        return SandboxSession(self.resources, self.level, seed=self.state.seed, parse_lists=parse_lists)
 
     def fork(self) -> SandboxSession:
         """An independent copy of this session (copies only the tables it has written)."""
         clone = SandboxSession.__new__(SandboxSession)
         clone.resources, clone.level, clone.catalogue = self.resources, self.level, self.catalogue
+        clone.parse_lists = self.parse_lists
         tables = self.state.tables
         owned = {name: tables.read(name) for name in tables.written}
         clone.state = SessionState(SessionTables(self.resources.tables, owned),

@@ -5,9 +5,12 @@ output and exception; content fields by word-set Jaccard > 0.5; dates and names 
 normalisation the API applies; ids from random generators only by presence; ToolSearcher by
 output and exception. A rule that raises KeyError counts as wrong, as in the original evaluator.
 
-One repair: the originals for DeleteAgenda/DeleteMeeting/DeleteReminder compare `input['time']`
-when both outputs are 'success', which raises KeyError for DeleteMeeting (its input has no
-'time'), making a correct DeleteMeeting unscoreable; here DeleteMeeting compares `start_time`.
+One repair, in the corrected mode only: the originals for DeleteAgenda/DeleteMeeting/
+DeleteReminder compare `input['time']` when both outputs are 'success', which raises KeyError
+for DeleteMeeting (its input has no 'time'), making a correct DeleteMeeting unscoreable; the
+corrected mode compares `start_time` there; and TimedSwitch/CancelTimedSwitch read the device
+from `device_id`, the recorded calls' parameter, where the original reads `name`. The official
+mode keeps the original's rules.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from coevo.envs.apibank.apis.smarthome import checked_datetime, normalise_year
+from coevo.envs.apibank.modes import ScoringMode
 
 Result = Mapping[str, Any]
 Check = Callable[[Result, Result], bool]
@@ -186,10 +190,13 @@ def query_history_today(response: Result, truth: Result) -> bool:
         and _same(response, truth, "output", "exception")
 
 
-def timed_switch(with_on: bool) -> Check:
+def timed_switch(with_on: bool, device_field: str = "device_id") -> Check:
+    """The original reads the device from `name` (its parameter's name); the recorded calls and
+    the sandbox say `device_id`, so under the original's rule (`device_field="name"`) no call is
+    ever right (KeyError)."""
     def check(response: Result, truth: Result) -> bool:
         r, t = response["input"], truth["input"]
-        if r["device_id"].strip().lower() != t["device_id"].strip().lower():
+        if r[device_field].strip().lower() != t[device_field].strip().lower():
             return False
         fmt = "%Y-%m-%d %H:%M:%S"
         if not _errors_equal(_date(r["time"], fmt), _date(t["time"], fmt)):
@@ -330,9 +337,26 @@ LEVEL3_CHECKS: dict[str, Check] = {
 }
 
 
-def is_correct(level: int, api_name: str, response: Result, truth: Result) -> bool:
-    """API-Bank's verdict for one call whose name already matches the ground truth."""
-    checks = LEVEL3_CHECKS if level == 3 else LEVEL12_CHECKS
+#: The original's rules where the corrected mode repairs them.
+OFFICIAL_LEVEL12_CHECKS: dict[str, Check] = {
+    **LEVEL12_CHECKS,
+    "DeleteMeeting": delete_by("time"),
+    "TimedSwitch": timed_switch(with_on=True, device_field="name"),
+    "CancelTimedSwitch": timed_switch(with_on=False, device_field="name"),
+}
+
+
+def is_correct(level: int, api_name: str, response: Result, truth: Result,
+               mode: ScoringMode = "official") -> bool:
+    """API-Bank's verdict for one call whose name already matches the ground truth.
+
+    A rule that raises counts as wrong (the original's evaluator turns KeyError into a wrong
+    call and stops on anything else).
+    """
+    if level == 3:
+        checks = LEVEL3_CHECKS
+    else:
+        checks = OFFICIAL_LEVEL12_CHECKS if mode == "official" else LEVEL12_CHECKS
     check = checks.get(api_name, exact)
     try:
         return bool(check(response, truth))

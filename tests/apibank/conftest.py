@@ -1,5 +1,6 @@
-"""API-Bank fixtures: the real data folder beside the checkout (skipped when absent) and the
-generated-data resources every machine has."""
+"""API-Bank fixtures: the real data folder beside the checkout, or beside the folder holding it
+(a worktree of the checkout; skipped when absent), and the generated-data resources every
+machine has."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from coevo.envs.apibank.resources import Resources, build_resources
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "api-bank"
+_CANDIDATES = [folder / "shared" / "data" / "api-bank" for folder in REPO_ROOT.parents[:2]]
+DATA_DIR = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])
 
 
 @pytest.fixture(scope="session")
