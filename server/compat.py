@@ -191,6 +191,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
     if style == "auto":
         style = env_cls.agentgym_style
     item_style = style == "env_idx_item"
+    extra = env_cls.agentgym_extra_fields
+    step_info = env_cls.agentgym_step_info
+    finished_error = env_cls.agentgym_finished_error
     agentgym_catalog: list[Env] = []
 
     def catalog_of_agentgym() -> Env:
@@ -229,6 +232,13 @@ def build_compat_router(service: EnvService) -> APIRouter:
     def session_of(body: _AgentGymBody) -> str:
         return _pick_id(None, body.env_idx) if item_style else body.sid()
 
+    def finished(lease: Lease) -> Response | None:
+        """The 200 `{"error"}` answer an env's AgentGym server gives a finished episode, where
+        it gives one (`Env.agentgym_finished_error`)."""
+        if finished_error is not None and lease.env.agentgym and lease.env.done:
+            return _json({"error": finished_error.format(id=lease.session_id)})
+        return None
+
     def detail(lease: Lease) -> AgentGymDetail:
         env = lease.env
         return AgentGymDetail(
@@ -240,7 +250,8 @@ def build_compat_router(service: EnvService) -> APIRouter:
     @router.get("/", response_model=str, include_in_schema=True)
     async def hello() -> Response:
         """AgentGym's connectivity check."""
-        return _json(f"This is environment {service.env_name}.")
+        hello = env_cls.agentgym_hello
+        return _json(f"This is environment {service.env_name}." if hello is None else hello)
 
     @router.post("/create", response_model=AgentGymCreated | str, responses=error_responses(404, 422, 429))
     async def create(body: Annotated[AgentGymCreateRequest | None, Body()] = None) -> Response:
@@ -254,6 +265,8 @@ def build_compat_router(service: EnvService) -> APIRouter:
         lease, resp = await service.create(task_id, body.split, body.seed, agentgym=True)
         if style in ("env_idx", "env_idx_item"):
             return _json(lease.session_id)
+        if not extra:
+            return _json({"id": lease.session_id})
         return _json(AgentGymCreated(id=lease.session_id, observation=resp.observation,
                                      available_actions=_actions(resp.info)).model_dump())
 
@@ -261,14 +274,23 @@ def build_compat_router(service: EnvService) -> APIRouter:
                  responses=error_responses(404, 409, 413, 422))
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
-        r = await service.step(session_of(body), body.action)
+        sid = session_of(body)
+        if finished_error is not None:
+            refused = finished(await service.lease(sid))
+            if refused is not None:
+                return refused
+        r = await service.step(sid, body.action, after_done=True)
         done = r.done or r.truncated
+        info = r.info if step_info else None
         if style == "env_idx":
-            return _json({"state": r.observation, "reward": r.reward, "done": done, "info": r.info})
+            return _json({"state": r.observation, "reward": r.reward, "done": done, "info": info})
         if item_style:
-            return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": None})
-        return _json({"observation": r.observation, "reward": r.reward, "done": done,
-                      "available_actions": _actions(r.info), "info": r.info})
+            return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": info})
+        reply: dict[str, Any] = {"observation": r.observation, "reward": r.reward, "done": done,
+                                 "available_actions": _actions(r.info)}
+        if extra:
+            reply["info"] = r.info
+        return _json(reply)
 
     @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None] | str,
                  responses=error_responses(404, 422))
@@ -284,12 +306,15 @@ def build_compat_router(service: EnvService) -> APIRouter:
             return _json([r.observation, None])
         if item_style:
             return _json(r.observation)
-        reply = AgentGymResetIdStyle(
-            id=sid, observation=r.observation, available_actions=_actions(r.info),
-            task_id=str(r.info.get("task_id", task_id or "")),
-        ).model_dump()
-        if "task_type" in r.info:  # AgentGym's household server names the game's type
-            reply["task_type"] = r.info["task_type"]
+        reply: dict[str, Any] = {"id": sid, "observation": r.observation,
+                                 "available_actions": _actions(r.info)}
+        if extra:
+            reply = AgentGymResetIdStyle(
+                id=sid, observation=r.observation, available_actions=_actions(r.info),
+                task_id=str(r.info.get("task_id", task_id or "")),
+            ).model_dump()
+        lease = await service.lease(sid)
+        reply.update(lease.env.agentgym_reset_fields())
         return _json(reply)
 
     @router.get("/observation", response_model=str, responses=error_responses(404, 422))
@@ -297,6 +322,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
                           env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The latest observation (AgentGym /observation)."""
         lease = await service.lease(_pick_id(None, env_idx) if item_style else _pick_id(id, env_idx))
+        refused = finished(lease)
+        if refused is not None:
+            return refused
         text = lease.env.agentgym_observation() if lease.env.agentgym else None
         return _json(lease.last_observation if text is None else text)
 
@@ -306,6 +334,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
                                 env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The actions valid now, when the env has a finite set (AgentGym /available_actions)."""
         lease = await service.lease(_pick_id(id, env_idx))
+        refused = finished(lease)
+        if refused is not None:
+            return refused
         actions = _actions(lease.last_info)
         if style == "env_idx":
             info = lease.last_info
@@ -325,7 +356,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
                          env_idx: Annotated[str | None, Query()] = None) -> Response:
         """Everything known about the session (AgentGym /detail)."""
         lease = await service.lease(_pick_id(id, env_idx))
-        return _json(detail(lease).model_dump())
+        return finished(lease) or _json(detail(lease).model_dump())
 
     @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:

@@ -92,6 +92,10 @@ class WebShopEnv(Env):
     action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
     #: AgentGym's WebShop server answers in the env_idx style; its clients parse that shape.
     agentgym_style = "env_idx"
+    #: AgentGym's server answers its connectivity check with "ok", and keeps no end state: a
+    #: step after the episode ended is taken like any other (Env.agentgym_steps_after_done).
+    agentgym_hello = "ok"
+    agentgym_steps_after_done = True
     heldout_splits = ("test",)
     cpu_heavy = True
 
