@@ -323,6 +323,11 @@ class Env(ABC):
         started (its household server's `task_type`, the game's folder); default: none."""
         return {}
 
+    def agentgym_instruction_text(self) -> str | None:
+        """What AgentGym's `/instruction_text` answers now, where its server has that route
+        (its shop's current page's instruction heading); None: no such route (404)."""
+        return None
+
     def close(self) -> None:
         """Release per-episode resources. Shared data stays for the other sessions."""
 

@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
 from coevo.envs.base import Env, UnknownTask
-from coevo.server.errors import InvalidRequest, error_responses
+from coevo.server.errors import InvalidRequest, RouteNotServed, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64
@@ -302,6 +302,8 @@ def build_compat_router(service: EnvService) -> APIRouter:
             task_id = task_by_index(index)
         sid = session_of(body)
         r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
+        lease = await service.lease(sid)
+        lease.agentgym_reset = body.model_dump(exclude={"id", "env_idx"}, exclude_none=True)
         if style == "env_idx":
             return _json([r.observation, None])
         if item_style:
@@ -313,7 +315,6 @@ def build_compat_router(service: EnvService) -> APIRouter:
                 id=sid, observation=r.observation, available_actions=_actions(r.info),
                 task_id=str(r.info.get("task_id", task_id or "")),
             ).model_dump()
-        lease = await service.lease(sid)
         reply.update(lease.env.agentgym_reset_fields())
         return _json(reply)
 
@@ -356,7 +357,27 @@ def build_compat_router(service: EnvService) -> APIRouter:
                          env_idx: Annotated[str | None, Query()] = None) -> Response:
         """Everything known about the session (AgentGym /detail)."""
         lease = await service.lease(_pick_id(id, env_idx))
-        return finished(lease) or _json(detail(lease).model_dump())
+        refused = finished(lease)
+        if refused is not None:
+            return refused
+        if not extra:  # the server's own record: the reset's fields, then the latest state
+            if lease.agentgym_reset is None:
+                return _json({"done": lease.env.done, "reward": lease.total_reward, "deleted": False})
+            return _json({**lease.agentgym_reset, "observation": lease.last_observation,
+                          "available_actions": _actions(lease.last_info), "done": lease.env.done,
+                          "reward": lease.total_reward, "deleted": False})
+        return _json(detail(lease).model_dump())
+
+    @router.get("/instruction_text", response_model=str, responses=error_responses(404, 409, 422))
+    async def instruction_text(id: Annotated[str | None, Query()] = None,
+                               env_idx: Annotated[str | None, Query()] = None) -> Response:
+        """The task's instruction as the current page heads it, where the env's AgentGym server
+        has this route (`Env.agentgym_instruction_text`)."""
+        lease = await service.lease(_pick_id(id, env_idx))
+        text = lease.env.agentgym_instruction_text()
+        if text is None:
+            raise RouteNotServed(f"{service.env_name} has no /instruction_text")
+        return _json(text)
 
     @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:

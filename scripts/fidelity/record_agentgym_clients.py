@@ -180,6 +180,7 @@ def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
     outputs: list[Any] = [client.reset(2420), client.observe()]
     sid = client.env_id
     outputs.append(client.step("Thought:\nI look first.\n\nAction:\nhelp").__dict__)
+    _raw(rec, lambda: requests.get(f"{base}/detail?id={sid}"))
     for _ in range(40):
         rec.by = "native"
         expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
@@ -207,6 +208,7 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
     client = client_mod.WebshopEnvClient(env_server_base=base, data_len=3)
     outputs: list[Any] = [client.reset(2), client.observe()]
     sid = client.env_id
+    _raw(rec, lambda: requests.get(f"{base}/instruction_text?env_idx={sid}"))
     for _ in range(15):
         rec.by = "native"
         expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
@@ -215,6 +217,7 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
             break
         out = client.step(f"Thought:\nI follow the plan.\n\nAction:\n{expert}")
         outputs.append(out.__dict__)
+        _raw(rec, lambda: requests.get(f"{base}/instruction_text?env_idx={sid}"))
         if out.done:
             # AgentGym's shop server keeps no end state: steps after the purchase are taken
             # (the done page has nothing to click; a search leaves it).

@@ -156,7 +156,13 @@ def test_alfworld_refuses_a_finished_episode_as_agentgym_does() -> None:
     """AgentGym's household server answers a step, observation, action list or detail of a
     finished episode with 200 and {"error": "The task with environment <id> has finished."}
     (its `_check_id`); a reset starts the next game."""
-    raw = _agentgym("alfworld", "raw")[1:]
+    detail = _agentgym("alfworld", "raw")[1]
+    # Before the end /detail is the server's record: the reset's fields, then the latest state.
+    assert detail["path"] == "/detail" and list(detail["answer"]) == [
+        "game", "world_type", "observation", "available_actions", "done", "reward", "deleted"]
+    assert detail["answer"]["game"] == 2420 and detail["answer"]["observation"] == "Nothing happens."
+    assert (detail["answer"]["done"], detail["answer"]["reward"], detail["answer"]["deleted"]) == (False, 0.0, False)
+    raw = _agentgym("alfworld", "raw")[2:]
     assert [(ex["method"], ex["path"]) for ex in raw] == [
         ("POST", "/step"), ("GET", "/observation"), ("GET", "/available_actions"), ("GET", "/detail")]
     for ex in raw:
@@ -233,6 +239,18 @@ def test_webshop_answers_have_agentgym_shop_server_shapes() -> None:
     assert steps[bought + 1] == {**steps[bought], "reward": 0.0, "done": False}
     assert steps[bought + 2]["state"].startswith("Instruction: [SEP] ") and steps[bought + 2]["done"] is False
     assert len(steps) == bought + 3
+
+
+def test_webshop_instruction_text_is_the_page_heading() -> None:
+    """AgentGym's shop server's /instruction_text: the page's `#instruction-text` h4 text,
+    "Instruction: " + goal on the search page, "Instruction:" + goal on the others (WebShop's
+    templates); its done page has no such heading (AgentGym answers 500, we 409)."""
+    exchanges = FIXTURE["servers"]["webshop"]["exchanges"]
+    goal = exchanges[2]["answer"][0].split(" [SEP] ")[2]  # the reset's observation
+    texts = [(ex["status"], ex["answer"]) for ex in exchanges if ex["path"] == "/instruction_text"]
+    assert texts[0] == (200, f"Instruction: {goal}")
+    assert texts[1:-1] and all(t == (200, f"Instruction:{goal}") for t in texts[1:-1])
+    assert texts[-1][0] == 409
 
 
 @pytest.mark.parametrize("env", ["webshop", "searchqa"])
