@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
 from coevo.envs.base import Env, UnknownTask
-from coevo.server.errors import InvalidRequest, RouteNotServed, error_responses
+from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64
@@ -382,7 +382,13 @@ def build_compat_router(service: EnvService) -> APIRouter:
     @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:
         """Release the session (AgentGym /close) — which AgentGym's household-game server lacks."""
+        if item_style:  # AgentGym's search server answers false for a session it does not hold
+            try:
+                await service.close(session_of(body))
+            except SessionNotFound:
+                return _json(False)
+            return _json(True)
         await service.close(session_of(body))
-        return _json(True if item_style else {"closed": True})
+        return _json({"closed": True})
 
     return router

@@ -206,6 +206,17 @@ def test_the_presentation_is_per_session_and_survives_a_restart(sqlite_url: str)
         assert c.get(f"/sessions/{sid}").json()["steps"] == 2
 
 
+def test_searchqa_close_answers_false_for_a_session_it_does_not_hold() -> None:
+    """AgentGym's search server's /close: true, then false (its `close` catches the missing
+    env); the other styles keep 404."""
+    with serve("searchqa", env_options=FIXTURE["servers"]["searchqa"]["env_options"]) as c:
+        sid = c.post("/create", json={"id": 0}).json()
+        assert [c.post("/close", json={"env_idx": sid}).json() for _ in range(2)] == [True, False]
+        assert c.post("/close", json={"env_idx": "no-such-session"}).json() is False
+    with serve("webshop", env_options=FIXTURE["servers"]["webshop"]["env_options"]) as c:
+        assert c.post("/close", json={"env_idx": "no-such-session"}).status_code == 404
+
+
 def test_agentgym_indices_out_of_our_splits_are_refused() -> None:
     options = FIXTURE["servers"]["alfworld"]["env_options"]  # 30 train games, 10 valid_train
     with serve("alfworld", env_options=options) as c:
