@@ -21,7 +21,17 @@ returned, so the server answers in one of two styles:
 `ServerConfig.agentgym_style` picks one ("auto": the style the env declares, `Env.agentgym_style`).
 Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
 Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most errors with
-200 and an `{"error"}` body); its clients assert 200, so they fail loudly instead of silently.
+200 and an `{"error"}` body, or 500); its clients assert 200, so they fail loudly instead of
+silently. The exceptions are what AgentGym's servers answer in a normal episode, declared by
+the env: a finished episode (`Env.agentgym_finished_error`: 200 and that `{"error"}`, or
+`Env.agentgym_steps_after_done`: the steps go on, as servers that keep no end state take them;
+otherwise 409), and the env_idx_item style's /close of an unknown session (false).
+
+Where AgentGym's servers differ beyond the style, the env says how: `Env.agentgym_hello` (the
+`GET /` string), `Env.agentgym_extra_fields` (False: exactly the server's fields, and /detail is
+its record: the reset's fields, then the latest state), `Env.agentgym_step_info` (the step's
+info instead of null), `Env.agentgym_reset_fields()` (fields its /reset adds) and
+`Env.agentgym_instruction_text()` (its /instruction_text, 404 for envs without one).
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
 `idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the

@@ -10,7 +10,9 @@ floor plans (none in 10, 219, 308, 424) and none is in its train mapping. (Its p
 `SingleAlfredTWEnv` says `train_eval="eval_out_of_distribution"`, but the game list is set by
 the mapping, so that label picks no game.) On generated games index i is `train-i`, then
 `valid_train-(i - 2420)`; on a user's real games it is the game the mapping files name
-(`AlfWorldEnv.agentgym_task`).
+(`AlfWorldEnv.agentgym_task`). Its replies carry exactly its fields (`task_type`: the game's
+folder and trial), its `/detail` is its record, and a finished episode is refused with HTTP 200
+and `{"error": FINISHED}` on every route but `/reset`.
 """
 
 from __future__ import annotations
