@@ -206,6 +206,24 @@ def test_the_presentation_is_per_session_and_survives_a_restart(sqlite_url: str)
         assert c.get(f"/sessions/{sid}").json()["steps"] == 2
 
 
+def test_steps_after_the_end_survive_a_restart(sqlite_url: str) -> None:
+    """A session that stepped on after its correct answer is rebuilt by a new process from the
+    store (the replay takes the steps after the end too) and goes on there."""
+    options = FIXTURE["servers"]["searchqa"]["env_options"]
+    with serve("searchqa", db_url=sqlite_url, env_options=options) as c:
+        sid = c.post("/create", json={"id": 1}).json()
+        for _ in range(10):
+            action = c.get(f"/sessions/{sid}/expert").json()["action"]
+            if c.post("/step", json={"env_idx": sid, "action": action}).json()["done"]:
+                break
+        after = c.post("/step", json={"env_idx": sid, "action": "<search>one more</search>"}).json()
+        steps = c.get(f"/sessions/{sid}").json()["steps"]
+    with serve("searchqa", db_url=sqlite_url, env_options=options) as c:  # a new process
+        again = c.post("/step", json={"env_idx": sid, "action": "<search>one more</search>"})
+        assert again.status_code == 200 and again.json() == after
+        assert c.get(f"/sessions/{sid}").json()["steps"] == steps + 1
+
+
 def test_searchqa_close_answers_false_for_a_session_it_does_not_hold() -> None:
     """AgentGym's search server's /close: true, then false (its `close` catches the missing
     env); the other styles keep 404."""
