@@ -4,7 +4,9 @@ Runs the client classes (searchqa, ALFWorld, WebShop) of an AgentGym checkout (g
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
-actions; fork and DELETE take the id AgentGym's /create returned). tests/server/
+actions; fork and DELETE take the id AgentGym's /create returned), and requests in AgentGym's
+shape that no client method makes (`GET /`, steps and reads after the end, /detail,
+/instruction_text), kept as by "raw". tests/server/
 test_agentgym_clients.py replays the requests and pins our answers to the recorded ones.
 
     python scripts/fidelity/record_agentgym_clients.py /path/to/AgentGym
