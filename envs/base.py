@@ -148,6 +148,22 @@ class Env(ABC):
     #: range starting at s is task i - s of that split (AgentGym's own mapping files). Empty:
     #: the splits in catalogue order, concatenated.
     agentgym_indices: ClassVar[tuple[tuple[str, int], ...]] = ()
+    #: What AgentGym's `GET /` answers for this env (None: "This is environment <name>.").
+    agentgym_hello: ClassVar[str | None] = None
+    #: False: the AgentGym routes answer with exactly the fields this env's AgentGym server sends
+    #: (no first observation in /create's answer, no task_id / done / reward in /reset's, no
+    #: info in /step's); True: ours added, which AgentGym's clients ignore.
+    agentgym_extra_fields: ClassVar[bool] = True
+    #: True: the AgentGym /step answer carries the step's info (as AgentGym's SQL server's);
+    #: False: `info: null` in the env_idx styles (its shop and search servers).
+    agentgym_step_info: ClassVar[bool] = False
+    #: True: an AgentGym session takes steps after its episode ended, as AgentGym's shop and
+    #: search servers do (they keep no end state); the native routes still answer 409.
+    agentgym_steps_after_done: ClassVar[bool] = False
+    #: Where AgentGym's server refuses a finished episode with HTTP 200 and `{"error": ...}`
+    #: (its household server, on /step, /observation, /available_actions and /detail), that
+    #: message, `{id}` standing for the session id; None: 409 (or the steps go on, above).
+    agentgym_finished_error: ClassVar[str | None] = None
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
     #: Not a ClassVar: an instance may set its own from its options (searchqa's max_searches).
     max_steps: int = 50
@@ -259,7 +275,7 @@ class Env(ABC):
         """Apply one action. Raises EpisodeNotStarted / EpisodeFinished instead of guessing."""
         if self.task_id is None:
             raise EpisodeNotStarted("call reset before step")
-        if self.done:
+        if self.done and not (self.agentgym and self.agentgym_steps_after_done):
             raise EpisodeFinished("the episode has ended; reset to start another")
         result = self._step(action)
         self.steps += 1
@@ -300,6 +316,16 @@ class Env(ABC):
         """What AgentGym's /observation answers now, where its server answers something other
         than the latest observation (its search server repeats the question's prompt); None:
         the latest observation."""
+        return None
+
+    def agentgym_reset_fields(self) -> dict[str, Any]:
+        """Fields AgentGym's server adds to its id-style /reset answer for the episode just
+        started (its household server's `task_type`, the game's folder); default: none."""
+        return {}
+
+    def agentgym_instruction_text(self) -> str | None:
+        """What AgentGym's `/instruction_text` answers now, where its server has that route
+        (its shop's current page's instruction heading); None: no such route (404)."""
         return None
 
     def close(self) -> None:

@@ -21,7 +21,17 @@ returned, so the server answers in one of two styles:
 `ServerConfig.agentgym_style` picks one ("auto": the style the env declares, `Env.agentgym_style`).
 Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
 Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most errors with
-200 and an `{"error"}` body); its clients assert 200, so they fail loudly instead of silently.
+200 and an `{"error"}` body, or 500); its clients assert 200, so they fail loudly instead of
+silently. The exceptions are what AgentGym's servers answer in a normal episode, declared by
+the env: a finished episode (`Env.agentgym_finished_error`: 200 and that `{"error"}`, or
+`Env.agentgym_steps_after_done`: the steps go on, as servers that keep no end state take them;
+otherwise 409), and the env_idx_item style's /close of an unknown session (false).
+
+Where AgentGym's servers differ beyond the style, the env says how: `Env.agentgym_hello` (the
+`GET /` string), `Env.agentgym_extra_fields` (False: exactly the server's fields, and /detail is
+its record: the reset's fields, then the latest state), `Env.agentgym_step_info` (the step's
+info instead of null), `Env.agentgym_reset_fields()` (fields its /reset adds) and
+`Env.agentgym_instruction_text()` (its /instruction_text, 404 for envs without one).
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
 `idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
@@ -45,7 +55,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
 from coevo.envs.base import Env, UnknownTask
-from coevo.server.errors import InvalidRequest, error_responses
+from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64
@@ -191,6 +201,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
     if style == "auto":
         style = env_cls.agentgym_style
     item_style = style == "env_idx_item"
+    extra = env_cls.agentgym_extra_fields
+    step_info = env_cls.agentgym_step_info
+    finished_error = env_cls.agentgym_finished_error
     agentgym_catalog: list[Env] = []
 
     def catalog_of_agentgym() -> Env:
@@ -229,6 +242,13 @@ def build_compat_router(service: EnvService) -> APIRouter:
     def session_of(body: _AgentGymBody) -> str:
         return _pick_id(None, body.env_idx) if item_style else body.sid()
 
+    def finished(lease: Lease) -> Response | None:
+        """The 200 `{"error"}` answer an env's AgentGym server gives a finished episode, where
+        it gives one (`Env.agentgym_finished_error`)."""
+        if finished_error is not None and lease.env.agentgym and lease.env.done:
+            return _json({"error": finished_error.format(id=lease.session_id)})
+        return None
+
     def detail(lease: Lease) -> AgentGymDetail:
         env = lease.env
         return AgentGymDetail(
@@ -240,7 +260,8 @@ def build_compat_router(service: EnvService) -> APIRouter:
     @router.get("/", response_model=str, include_in_schema=True)
     async def hello() -> Response:
         """AgentGym's connectivity check."""
-        return _json(f"This is environment {service.env_name}.")
+        hello = env_cls.agentgym_hello
+        return _json(f"This is environment {service.env_name}." if hello is None else hello)
 
     @router.post("/create", response_model=AgentGymCreated | str, responses=error_responses(404, 422, 429))
     async def create(body: Annotated[AgentGymCreateRequest | None, Body()] = None) -> Response:
@@ -254,6 +275,8 @@ def build_compat_router(service: EnvService) -> APIRouter:
         lease, resp = await service.create(task_id, body.split, body.seed, agentgym=True)
         if style in ("env_idx", "env_idx_item"):
             return _json(lease.session_id)
+        if not extra:
+            return _json({"id": lease.session_id})
         return _json(AgentGymCreated(id=lease.session_id, observation=resp.observation,
                                      available_actions=_actions(resp.info)).model_dump())
 
@@ -261,14 +284,23 @@ def build_compat_router(service: EnvService) -> APIRouter:
                  responses=error_responses(404, 409, 413, 422))
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
-        r = await service.step(session_of(body), body.action)
+        sid = session_of(body)
+        if finished_error is not None:
+            refused = finished(await service.lease(sid))
+            if refused is not None:
+                return refused
+        r = await service.step(sid, body.action, after_done=True)
         done = r.done or r.truncated
+        info = r.info if step_info else None
         if style == "env_idx":
-            return _json({"state": r.observation, "reward": r.reward, "done": done, "info": r.info})
+            return _json({"state": r.observation, "reward": r.reward, "done": done, "info": info})
         if item_style:
-            return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": None})
-        return _json({"observation": r.observation, "reward": r.reward, "done": done,
-                      "available_actions": _actions(r.info), "info": r.info})
+            return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": info})
+        reply: dict[str, Any] = {"observation": r.observation, "reward": r.reward, "done": done,
+                                 "available_actions": _actions(r.info)}
+        if extra:
+            reply["info"] = r.info
+        return _json(reply)
 
     @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None] | str,
                  responses=error_responses(404, 422))
@@ -280,16 +312,20 @@ def build_compat_router(service: EnvService) -> APIRouter:
             task_id = task_by_index(index)
         sid = session_of(body)
         r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
+        lease = await service.lease(sid)
+        lease.agentgym_reset = body.model_dump(exclude={"id", "env_idx"}, exclude_none=True)
         if style == "env_idx":
             return _json([r.observation, None])
         if item_style:
             return _json(r.observation)
-        reply = AgentGymResetIdStyle(
-            id=sid, observation=r.observation, available_actions=_actions(r.info),
-            task_id=str(r.info.get("task_id", task_id or "")),
-        ).model_dump()
-        if "task_type" in r.info:  # AgentGym's household server names the game's type
-            reply["task_type"] = r.info["task_type"]
+        reply: dict[str, Any] = {"id": sid, "observation": r.observation,
+                                 "available_actions": _actions(r.info)}
+        if extra:
+            reply = AgentGymResetIdStyle(
+                id=sid, observation=r.observation, available_actions=_actions(r.info),
+                task_id=str(r.info.get("task_id", task_id or "")),
+            ).model_dump()
+        reply.update(lease.env.agentgym_reset_fields())
         return _json(reply)
 
     @router.get("/observation", response_model=str, responses=error_responses(404, 422))
@@ -297,6 +333,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
                           env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The latest observation (AgentGym /observation)."""
         lease = await service.lease(_pick_id(None, env_idx) if item_style else _pick_id(id, env_idx))
+        refused = finished(lease)
+        if refused is not None:
+            return refused
         text = lease.env.agentgym_observation() if lease.env.agentgym else None
         return _json(lease.last_observation if text is None else text)
 
@@ -306,6 +345,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
                                 env_idx: Annotated[str | None, Query()] = None) -> Response:
         """The actions valid now, when the env has a finite set (AgentGym /available_actions)."""
         lease = await service.lease(_pick_id(id, env_idx))
+        refused = finished(lease)
+        if refused is not None:
+            return refused
         actions = _actions(lease.last_info)
         if style == "env_idx":
             info = lease.last_info
@@ -325,12 +367,38 @@ def build_compat_router(service: EnvService) -> APIRouter:
                          env_idx: Annotated[str | None, Query()] = None) -> Response:
         """Everything known about the session (AgentGym /detail)."""
         lease = await service.lease(_pick_id(id, env_idx))
+        refused = finished(lease)
+        if refused is not None:
+            return refused
+        if not extra:  # the server's own record: the reset's fields, then the latest state
+            if lease.agentgym_reset is None:
+                return _json({"done": lease.env.done, "reward": lease.total_reward, "deleted": False})
+            return _json({**lease.agentgym_reset, "observation": lease.last_observation,
+                          "available_actions": _actions(lease.last_info), "done": lease.env.done,
+                          "reward": lease.total_reward, "deleted": False})
         return _json(detail(lease).model_dump())
+
+    @router.get("/instruction_text", response_model=str, responses=error_responses(404, 409, 422))
+    async def instruction_text(id: Annotated[str | None, Query()] = None,
+                               env_idx: Annotated[str | None, Query()] = None) -> Response:
+        """The task's instruction as the current page heads it, where the env's AgentGym server
+        has this route (`Env.agentgym_instruction_text`)."""
+        lease = await service.lease(_pick_id(id, env_idx))
+        text = lease.env.agentgym_instruction_text()
+        if text is None:
+            raise RouteNotServed(f"{service.env_name} has no /instruction_text")
+        return _json(text)
 
     @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:
         """Release the session (AgentGym /close) — which AgentGym's household-game server lacks."""
+        if item_style:  # AgentGym's search server answers false for a session it does not hold
+            try:
+                await service.close(session_of(body))
+            except SessionNotFound:
+                return _json(False)
+            return _json(True)
         await service.close(session_of(body))
-        return _json(True if item_style else {"closed": True})
+        return _json({"closed": True})
 
     return router

@@ -48,6 +48,12 @@ class SessionNotFound(ApiError):
     status, code = 404, "session_not_found"
 
 
+class RouteNotServed(ApiError):
+    """A compatibility route the env's original server does not have."""
+
+    status, code = 404, "not_found"
+
+
 class CapacityExceeded(ApiError):
     status, code = 429, "capacity_exceeded"
 

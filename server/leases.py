@@ -39,7 +39,7 @@ class Lease:
 
     __slots__ = (
         "session_id", "env", "lock", "created_at", "last_used", "episode_id", "total_reward",
-        "last_observation", "last_info", "closed",
+        "last_observation", "last_info", "closed", "agentgym_reset",
     )
 
     def __init__(self, session_id: str, env: Env, episode_id: str, observation: str,
@@ -56,6 +56,9 @@ class Lease:
         self.last_observation = observation
         self.last_info = info
         self.closed = False
+        #: The task fields of the latest AgentGym /reset (e.g. its index and world type), which
+        #: an env's AgentGym /detail repeats; None before one (or after a restart).
+        self.agentgym_reset: dict[str, Any] | None = None
 
 
 class LeaseTable:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from coevo import __version__
 from coevo.confined import ConfinedDir, PathNotAllowed
 from coevo.config import ServerConfig
-from coevo.envs.base import ADMIN_PATH, EnvError, ResetResult, StepResult
+from coevo.envs.base import ADMIN_PATH, EnvError, EpisodeFinished, ResetResult, StepResult
 from coevo.paths import cache_dir
 from coevo.server.errors import (
     ActionTooLarge,
@@ -204,12 +204,17 @@ class EnvService:
         if "\x00" in action:
             raise InvalidRequest("action contains a NUL character")
 
-    async def step(self, session_id: str, action: str, *, wait_stored: bool = True) -> StepResponse:
+    async def step(self, session_id: str, action: str, *, wait_stored: bool = True,
+                   after_done: bool = False) -> StepResponse:
         """One step. `wait_stored=False` leaves the commit wait to the caller (a batch waits
-        once for all its items)."""
+        once for all its items). `after_done`: a finished episode takes the step where its env
+        allows it (`Env.agentgym_steps_after_done`, the AgentGym routes); otherwise 409."""
         self.check_action(action)
         lease = await self.lease(session_id)
         async with lease.lock:
+            if lease.env.done and not after_done:
+                self._check_open(lease)
+                raise EpisodeFinished("the episode has ended; reset to start another")
             response = await self._step_locked(lease, action)
             if wait_stored:
                 await self._stored()

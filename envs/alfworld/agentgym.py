@@ -10,17 +10,34 @@ floor plans (none in 10, 219, 308, 424) and none is in its train mapping. (Its p
 `SingleAlfredTWEnv` says `train_eval="eval_out_of_distribution"`, but the game list is set by
 the mapping, so that label picks no game.) On generated games index i is `train-i`, then
 `valid_train-(i - 2420)`; on a user's real games it is the game the mapping files name
-(`AlfWorldEnv.agentgym_task`).
+(`AlfWorldEnv.agentgym_task`). Its replies carry exactly its fields (`task_type`: the game's
+folder and trial), its `/detail` is its record, and a finished episode is refused with HTTP 200
+and `{"error": FINISHED}` on every route but `/reset`.
 """
 
 from __future__ import annotations
+
+from os import PathLike
+from pathlib import Path
 
 #: The dialect AgentGym's game files speak; its sessions play generated games in it.
 DIALECT = "2.1.1"
 #: AgentGym's index ranges (Env.agentgym_indices): its train mapping, then its test mapping.
 INDICES: tuple[tuple[str, int], ...] = (("train", 0), ("valid_train", 2420))
 
+#: AgentGym's household server's `GET /` answer.
+HELLO = "This is environment AlfWorld."
+#: What it answers (HTTP 200) to /step, /observation, /available_actions and /detail once an
+#: episode is done (its `_check_id`), `{id}` the session: steps after the end are refused.
+FINISHED = "The task with environment {id} has finished."
+
 _ARRIVE = "You arrive at loc "
+
+
+def game_folder(game_file: str | PathLike[str]) -> str:
+    """AgentGym's reset `task_type`: the two folders above the game file,
+    `<task type>-<Object>-...-<floor plan>/<trial>` (its `extra.gamefile` path's [-3:-1])."""
+    return "/".join(Path(game_file).parts[-3:-1])
 
 
 def reset_text(observation: str) -> str:

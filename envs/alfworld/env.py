@@ -130,6 +130,9 @@ class AlfWorldEnv(Env):
     heldout_splits = ("valid_unseen", "valid_seen", "valid_train")
     cpu_heavy = True
     agentgym_indices = agentgym.INDICES
+    agentgym_hello = agentgym.HELLO
+    agentgym_extra_fields = False
+    agentgym_finished_error = agentgym.FINISHED
     #: The TextWorld engine of backend=textworld, made at the first reset.
     _tw: TextWorldGame | None = None
 
@@ -229,6 +232,21 @@ class AlfWorldEnv(Env):
             raise UnknownTask(f"AgentGym's index {index} names {task_id}/game.tw-pddl, which is not under "
                               f"{shared.real.root}")
         return task_id
+
+    def agentgym_reset_fields(self) -> dict[str, Any]:
+        """AgentGym's `task_type`: the game's folder and trial, as its game file's path names them."""
+        task_id = self.task_id
+        if task_id is None:
+            return {}
+        if self.shared.real is not None:
+            return {"task_type": agentgym.game_folder(self.shared.real.paths[task_id])}
+        if task_id.startswith(CUSTOM_PREFIX):
+            trial = f"trial_{task_id}"
+        else:
+            trial = f"trial_coevo_{task_id.rpartition('-')[2]}"
+        from coevo.envs.alfworld.export import game_dir_name
+
+        return {"task_type": f"{game_dir_name(self._scene(task_id))}/{trial}"}
 
     # ------------------------------------------------------------------ games
     def _scene(self, task_id: str) -> Scene:

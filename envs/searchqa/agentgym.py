@@ -7,7 +7,8 @@ its reward 1 or 0); a correct answer ends the episode with a congratulation, a w
 answered with "Sorry, your answer is incorrect. Please try again." and the episode goes on.
 Search results come back as `<information>Doc 1(Title: ...) ...</information>` without the blank
 lines around it, and the prompt (also what its /observation repeats) is its own. It has no
-search limit; the episode cap (`max_steps`) is still ours.
+search limit and no end state (a reply after the correct answer is read like any other:
+`Env.agentgym_steps_after_done`); the episode cap (`max_steps`) is still ours.
 """
 
 from __future__ import annotations

@@ -75,6 +75,10 @@ class SearchQAEnv(Env):
     # test questions first (0-51712), then the train ones (envs/searchqa/agentgym.py).
     agentgym_style = "env_idx_item"
     agentgym_indices = (("test", 0), ("train", 51713))
+    #: AgentGym's server answers its connectivity check with "ok", and keeps no end state: a
+    #: step after the episode ended is taken like any other (Env.agentgym_steps_after_done).
+    agentgym_hello = "ok"
+    agentgym_steps_after_done = True
 
     @classmethod
     def load_shared(

@@ -4,7 +4,9 @@ Runs the client classes (searchqa, ALFWorld, WebShop) of an AgentGym checkout (g
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
-actions; fork and DELETE take the id AgentGym's /create returned). tests/server/
+actions; fork and DELETE take the id AgentGym's /create returned), and requests in AgentGym's
+shape that no client method makes (`GET /`, steps and reads after the end, /detail,
+/instruction_text), kept as by "raw". tests/server/
 test_agentgym_clients.py replays the requests and pins our answers to the recorded ones.
 
     python scripts/fidelity/record_agentgym_clients.py /path/to/AgentGym
@@ -129,7 +131,16 @@ def _import_clients(checkout: Path) -> types.ModuleType:
     return agentenv
 
 
+def _raw(rec: Recorder, call: Callable[[], Any]) -> None:
+    """A request in the AgentGym shape that no client method makes (a step after the end, the
+    connectivity check): recorded as by "raw"."""
+    rec.by = "raw"
+    call()
+    rec.by = "agentgym"
+
+
 def _record_searchqa(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    _raw(rec, lambda: requests.get(f"{base}/"))
     client_mod = importlib.import_module("agentenv.envs.searchqa")
     client = client_mod.SearchQAEnvClient(env_server_base=base, data_len=3)
     outputs: list[Any] = [client.observe(), client.reset(1), client.observe()]
@@ -151,6 +162,11 @@ def _record_searchqa(base: str, rec: Recorder, requests: Any) -> list[Any]:
         outputs.append(out.__dict__)
         rec.by = "native"
         if out.done:
+            rec.by = "agentgym"
+            # AgentGym's search server keeps no end state: a step after the answer is taken.
+            outputs.append(client.step("<search>one more</search>").__dict__)
+            outputs.append(client.step(f"<think>again</think>{expert}").__dict__)
+            rec.by = "native"
             break
     requests.post(f"{base}/sessions/{child}/step", json={"action": "<answer>surely not this</answer>"})
     requests.delete(f"{base}/sessions/{child}")
@@ -161,10 +177,12 @@ def _record_searchqa(base: str, rec: Recorder, requests: Any) -> list[Any]:
 
 def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
     client_mod = importlib.import_module("agentenv.envs.alfworld")
+    _raw(rec, lambda: requests.get(f"{base}/"))
     client = client_mod.AlfWorldEnvClient(env_server_base=base, data_len=3)
     outputs: list[Any] = [client.reset(2420), client.observe()]
     sid = client.env_id
     outputs.append(client.step("Thought:\nI look first.\n\nAction:\nhelp").__dict__)
+    _raw(rec, lambda: requests.get(f"{base}/detail?id={sid}"))
     for _ in range(40):
         rec.by = "native"
         expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
@@ -175,6 +193,11 @@ def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
         outputs.append(out.__dict__)
         if out.done:
             break
+    # After the end AgentGym's household server answers these with 200 and {"error"} (its
+    # client's step would fail on the missing observation, so they are sent raw).
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "look"}))
+    for route in ("observation", "available_actions", "detail"):
+        _raw(rec, lambda route=route: requests.get(f"{base}/{route}?id={sid}"))
     outputs.append(client.reset(0))
     outputs.append(client.step("Action:\ngo to nowhere 1").__dict__)
     outputs.append(client.close())
@@ -183,9 +206,11 @@ def _record_alfworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
 
 def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
     client_mod = importlib.import_module("agentenv.envs.webshop")
+    _raw(rec, lambda: requests.get(f"{base}/"))
     client = client_mod.WebshopEnvClient(env_server_base=base, data_len=3)
     outputs: list[Any] = [client.reset(2), client.observe()]
     sid = client.env_id
+    _raw(rec, lambda: requests.get(f"{base}/instruction_text?env_idx={sid}"))
     for _ in range(15):
         rec.by = "native"
         expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
@@ -194,7 +219,12 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
             break
         out = client.step(f"Thought:\nI follow the plan.\n\nAction:\n{expert}")
         outputs.append(out.__dict__)
+        _raw(rec, lambda: requests.get(f"{base}/instruction_text?env_idx={sid}"))
         if out.done:
+            # AgentGym's shop server keeps no end state: steps after the purchase are taken
+            # (the done page has nothing to click; a search leaves it).
+            outputs.append(client.step("Action:\nclick[back to search]").__dict__)
+            outputs.append(client.step("Action:\nsearch[one more]").__dict__)
             break
     outputs.append(client.close())
     return outputs

@@ -104,8 +104,12 @@ def test_agentgym_routes_reset_the_mapped_games(tree: tuple[Path, Path]) -> None
             if "missing" in task_id:
                 assert r.status_code == 404 and "not under" in r.text
                 continue
-            assert r.status_code == 200 and r.json()["task_id"] == task_id
+            assert r.status_code == 200
+            assert client.get(f"/sessions/{sid}").json()["task_id"] == task_id
             assert r.json()["observation"].startswith("You are in the middle of a room.")
+            # AgentGym's reply names the game by its path: `gamefile.split("/")[-3:-1]`.
+            assert r.json()["task_type"] == "/".join(FIXTURE["agentgym_games"][index].split("/")[-3:-1])
+            assert set(r.json()) == {"id", "observation", "available_actions", "task_type"}
 
 
 def test_real_games_without_mapping_files_refuse_indices(tree: tuple[Path, Path]) -> None:
