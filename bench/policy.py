@@ -10,8 +10,9 @@ with the prompts the rollout engine uses) and the same SmolLM2-135M-Instruct wei
 - speedup_1, speedup_8: decode rate, backend / transformers, at the same batch size;
   prompt_speedup_{1,8}: the same for prompt tokens.
 - greedy_agreement: share of `--agreement-prompts` prompts whose first 32 greedy tokens are
-  identical in both backends (f32 weights in both; llama.cpp's KV cache in f16 unless
-  --kv-type f32); agreement_tokens: share of agreeing tokens before the first difference.
+  identical in both backends (transformers in f32; the backend at --precision, default
+  f16, with its KV cache in f16 unless --kv-type f32); agreement_tokens: share of agreeing
+  tokens before the first difference; *_f32: the same with f32 weights in the backend.
 - first_turns_s_{shared,unshared}, prefix_share_speedup: wall time to answer every prompt's
   first token, in rounds of 8 as an evaluation sends them, with the backend copying the KV of
   the prompt sharing the longest prefix (the instructions and worked example every episode of
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from measure import log  # noqa: E402
 
 from coevo.client.policies.base import Message, Sampling  # noqa: E402
+from coevo.client.policies.gguf_export import DEFAULT_PRECISION, PRECISIONS  # noqa: E402
 from coevo.client.policies.prompts import prompt_for  # noqa: E402
 
 
@@ -140,7 +142,7 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="timed batches per (backend, batch size)")
     parser.add_argument("--kv-type", default="f16", choices=["f16", "f32"])
-    parser.add_argument("--precision", default="f32", choices=["f32", "f16", "q8_0"],
+    parser.add_argument("--precision", default=DEFAULT_PRECISION, choices=list(PRECISIONS),
                         help="the backend's weights (greedy agreement is also measured at f32 when this is lower)")
     parser.add_argument("--eval-n", type=int, default=100)
     parser.add_argument("--skip-eval", action="store_true")
@@ -190,12 +192,11 @@ def main() -> None:
     fast = [x for i in range(0, len(prompts), 8) for x in run_backend(prompts[i : i + 8], 32, exact=False)]
     result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
     result["agreement_prompts"] = len(prompts)
-    if args.precision != "f32":
-        result[f"greedy_agreement_{args.precision}"] = result["greedy_agreement"]
-        result[f"agreement_tokens_{args.precision}"] = result["agreement_tokens"]
-        exact = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048)
+    if args.precision != "f32":  # the same prompts with f32 weights, for comparison
+        exact = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
+                               precision="f32")
         f32 = [x for i in range(0, len(prompts), 8) for x in exact.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=32), stop="eos")]
-        result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, f32, 32)
+        result["greedy_agreement_f32"], result["agreement_tokens_f32"] = agreement(reference, f32, 32)
 
     log("first turns with and without prefix sharing")
     for shared in (False, True):

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 #: Weight precisions the exporter writes (1-D tensors — norms, biases — always stay f32).
 PRECISIONS = ("f32", "f16", "q8_0")
+#: The default on CPU hosts: f16 weights halve what a decode step reads and agree with
+#: transformers' f32 greedy tokens as often as f32 weights do (bench/policy.py run 4: the first
+#: 32 tokens identical on 99 of 100 prompts, against 98 for f32 and 56 for q8_0).
+DEFAULT_PRECISION = "f16"
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,7 @@ def export_gguf(
     tokenizer: PreTrainedTokenizerBase,
     path: str | Path,
     *,
-    precision: str = "f32",
+    precision: str = DEFAULT_PRECISION,
 ) -> Path:
     """Write `model` (with `tokenizer`'s vocabulary) to `path` as GGUF, atomically: a reader sees
     the old file or the new one, never half of one."""

@@ -3,7 +3,7 @@ by the set-up), behind the same policy interface as the transformers backend.
 
 Why llama.cpp on a CPU: transformers spends most of a small model's decode step in Python and
 framework overhead (SmolLM2-135M: ~150 ms a step where the arithmetic is ~3 ms); llama.cpp runs
-the same f32 weights in fused C kernels. bench/policy.py measures the two in one run.
+the same weights (f16 by default, gguf_export.DEFAULT_PRECISION) in fused C kernels. bench/policy.py measures the two in one run.
 
 How it decodes:
 - One llama.cpp context holds a KV sequence per live episode (a "slot"), each in a stream of
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.gguf_export import export_gguf
+from coevo.client.policies.gguf_export import DEFAULT_PRECISION, export_gguf
 from coevo.client.policies.local import ChatModelPolicy, common_prefix, read_prompt_options, reply_over
 from coevo.hardware import ThreadChooser
 
@@ -276,7 +276,7 @@ class LlamaCppPolicy(ChatModelPolicy):
         max_cached_episodes: int | None = None,
         max_reply_tokens: int = 512,
         threads: int | None = None,
-        precision: str = "f32",
+        precision: str = DEFAULT_PRECISION,
         kv_type: str = "f16",
         seed: int | None = None,
         cache_gguf: bool = True,
@@ -342,7 +342,7 @@ class LlamaCppPolicy(ChatModelPolicy):
         """A policy serving a trainer's in-memory model (written to workdir/policy-<precision>.gguf);
         the export and load are its first weight sync, timed in `last_sync_s`."""
         started = time.perf_counter()
-        precision = options.get("precision", "f32")
+        precision = options.get("precision", DEFAULT_PRECISION)
         path = export_gguf(model, tokenizer, Path(workdir) / f"policy-{precision}.gguf", precision=precision)
         options.setdefault("name", "model")
         policy = cls(path, tokenizer=tokenizer, **options)

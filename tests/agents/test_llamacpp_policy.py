@@ -40,7 +40,7 @@ def _requests(turns: tuple[int, ...] = (0, 1, 3, 6)) -> list[PolicyRequest]:
 def test_greedy_replies_equal_transformers(tiny_model_dir: Path) -> None:
     greedy = Sampling(max_new_tokens=16)
     reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, sampling=greedy)
-    fast = LlamaCppPolicy(tiny_model_dir, sampling=greedy, kv_type="f32", threads=1)
+    fast = LlamaCppPolicy(tiny_model_dir, sampling=greedy, kv_type="f32", precision="f32", threads=1)
     assert fast.generate(_requests()) == reference.generate(_requests())
     assert len(set(reference.generate(_requests()))) > 1  # different prompts, different replies
 
@@ -57,7 +57,7 @@ def test_whole_episodes_reuse_prefixes_and_free_their_slots(tiny_model_dir: Path
         return [[m["content"] for m in t.messages] for t in trajectories]
 
     options = dict(max_prompt_tokens=400, sampling=Sampling(max_new_tokens=10))
-    fast = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=3, **options)  # type: ignore[arg-type]
+    fast = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=3, **options)  # type: ignore[arg-type]
     fed: list[int] = []  # tokens llama.cpp was given, generated ones included
     prompted: list[int] = []  # prompt tokens a backend without prefix reuse would feed
     decode, prompts_for = fast.engine.decode, fast.prompts_for
@@ -80,8 +80,8 @@ def test_a_reused_prefix_gives_the_logits_of_a_fresh_prompt(tiny_model_dir: Path
     real_pick = llamacpp.pick_token
     monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
     one = Sampling(max_new_tokens=1)
-    cached = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_prompt_tokens=260, sampling=one)
-    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_prompt_tokens=260, sampling=one)
+    cached = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one)
+    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one)
     for turns in range(9):
         request = PolicyRequest(_conversation(turns), "guess", _Session("s1"))  # type: ignore[arg-type]
         cached.generate([request])
@@ -105,8 +105,8 @@ def test_a_prefix_copied_from_another_episode_gives_the_logits_of_a_fresh_prompt
     real_pick = llamacpp.pick_token
     monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
     one = Sampling(max_new_tokens=1)
-    shared = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=4, sampling=one)
-    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", threads=1, max_batch_size=4, sampling=one)
+    shared = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=4, sampling=one)
+    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=4, sampling=one)
 
     def request(turns: int, key: str, branch: bool = False) -> PolicyRequest:
         messages = _conversation(turns)
@@ -150,7 +150,7 @@ def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: 
 
     model, tokenizer = load_model(tiny_model_dir)
     greedy = Sampling(max_new_tokens=8)
-    served = in_memory_policy(model, tokenizer, workdir=tmp_path, backend="llamacpp", sampling=greedy, kv_type="f32")
+    served = in_memory_policy(model, tokenizer, workdir=tmp_path, backend="llamacpp", sampling=greedy, kv_type="f32", precision="f32")
     assert isinstance(served, LlamaCppPolicy) and served.last_sync_s is not None
     request = _requests((2,))
     before = served.generate(request)
@@ -195,13 +195,14 @@ def test_a_sync_never_overwrites_a_checkpoints_cached_gguf(tiny_model_dir: Path)
 
 
 def test_a_checkpoint_scored_once_leaves_no_gguf_behind(tiny_model_dir: Path) -> None:
+    from coevo.client.policies.gguf_export import DEFAULT_PRECISION
     from coevo.client.policies.llamacpp import gguf_cache_path
 
     greedy = Sampling(max_new_tokens=8)
     cached = LlamaCppPolicy(tiny_model_dir, threads=1, sampling=greedy)
     expected = cached.generate(_requests((2,)))
     asyncio.run(cached.aclose())
-    shared = gguf_cache_path(tiny_model_dir, "f32")
+    shared = gguf_cache_path(tiny_model_dir, DEFAULT_PRECISION)
     assert shared.is_file()  # the cached copy stays for the next policy of the directory
     shared.unlink()
     once = local_policy(tiny_model_dir, backend="llamacpp", threads=1, sampling=greedy, cache_gguf=False)
@@ -289,3 +290,16 @@ def test_backend_choice_and_refusals(tiny_model_dir: Path, tmp_path: Path, monke
     with pytest.raises(ValueError, match="precision"):
         export_gguf(model, tokenizer, tmp_path / "x.gguf", precision="q2")
     assert not (tmp_path / "x.gguf").exists() and list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_the_default_gguf_holds_f16_matrices_and_f32_vectors(tiny_model_dir: Path) -> None:
+    """CPU rollouts decode f16 weights by default (half the bytes a step reads; bench/policy.py
+    measures their agreement with transformers); norms and biases stay f32."""
+    import gguf
+
+    policy = LlamaCppPolicy(tiny_model_dir, threads=1)
+    try:
+        kinds = {(len(t.shape) > 1, t.tensor_type.name) for t in gguf.GGUFReader(policy.engine.path).tensors}
+    finally:
+        asyncio.run(policy.aclose())
+    assert kinds == {(True, "F16"), (False, "F32")}
