@@ -37,6 +37,7 @@ import asyncio
 import json
 import multiprocessing as mp
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -44,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -173,6 +175,19 @@ def _peak_rss(pid: int, stop: threading.Event, peak: list[float]) -> None:
     peak[0] = max(peak[0], rss_mb(pid))
 
 
+def _store_counts(port: int) -> tuple[float, float]:
+    """(rows written, transactions) from the server's /metrics: their ratio is the group
+    commit's batch size."""
+    with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=60) as r:
+        text = r.read().decode()
+
+    def value(name: str) -> float:
+        found = re.search(rf"^{name}{{[^}}]*}} ([0-9.e+]+)$", text, re.M)
+        return float(found.group(1)) if found else float("nan")
+
+    return value("coevo_store_rows_written_total"), value("coevo_store_transactions_total")
+
+
 def level(port: int, pid: int, sessions: int, args: argparse.Namespace) -> dict[str, Any]:
     """One level: `sessions` creates, then `args.steps` steps each, then deletes, from
     `args.procs` load generator processes (session i in process i % procs)."""
@@ -189,6 +204,7 @@ def level(port: int, pid: int, sessions: int, args: argparse.Namespace) -> dict[
         proc.start()
         send.close()
         workers.append((proc, recv))
+    rows0, commits0 = _store_counts(port)
     server_cpu0 = cpu_seconds(pid)
     _, server_wait0 = sched_seconds(pid)
     stop, peak = threading.Event(), [rss_mb(pid)]
@@ -202,6 +218,7 @@ def level(port: int, pid: int, sessions: int, args: argparse.Namespace) -> dict[
     sampler.join()
     server_cpu = cpu_seconds(pid) - server_cpu0
     server_wait = sched_seconds(pid)[1] - server_wait0
+    rows1, commits1 = _store_counts(port)
     broken = [p["failed"] for p in parts if "failed" in p]
     if broken:
         raise RuntimeError(f"a load generator process failed: {broken}")
@@ -237,6 +254,8 @@ def level(port: int, pid: int, sessions: int, args: argparse.Namespace) -> dict[
         "server_loop_cpu_wait_s": round(server_wait, 2),
         "server_us_per_request": round(server_cpu / max(requests, 1) * 1e6),
         "client_us_per_request": round(client_cpu / max(requests, 1) * 1e6),
+        "store_commits": int(commits1 - commits0),
+        "store_rows_per_commit": round((rows1 - rows0) / max(1.0, commits1 - commits0), 1),
         "connections": connections,
         "load_generator_processes": procs,
         "connections_opened": sum(p["connections_opened"] for p in parts),
