@@ -27,6 +27,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def sched_seconds(pid: int, thread: int | None = None) -> tuple[float, float]:
+    """(seconds on a CPU, seconds runnable but waiting for one) of a thread so far (default the
+    process's main thread), from /proc/PID/task/TID/schedstat (Linux). The wait shows how much
+    of a run's wall clock went to other processes on a shared machine."""
+    fields = Path(f"/proc/{pid}/task/{thread or pid}/schedstat").read_text().split()
+    return int(fields[0]) / 1e9, int(fields[1]) / 1e9
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile by rank (nan for no values)."""
     if not values:

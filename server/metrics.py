@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
 
 #: Env steps range from microseconds (text games) to seconds (simulators).
 _LATENCY_BUCKETS = (
@@ -14,10 +15,30 @@ _LATENCY_BUCKETS = (
 )
 
 
+class _StoreCommits:
+    """The writer's own counts, read when scraped: rows over transactions is the group commit's
+    batch size, which shows whether commits keep up under load."""
+
+    def __init__(self, env: str, counts: Callable[[], tuple[int, int]]) -> None:
+        self.env = env
+        self.counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        rows, transactions = self.counts()
+        for name, doc, value in (
+            ("coevo_store_rows_written", "Trajectory rows committed to the store", rows),
+            ("coevo_store_transactions", "Store transactions committed (group commits)", transactions),
+        ):
+            family = CounterMetricFamily(name, doc, labels=["env"])
+            family.add_metric([self.env], value)
+            yield family
+
+
 class ServerMetrics:
     content_type = CONTENT_TYPE_LATEST
 
-    def __init__(self, env: str, active: Callable[[], int], pending_rows: Callable[[], int]) -> None:
+    def __init__(self, env: str, active: Callable[[], int], pending_rows: Callable[[], int],
+                 store_counts: Callable[[], tuple[int, int]] | None = None) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.sessions_active = Gauge(
@@ -66,6 +87,8 @@ class ServerMetrics:
             registry=r,
         ).labels(env)
         self.store_pending.set_function(pending_rows)
+        if store_counts is not None:
+            r.register(_StoreCommits(env, store_counts))
 
     def released(self, reason: str) -> None:
         counter = self._released_by.get(reason)

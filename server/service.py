@@ -76,6 +76,7 @@ class EnvService:
         self.metrics = ServerMetrics(
             self.env_name, active=lambda: len(self.leases),
             pending_rows=lambda: writer.pending if writer is not None else 0,
+            store_counts=(lambda: (writer.rows_written, writer.transactions)) if writer is not None else None,
         )
         self.task_pages = TaskPages(runtime.catalog, runtime.env_cls.default_split,
                                     max_cached_bytes=config.tasks_cache_bytes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
@@ -42,6 +43,24 @@ def test_metrics_count_what_happened() -> None:
     assert m[("coevo_reset_seconds_count", (env,))] == 2
     assert m[("coevo_errors_total", (("code", "episode_finished"), env, ("status", "409")))] == 1
     assert m[("coevo_errors_total", (("code", "session_not_found"), env, ("status", "404")))] == 1
+
+
+def test_metrics_count_store_rows_and_group_commits(tmp_path: Path) -> None:
+    with serve(db_url=f"sqlite:///{tmp_path / 's.db'}") as c:
+        a = c.post("/sessions", json={"seed": 1}).json()["session_id"]
+        b = c.post("/sessions", json={"seed": 2}).json()["session_id"]
+        for action in ("guess 10", "guess 90", "guess 60"):
+            assert c.post(f"/sessions/{a}/step", json={"action": action}).status_code == 200
+        items = [{"session_id": a, "action": "guess 70"}, {"session_id": b, "action": "guess 5"}]
+        assert all(r["ok"] for r in c.post("/batch/step", json={"items": items}).json()["results"])
+        c.delete(f"/sessions/{b}")
+        m = _samples(c.get("/metrics").text)
+    env = ("env", "guess")
+    # 2 new episodes, 5 steps, 1 episode closed: every recorded row, each counted once.
+    assert m[("coevo_store_rows_written_total", (env,))] == 8
+    # Each of the 7 recording requests waited for a commit of its own (the client waited for
+    # each answer); the writer's timer may split one request's rows from its wait, never more.
+    assert 7 <= m[("coevo_store_transactions_total", (env,))] <= 14
 
 
 def test_two_apps_in_one_process_keep_separate_metrics() -> None:
