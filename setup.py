@@ -5,6 +5,7 @@ level (the product layout), but they import as `coevo.envs`, `coevo.server`, ...
 metadata stays declarative; only this mapping needs code, because the package list is
 discovered by walking the folders.
 """
+
 from pathlib import Path
 
 from setuptools import setup

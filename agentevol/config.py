@@ -38,9 +38,13 @@ class AgentEvolConfig(TrainerConfig):
     ALIASES = {"env": "envs"}
 
     # ------------------------------------------------------------------ run
-    output_dir: str = field(default="runs/agentevol", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"})
+    output_dir: str = field(
+        default="runs/agentevol", metadata={"help": "Checkpoints, data, metrics.jsonl and the plot"}
+    )
     seed: int = field(default=42, metadata={"help": "Seed for task picks, sampling and training"})
-    db_url: str | None = field(default=None, metadata={"help": "SQL store for trajectories (default: OUTPUT_DIR/trajectories.db)"})
+    db_url: str | None = field(
+        default=None, metadata={"help": "SQL store for trajectories (default: OUTPUT_DIR/trajectories.db)"}
+    )
     dist_timeout_s: float = field(
         default=10800.0,
         metadata={"help": "Under several processes: how long the others wait at a barrier while the main process explores "
@@ -53,14 +57,24 @@ class AgentEvolConfig(TrainerConfig):
                   "a model directory, or tiny (a randomly initialised tiny model, for CI)"},
     )  # fmt: skip
     # ------------------------------------------------------------------ envs
-    envs: list[str] = field(default_factory=lambda: ["alfworld"], metadata={"help": "Envs trained on together (comma-separated; --env for one)"})
-    env_urls: list[str] = field(default_factory=list, metadata={"help": "env=URL of running servers; others are started locally"})
-    env_options: list[str] = field(default_factory=list, metadata={"help": "env:key=value options for locally started servers"})
+    envs: list[str] = field(
+        default_factory=lambda: ["alfworld"],
+        metadata={"help": "Envs trained on together (comma-separated; --env for one)"},
+    )
+    env_urls: list[str] = field(
+        default_factory=list, metadata={"help": "env=URL of running servers; others are started locally"}
+    )
+    env_options: list[str] = field(
+        default_factory=list, metadata={"help": "env:key=value options for locally started servers"}
+    )
     show_available_actions: bool | None = field(
-        default=None, metadata={"help": "Show the env's available actions in observations (default: the env prompt's choice)"}
+        default=None,
+        metadata={"help": "Show the env's available actions in observations (default: the env prompt's choice)"},
     )
     # ------------------------------------------------------------------ behavioral cloning
-    bc_data: str | None = field(default=None, metadata={"help": "AgentTraj JSON/JSONL file; default: roll out each env's expert"})
+    bc_data: str | None = field(
+        default=None, metadata={"help": "AgentTraj JSON/JSONL file; default: roll out each env's expert"}
+    )
     bc_split: list[str] = field(
         default_factory=list,
         metadata={"help": "Split of the BC instructions: SPLIT for every env and/or ENV:SPLIT entries "
@@ -74,7 +88,9 @@ class AgentEvolConfig(TrainerConfig):
         metadata={"help": "Split of the exploration instructions, SPLIT and/or ENV:SPLIT (default: the env's BC split, minus "
                   "the instructions BC used)"},
     )  # fmt: skip
-    explore_tasks: int = field(default=96, metadata={"help": "Instructions per env explored each iteration (the broader set)"})
+    explore_tasks: int = field(
+        default=96, metadata={"help": "Instructions per env explored each iteration (the broader set)"}
+    )
     samples_per_task: int = field(default=2, metadata={"help": "Trajectories sampled per instruction (K)"})
     explore_temperature: float = field(default=0.7, metadata={"help": "Sampling temperature while exploring"})
     explore_top_p: float = field(default=0.95, metadata={"help": "Nucleus mass while exploring"})
@@ -84,16 +100,21 @@ class AgentEvolConfig(TrainerConfig):
                   "plus, per explored instruction, its best trajectory with reward >= filter_threshold"},
     )  # fmt: skip
     filter_threshold: float = field(
-        default=0.99, metadata={"help": "filter objective: keep explored trajectories with reward >= this (AgentGym: 0.99)"}
+        default=0.99,
+        metadata={"help": "filter objective: keep explored trajectories with reward >= this (AgentGym: 0.99)"},
     )
-    restart_from_base: bool = field(default=True, metadata={"help": "Train each iteration from the base model (paper); false: continue"})
+    restart_from_base: bool = field(
+        default=True, metadata={"help": "Train each iteration from the base model (paper); false: continue"}
+    )
     # ------------------------------------------------------------------ learning
     epochs: float = field(default=2.0, metadata={"help": "Epochs per learning stage"})
     bc_epochs: float | None = field(default=None, metadata={"help": "Epochs of the BC stage (default: epochs)"})
     learning_rate: float = field(default=2e-5, metadata={"help": "Peak learning rate"})
     batch_size: int = field(default=4, metadata={"help": "Per-device batch size"})
     grad_accum: int = field(default=1, metadata={"help": "Gradient accumulation steps"})
-    max_length: int = field(default=1024, metadata={"help": "Training sequence length (longer trajectories keep their start)"})
+    max_length: int = field(
+        default=1024, metadata={"help": "Training sequence length (longer trajectories keep their start)"}
+    )
     warmup_ratio: float = field(default=0.05, metadata={"help": "Linear warm-up share of the steps"})
     weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay"})
     max_grad_norm: float = field(default=1.0, metadata={"help": "Gradient clipping"})
@@ -105,21 +126,34 @@ class AgentEvolConfig(TrainerConfig):
     )
     # ------------------------------------------------------------------ rollouts and evaluation
     eval_split: str | None = field(
-        default=None, metadata={"help": "Held-out split evaluated at every stage, for every env (default: each env's first held-out split)"}
+        default=None,
+        metadata={
+            "help": "Held-out split evaluated at every stage, for every env (default: each env's first held-out split)"
+        },
     )
-    eval_tasks: int = field(default=20, metadata={"help": "Held-out tasks per env, a fixed seeded list (0: the whole split)"})
+    eval_tasks: int = field(
+        default=20, metadata={"help": "Held-out tasks per env, a fixed seeded list (0: the whole split)"}
+    )
     heldout: list[str] = field(
         default_factory=list,
-        metadata={"help": "Held-out task lists ENV:SPLIT[:N] evaluated at every stage instead of eval_split (N defaults to eval_tasks)"},
+        metadata={
+            "help": "Held-out task lists ENV:SPLIT[:N] evaluated at every stage instead of eval_split (N defaults to eval_tasks)"
+        },
     )
-    max_rounds: int | None = field(default=20, metadata={"help": "Agent turns per episode (default: the env's max steps)"})
+    max_rounds: int | None = field(
+        default=20, metadata={"help": "Agent turns per episode (default: the env's max steps)"}
+    )
     max_new_tokens: int = field(default=64, metadata={"help": "Longest reply while rolling out"})
-    max_prompt_tokens: int = field(default=1024, metadata={"help": "Prompt budget while rolling out (old turns dropped)"})
+    max_prompt_tokens: int = field(
+        default=1024, metadata={"help": "Prompt budget while rolling out (old turns dropped)"}
+    )
     gen_batch_size: int = field(default=16, metadata={"help": "Prompts per generation batch"})
     backend: str = field(
         default="auto",
-        metadata={"help": "Rollout engine: auto (vLLM on GPU hosts where installed, colocated and synced after each stage, "
-                  "else transformers; llama.cpp on CPU hosts) | vllm | llamacpp | transformers"},
+        metadata={
+            "help": "Rollout engine: auto (vLLM on GPU hosts where installed, colocated and synced after each stage, "
+            "else transformers; llama.cpp on CPU hosts) | vllm | llamacpp | transformers"
+        },
     )
     vllm_gpu_memory_utilization: float = field(
         default=0.3, metadata={"help": "vllm backend: the share of the GPU's memory the colocated engine takes"}
@@ -138,7 +172,9 @@ class AgentEvolConfig(TrainerConfig):
         if len(set(self.envs)) != len(self.envs):
             raise ValueError(f"envs names an env twice: {self.envs}")
         if not (math.isfinite(self.filter_threshold) and self.filter_threshold > 0):
-            raise ValueError(f"filter_threshold must be a finite number > 0 (0 would keep failures), got {self.filter_threshold}")
+            raise ValueError(
+                f"filter_threshold must be a finite number > 0 (0 would keep failures), got {self.filter_threshold}"
+            )
         from coevo.client.heldout import HeldoutSplit
         from coevo.client.policies.factory import BACKENDS
 
@@ -197,24 +233,69 @@ PRESETS: dict[str, dict[str, Any]] = {
     # BC gets most of the compute; iterations continue from the previous model for one epoch on
     # D_s ∪ D_m (the paper restarts from the base model, which would triple the training time).
     "cpu-demo": dict(
-        model="smollm2", envs=["alfworld"], show_available_actions=True,
-        bc_tasks=16, bc_epochs=3.0, iterations=2, explore_tasks=8, samples_per_task=2, explore_temperature=0.7,
-        restart_from_base=False, epochs=1.0, learning_rate=1e-4, batch_size=2, max_length=1536,
-        epoch_checkpoints=False, eval_split="valid_seen", eval_tasks=10, max_rounds=12, max_new_tokens=40,
-        max_prompt_tokens=1536, gen_batch_size=24, concurrency=24,
+        model="smollm2",
+        envs=["alfworld"],
+        show_available_actions=True,
+        bc_tasks=16,
+        bc_epochs=3.0,
+        iterations=2,
+        explore_tasks=8,
+        samples_per_task=2,
+        explore_temperature=0.7,
+        restart_from_base=False,
+        epochs=1.0,
+        learning_rate=1e-4,
+        batch_size=2,
+        max_length=1536,
+        epoch_checkpoints=False,
+        eval_split="valid_seen",
+        eval_tasks=10,
+        max_rounds=12,
+        max_new_tokens=40,
+        max_prompt_tokens=1536,
+        gen_batch_size=24,
+        concurrency=24,
     ),  # fmt: skip
     # Seconds: a random tiny model, a handful of episodes — exercises every stage in CI.
     "ci": dict(
-        model="tiny", envs=["alfworld"], show_available_actions=False,
-        bc_tasks=4, iterations=2, explore_tasks=2, samples_per_task=2, explore_temperature=1.0,
-        epochs=1.0, learning_rate=1e-3, batch_size=2, max_length=2048, epoch_checkpoints=False,
-        eval_tasks=2, max_rounds=3, max_new_tokens=12, max_prompt_tokens=2048, gen_batch_size=8, concurrency=8,
+        model="tiny",
+        envs=["alfworld"],
+        show_available_actions=False,
+        bc_tasks=4,
+        iterations=2,
+        explore_tasks=2,
+        samples_per_task=2,
+        explore_temperature=1.0,
+        epochs=1.0,
+        learning_rate=1e-3,
+        batch_size=2,
+        max_length=2048,
+        epoch_checkpoints=False,
+        eval_tasks=2,
+        max_rounds=3,
+        max_new_tokens=12,
+        max_prompt_tokens=2048,
+        gen_batch_size=8,
+        concurrency=8,
     ),  # fmt: skip
     # A GPU run in the paper's proportions (Llama-2-7B-scale models: set --model).
     "gpu": dict(
-        bc_tasks=1000, iterations=4, explore_tasks=2000, samples_per_task=1, explore_temperature=0.7,
-        epochs=1.0, learning_rate=1e-5, batch_size=2, grad_accum=8, max_length=4096,
-        eval_tasks=200, max_rounds=30, max_new_tokens=256, max_prompt_tokens=4096, gen_batch_size=64, concurrency=128,
+        bc_tasks=1000,
+        iterations=4,
+        explore_tasks=2000,
+        samples_per_task=1,
+        explore_temperature=0.7,
+        epochs=1.0,
+        learning_rate=1e-5,
+        batch_size=2,
+        grad_accum=8,
+        max_length=4096,
+        eval_tasks=200,
+        max_rounds=30,
+        max_new_tokens=256,
+        max_prompt_tokens=4096,
+        gen_batch_size=64,
+        concurrency=128,
     ),  # fmt: skip
 }
 

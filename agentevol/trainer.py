@@ -403,11 +403,15 @@ class AgentEvolTrainer:
         for example in examples:
             env = self.env_of(example.item_id)
             by_env[env] = by_env.get(env, 0) + 1
-        self.log(f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)")
+        self.log(
+            f"[{stage}] learning on {len(examples)} trajectories ({sum(e.trained_tokens for e in examples)} trained tokens)"
+        )
         result = train_stage(model, tokenizer, examples, c, self.layout.trainer_dir(stage), seed=c.seed, epochs=epochs)
         self.save(result.model, tokenizer, stage)
         if self.main:
-            shutil.rmtree(self.layout.trainer_dir(stage), ignore_errors=True)  # optimizer states: large, no longer needed
+            shutil.rmtree(
+                self.layout.trainer_dir(stage), ignore_errors=True
+            )  # optimizer states: large, no longer needed
         return result.model, {
             "train_examples": result.examples, "train_examples_by_env": dict(sorted(by_env.items())),
             "train_tokens": result.trained_tokens,
@@ -439,7 +443,9 @@ class AgentEvolTrainer:
             elif stage == "bc":
                 bc = await self.main_first(self.bc_records)
                 start = model_of("base")
-                model, train_row = self.learn(start, stage, demonstrations=bc, objective=BC_OBJECTIVE, epochs=c.bc_epochs)
+                model, train_row = self.learn(
+                    start, stage, demonstrations=bc, objective=BC_OBJECTIVE, epochs=c.bc_epochs
+                )
                 current = (model, start[1])
                 row.update(bc_trajectories=len(bc), **train_row)
             else:
@@ -467,7 +473,9 @@ class AgentEvolTrainer:
                     row.update(await self.evaluate(policy, stage))
                 finally:
                     await policy.aclose()
-                row.update(duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat())
+                row.update(
+                    duration_s=round(time.monotonic() - started, 1), finished_at=datetime.now(timezone.utc).isoformat()
+                )
                 self._record_stage(row)
             self.barrier()
             previous_stage = stage

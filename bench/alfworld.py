@@ -140,8 +140,13 @@ def main(argv: list[str] | None = None) -> dict:
         result["reset_speedup"] = result["textworld_reset_ms"] / result["native_reset_ms"]
         result["step_speedup"] = result["textworld_step_ms"] / result["native_step_ms"]
     else:
-        result.update(textworld_reset_ms=None, textworld_step_ms=None, reset_speedup=None, step_speedup=None,
-                      note="TextWorld not installed (pip install 'coevo[alfworld]'); native figures only")
+        result.update(
+            textworld_reset_ms=None,
+            textworld_step_ms=None,
+            reset_speedup=None,
+            step_speedup=None,
+            note="TextWorld not installed (pip install 'coevo[alfworld]'); native figures only",
+        )
 
     sessions = list(make("alfworld").task_ids("train", 0, args.sessions))
     result["session_kb"] = _session_kb(sessions)

@@ -45,9 +45,10 @@ def run(split: str, games: int | None, steps: int, seed: int) -> dict[str, Any]:
     key = {"train": "data_path", "valid_seen": "eval_id_data_path", "valid_unseen": "eval_ood_data_path"}[split]
     mode = {"train": "train", "valid_seen": "eval_in_distribution", "valid_unseen": "eval_out_of_distribution"}[split]
     loader = AlfredTWEnv.__new__(AlfredTWEnv)
-    loader.config = {"dataset": {key: f"$ALFWORLD_DATA/json_2.1.1/{split}", "num_train_games": -1,
-                                 "num_eval_games": -1},
-                     "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0}}
+    loader.config = {
+        "dataset": {key: f"$ALFWORLD_DATA/json_2.1.1/{split}", "num_train_games": -1, "num_eval_games": -1},
+        "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0},
+    }
     loader.train_eval = mode
     loader.collect_game_files()
     random.seed(seed)  # the expert's fallback when it repeats itself is a random admissible command
@@ -67,8 +68,15 @@ def run(split: str, games: int | None, steps: int, seed: int) -> dict[str, Any]:
         row[1] += bool(state["won"])
         won += bool(state["won"])
         total_steps += taken
-    return {"split": split, "games": count, "collected": len(loader.game_files), "won": won,
-            "steps": total_steps, "max_steps": steps, "per_task_games_won": per_task}
+    return {
+        "split": split,
+        "games": count,
+        "collected": len(loader.game_files),
+        "won": won,
+        "steps": total_steps,
+        "max_steps": steps,
+        "per_task_games_won": per_task,
+    }
 
 
 def main() -> None:

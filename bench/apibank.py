@@ -83,8 +83,12 @@ def play(client: EnvClient, task_ids: list[str]) -> dict[str, float]:
                         by_mode[mode] += result.info.get(f"api_correct_{mode}", 0)
                     break
     elapsed = time.perf_counter() - start
-    out = {"accuracy": correct / calls if calls else 0.0, "calls": calls,
-           "steps_per_s": steps / elapsed, "episodes_per_s": len(task_ids) / elapsed}
+    out = {
+        "accuracy": correct / calls if calls else 0.0,
+        "calls": calls,
+        "steps_per_s": steps / elapsed,
+        "episodes_per_s": len(task_ids) / elapsed,
+    }
     out.update({f"accuracy_{mode}": n / calls if calls else 0.0 for mode, n in by_mode.items()})
     return out
 
@@ -105,8 +109,7 @@ def bench_http(path: Path | None, episodes: int) -> dict[str, Any]:
         out["episodes_per_s"] = round(gen["episodes_per_s"], 1)
         accuracy = gen["accuracy"]
         if path is not None:
-            shipped = [t.task_id for split in ("level1", "level2")
-                       for t in client.tasks(split, 0, 1000).tasks]
+            shipped = [t.task_id for split in ("level1", "level2") for t in client.tasks(split, 0, 1000).tasks]
             real = play(client, shipped)
             out["expert_api_accuracy_shipped"] = round(real["accuracy"], 4)
             for mode in MODES:
@@ -138,8 +141,7 @@ def bench_memory(sessions: int = 500) -> dict[str, Any]:
     tracemalloc.stop()
     grown = sum(stat.size_diff for stat in after.compare_to(base, "filename"))
     written = sum(len(e.world.state.tables.written) for e in live) / len(live)
-    return {"session_kb": round(grown / len(live) / 1024, 2),
-            "tables_copied_per_session": round(written, 2)}
+    return {"session_kb": round(grown / len(live) / 1024, 2), "tables_copied_per_session": round(written, 2)}
 
 
 def main() -> None:

@@ -76,8 +76,7 @@ def bench_load() -> dict[str, Any]:
     shared = BfclEnv.load_shared()
     loaded = time.perf_counter()
     shared.catalog.ids("live_multiple")
-    return {"load_shared_s": round(loaded - start, 3),
-            "first_category_s": round(time.perf_counter() - loaded, 3)}
+    return {"load_shared_s": round(loaded - start, 3), "first_category_s": round(time.perf_counter() - loaded, 3)}
 
 
 def bench_memory(sessions: int = 200) -> dict[str, Any]:

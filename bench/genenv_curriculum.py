@@ -72,8 +72,16 @@ class Setting:
         return f"window {self.window}, KL coef {self.kl_coef}, cap {self.kl_cap}, averaged over {self.average}"
 
 
-def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, tasks: int, group: int,
-            cfg: GenEnvConfig, uniform_knobs: tuple[str, ...] = ()) -> np.ndarray:
+def run_arm(
+    setting: Setting | None,
+    seed: int,
+    agent: AgentModel,
+    epochs: int,
+    tasks: int,
+    group: int,
+    cfg: GenEnvConfig,
+    uniform_knobs: tuple[str, ...] = (),
+) -> np.ndarray:
     """One arm (setting None: the frozen simulator); rows of (success rate, in-band fraction).
     `uniform_knobs` stay uniform after every update, as if pi_env could not choose them."""
     noise = np.random.default_rng(seed)
@@ -91,19 +99,31 @@ def run_arm(setting: Setting | None, seed: int, agent: AgentModel, epochs: int, 
         band = curriculum.band_mask(p_hats, cfg.alpha, cfg.k_min)
         rows.append((float(np.mean(p_hats)), float(band.mean())))
         skill += agent.learn * float(np.mean([0 < p < 1 for p in p_hats]))
-        pool.append([((FAMILY, k), float(curriculum.r_env(p, cfg.alpha, cfg.beta)), bool(flag))
-                     for k, p, flag in zip(knobs, p_hats, band)])
+        pool.append(
+            [
+                ((FAMILY, k), float(curriculum.r_env(p, cfg.alpha, cfg.beta)), bool(flag))
+                for k, p, flag in zip(knobs, p_hats, band)
+            ]
+        )
         if setting is None:
             continue
-        recent = pool if setting.window <= 0 else pool[-setting.window:]
+        recent = pool if setting.window <= 0 else pool[-setting.window :]
         window = [sample for epoch in recent for sample in epoch]
-        at, weights, scale = curriculum.rwr_fit([r for _, r, _ in window], [f for _, _, f in window],
-                                                setting.average, cfg.rwr_lambda)
+        at, weights, scale = curriculum.rwr_fit(
+            [r for _, r, _ in window], [f for _, _, f in window], setting.average, cfg.rwr_lambda
+        )
         kept = [window[i][0] for i in at]
         if kept:
-            policy, _ = policy.fit_weighted(kept, weights, reference=reference, lr=cfg.param_lr,
-                                            steps=cfg.param_steps, kl_coef=setting.kl_coef, kl_cap=setting.kl_cap,
-                                            likelihood_scale=scale)
+            policy, _ = policy.fit_weighted(
+                kept,
+                weights,
+                reference=reference,
+                lr=cfg.param_lr,
+                steps=cfg.param_steps,
+                kl_coef=setting.kl_coef,
+                kl_cap=setting.kl_cap,
+                likelihood_scale=scale,
+            )
             for knob in uniform_knobs:
                 policy.logits[FAMILY][knob] = np.zeros_like(policy.logits[FAMILY][knob])
     return np.array(rows)
@@ -125,9 +145,13 @@ def summarise(runs: np.ndarray, random_runs: np.ndarray | None = None) -> dict[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     defaults = preset("cpu-demo")
-    parser.add_argument("--setting", action="append", type=Setting.parse,
-                        help="window:kl_coef:kl_cap[:in_band|generated] (repeatable; default: the cpu-demo "
-                             "preset's, the same averaged over generated tasks, and the first settings)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        type=Setting.parse,
+        help="window:kl_coef:kl_cap[:in_band|generated] (repeatable; default: the cpu-demo "
+        "preset's, the same averaged over generated tasks, and the first settings)",
+    )
     parser.add_argument("--runs", type=int, default=40, help="seeds per setting")
     parser.add_argument("--epochs", type=int, default=defaults.epochs)
     parser.add_argument("--tasks", type=int, default=defaults.tasks_per_epoch)
@@ -136,16 +160,28 @@ def main() -> None:
     parser.add_argument("--slope", type=float, default=AgentModel.slope)
     parser.add_argument("--task-noise", type=float, default=AgentModel.task_noise)
     parser.add_argument("--learn", type=float, default=AgentModel.learn)
-    parser.add_argument("--rwr-lambda", type=float, default=defaults.rwr_lambda,
-                        help="the RWR weights' inverse temperature (default: the cpu-demo preset's)")
-    parser.add_argument("--uniform-knob", action="append", default=[], choices=sorted(DIFFICULTY),
-                        help="a knob pi_env may not learn (repeatable), e.g. tool, to measure what choosing it is worth")
+    parser.add_argument(
+        "--rwr-lambda",
+        type=float,
+        default=defaults.rwr_lambda,
+        help="the RWR weights' inverse temperature (default: the cpu-demo preset's)",
+    )
+    parser.add_argument(
+        "--uniform-knob",
+        action="append",
+        default=[],
+        choices=sorted(DIFFICULTY),
+        help="a knob pi_env may not learn (repeatable), e.g. tool, to measure what choosing it is worth",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     settings = args.setting or [
         Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, defaults.env_rwr_average),
-        *(Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, average)
-          for average in curriculum.RWR_AVERAGES if average != defaults.env_rwr_average),
+        *(
+            Setting(defaults.env_pool_window, defaults.env_kl_coef, defaults.env_kl_cap, average)
+            for average in curriculum.RWR_AVERAGES
+            if average != defaults.env_rwr_average
+        ),
         Setting(0, 0.05, 0.5),  # the first settings: the whole pool, weak KL, a wide cap
     ]
     agent = AgentModel(args.skill, args.slope, args.task_noise, args.learn)
@@ -154,8 +190,12 @@ def main() -> None:
     random_runs = np.array([run_arm(None, seed, agent, *shape) for seed in range(args.runs)])
     result: dict[str, Any] = {
         "agent_model": dataclasses.asdict(agent),
-        "runs": args.runs, "epochs": args.epochs, "tasks": args.tasks, "group": args.group,
-        "uniform_knobs": args.uniform_knob, "rwr_lambda": args.rwr_lambda,
+        "runs": args.runs,
+        "epochs": args.epochs,
+        "tasks": args.tasks,
+        "group": args.group,
+        "uniform_knobs": args.uniform_knob,
+        "rwr_lambda": args.rwr_lambda,
         "random": summarise(random_runs),
         "settings": {},
     }
@@ -169,8 +209,10 @@ def main() -> None:
     for name, row in [("GenEnv-Random", result["random"]), *result["settings"].items()]:
         print(f"{name:40s} in band by epoch {row['in_band_by_epoch']}  mean {row['mean_in_band']:.3f}")
         if name != "GenEnv-Random":
-            print(f"{'':40s} success by epoch {row['success_by_epoch']}  end above Random "
-                  f"{row['end_above_random']:.2f}, below {row['end_below_random']:.2f}")
+            print(
+                f"{'':40s} success by epoch {row['success_by_epoch']}  end above Random "
+                f"{row['end_above_random']:.2f}, below {row['end_below_random']:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -87,11 +87,23 @@ finally:
 """
 
 
-def serve(db_url: str, port: int, max_sessions: int, connections: int, tmp: Path,
-          profile: Path | None = None) -> subprocess.Popen[bytes]:
+def serve(
+    db_url: str, port: int, max_sessions: int, connections: int, tmp: Path, profile: Path | None = None
+) -> subprocess.Popen[bytes]:
     base = [sys.executable, "-c", _PROFILED, str(profile)] if profile else coevo_command()
-    cmd = [*base, "serve", BENCH_ENV, "--port", str(port), "--db-url", db_url,
-           "--max-sessions", str(max_sessions), "--log-level", "warning"]
+    cmd = [
+        *base,
+        "serve",
+        BENCH_ENV,
+        "--port",
+        str(port),
+        "--db-url",
+        db_url,
+        "--max-sessions",
+        str(max_sessions),
+        "--log-level",
+        "warning",
+    ]
     env = bench_env()
     # One load generator stands in for many clients behind one address: let it open all its
     # connections, with room for ones it closed whose close the server has not processed yet.
@@ -105,8 +117,9 @@ def _cpu_self() -> float:
 
 
 # ---------------------------------------------------------------------------------- scaling
-async def _drive(port: int, indices: list[int], connections: int, args: argparse.Namespace,
-                 barrier: Any) -> dict[str, Any]:
+async def _drive(
+    port: int, indices: list[int], connections: int, args: argparse.Namespace, barrier: Any
+) -> dict[str, Any]:
     """One load generator process's share of a level: create every session of `indices`, then
     (once every process has created its share, so all of the level's sessions are live) step
     each `args.steps` times, then delete them. The phases meet at `barrier` across processes."""
@@ -136,8 +149,7 @@ async def _drive(port: int, indices: list[int], connections: int, args: argparse
             return False
         for k in range(args.steps):
             t = time.perf_counter()
-            r = await request("POST", f"/sessions/{sid}/step", 200,
-                              json.dumps({"action": ACTIONS[k % 3]}).encode())
+            r = await request("POST", f"/sessions/{sid}/step", 200, json.dumps({"action": ACTIONS[k % 3]}).encode())
             if r is None:
                 return False
             latencies.append(time.perf_counter() - t)
@@ -165,17 +177,24 @@ async def _drive(port: int, indices: list[int], connections: int, args: argparse
     return {
         "ok": sum(1 for s, d in zip(stepped, deleted) if s and d),
         "created": sum(1 for sid in sids if sid is not None),
-        "latencies": latencies, "wire": wire, "errors": dict(errors), "marks": marks,
-        "cpu_s": _cpu_self() - cpu0, "requests": pool.stats.requests,
+        "latencies": latencies,
+        "wire": wire,
+        "errors": dict(errors),
+        "marks": marks,
+        "cpu_s": _cpu_self() - cpu0,
+        "requests": pool.stats.requests,
         "connections_opened": pool.stats.opened,
-        "connect_s_total": pool.stats.connect_s_total, "connect_s_max": pool.stats.connect_s_max,
-        "reopened": {"idle": pool.stats.reopened_idle, "eof": pool.stats.reopened_eof,
-                     "close": pool.stats.reopened_close},
+        "connect_s_total": pool.stats.connect_s_total,
+        "connect_s_max": pool.stats.connect_s_max,
+        "reopened": {
+            "idle": pool.stats.reopened_idle,
+            "eof": pool.stats.reopened_eof,
+            "close": pool.stats.reopened_close,
+        },
     }
 
 
-def _worker(port: int, indices: list[int], connections: int, args: argparse.Namespace,
-            barrier: Any, out: Any) -> None:
+def _worker(port: int, indices: list[int], connections: int, args: argparse.Namespace, barrier: Any, out: Any) -> None:
     try:
         out.send(run_loop(_drive(port, indices, connections, args, barrier)))
     except BaseException as exc:  # the parent reports it; the barrier must not hang the others
@@ -274,16 +293,18 @@ def level(port: int, pid: int, sessions: int, args: argparse.Namespace) -> dict[
         "load_generator_processes": procs,
         "connections_opened": sum(p["connections_opened"] for p in parts),
         "reopened_before_send": {k: sum(p["reopened"][k] for p in parts) for k in ("idle", "eof", "close")},
-        "connect_ms_mean": round(sum(p["connect_s_total"] for p in parts)
-                                 / max(1, sum(p["connections_opened"] for p in parts)) * 1e3, 2),
+        "connect_ms_mean": round(
+            sum(p["connect_s_total"] for p in parts) / max(1, sum(p["connections_opened"] for p in parts)) * 1e3, 2
+        ),
         "connect_ms_max": round(max(p["connect_s_max"] for p in parts) * 1e3, 2),
         "errors": dict(errors),
     }
 
 
 # ---------------------------------------------------------------------------------- SIGKILL
-async def _load_until_killed(port: int, proc: subprocess.Popen[bytes], sessions: int,
-                             kill_after: int) -> tuple[dict[str, list[str]], int]:
+async def _load_until_killed(
+    port: int, proc: subprocess.Popen[bytes], sessions: int, kill_after: int
+) -> tuple[dict[str, list[str]], int]:
     """Sessions step until the server dies; it is SIGKILLed at the `kill_after`-th
     acknowledged step, with requests in flight. Returns each acknowledged session's
     acknowledged observations and the total acknowledged steps."""
@@ -294,16 +315,14 @@ async def _load_until_killed(port: int, proc: subprocess.Popen[bytes], sessions:
     async def client(i: int) -> None:
         nonlocal total
         try:
-            r = await pool.request("POST", "/sessions",
-                                   json.dumps({"task_id": f"train-{i % 200}", "seed": i}).encode())
+            r = await pool.request("POST", "/sessions", json.dumps({"task_id": f"train-{i % 200}", "seed": i}).encode())
             if r.status != 201:
                 return
             sid = json.loads(r.body)["session_id"]
             acked[sid] = []
             k = 0
             while True:
-                r = await pool.request("POST", f"/sessions/{sid}/step",
-                                       json.dumps({"action": ACTIONS[k % 3]}).encode())
+                r = await pool.request("POST", f"/sessions/{sid}/step", json.dumps({"action": ACTIONS[k % 3]}).encode())
                 if r.status != 200:
                     return
                 acked[sid].append(json.loads(r.body)["observation"])
@@ -344,15 +363,23 @@ def sigkill(db_url: str, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
                 state = r.json()
                 lost_steps += max(0, len(observations) - state["steps"])
                 unacked_extra += max(0, state["steps"] - len(observations))
-                if state["steps"] == len(observations) and observations and \
-                        state["last_observation"] != observations[-1]:
+                if (
+                    state["steps"] == len(observations)
+                    and observations
+                    and state["last_observation"] != observations[-1]
+                ):
                     mismatched += 1
                 c.delete(f"/sessions/{sid}")
     finally:
         stop_server(proc)
-    return {"acked_lost": lost_steps, "sessions_lost": lost_sessions, "acked_steps": total,
-            "sessions": len(acked), "committed_unacked_steps": unacked_extra,
-            "last_observation_mismatches": mismatched}
+    return {
+        "acked_lost": lost_steps,
+        "sessions_lost": lost_sessions,
+        "acked_steps": total,
+        "sessions": len(acked),
+        "committed_unacked_steps": unacked_extra,
+        "last_observation_mismatches": mismatched,
+    }
 
 
 # ---------------------------------------------------------------------------------- main
@@ -419,8 +446,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_max_sessions": max_sessions,
         "fd_limit": fd_limit,
         "cpus": os.cpu_count(),
-        "targets": {"max_sessions_95": 16384, "rss_mb_at_max_sessions_95": 1024,
-                    "sigkill_acked_lost": 0, "sigkill_sessions_lost": 0},
+        "targets": {
+            "max_sessions_95": 16384,
+            "rss_mb_at_max_sessions_95": 1024,
+            "sigkill_acked_lost": 0,
+            "sigkill_sessions_lost": 0,
+        },
     }
 
 
@@ -428,26 +459,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--levels", default="64,256,1024,4096,16384", help="concurrent sessions per level")
-    parser.add_argument("--max-sessions", type=int, default=16384,
-                        help="the server's session capacity (at least the largest level)")
+    parser.add_argument(
+        "--max-sessions", type=int, default=16384, help="the server's session capacity (at least the largest level)"
+    )
     parser.add_argument("--steps", type=int, default=3, help="steps per session")
-    parser.add_argument("--connections", type=int, default=1024,
-                        help="most HTTP connections the load generator opens at once")
-    parser.add_argument("--procs", type=int, default=1,
-                        help="load generator processes (each its own event loop and GIL; the "
-                             "sessions and connections are split between them)")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="per-request timeout, seconds, from issuing it (the wait for a free "
-                             "connection included)")
-    parser.add_argument("--idle-reuse", type=float, default=2.0,
-                        help="reuse a kept-alive connection only if idle less than this (uvicorn "
-                             "closes idle ones after 5 s)")
-    parser.add_argument("--profile-server", default="",
-                        help="run the server under cProfile and write its profile to this file")
-    parser.add_argument("--kill-sessions", type=int, default=64,
-                        help="sessions under SIGKILL load (0: skip the SIGKILL runs)")
-    parser.add_argument("--kill-after", type=int, default=2000,
-                        help="acknowledged steps before the SIGKILL")
+    parser.add_argument(
+        "--connections", type=int, default=1024, help="most HTTP connections the load generator opens at once"
+    )
+    parser.add_argument(
+        "--procs",
+        type=int,
+        default=1,
+        help="load generator processes (each its own event loop and GIL; the "
+        "sessions and connections are split between them)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="per-request timeout, seconds, from issuing it (the wait for a free connection included)",
+    )
+    parser.add_argument(
+        "--idle-reuse",
+        type=float,
+        default=2.0,
+        help="reuse a kept-alive connection only if idle less than this (uvicorn closes idle ones after 5 s)",
+    )
+    parser.add_argument(
+        "--profile-server", default="", help="run the server under cProfile and write its profile to this file"
+    )
+    parser.add_argument(
+        "--kill-sessions", type=int, default=64, help="sessions under SIGKILL load (0: skip the SIGKILL runs)"
+    )
+    parser.add_argument("--kill-after", type=int, default=2000, help="acknowledged steps before the SIGKILL")
     args = parser.parse_args()
     result = run(args)
     if args.json:

@@ -181,8 +181,7 @@ class Pool:
     lets it, which starves some sessions past the timeout while others finish). With none
     waiting, the most recently freed connection is taken first (kept hot)."""
 
-    def __init__(self, host: str, port: int, size: int, *, timeout_s: float,
-                 idle_reuse_s: float = 2.0) -> None:
+    def __init__(self, host: str, port: int, size: int, *, timeout_s: float, idle_reuse_s: float = 2.0) -> None:
         self.host, self.port = host, port
         self.timeout_s = timeout_s
         self.stats = ConnectionStats()

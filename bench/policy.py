@@ -59,7 +59,10 @@ def first_turns(env_name: str, split: str, count: int) -> list[list[Message]]:
     for index in spread_indices(total, count):
         task_id = env.task_ids(split, index, 1)[0]
         result = env.reset(task_id=task_id, seed=0)
-        conversations.append(prompt.start() + [{"role": "user", "content": prompt.render_observation(result.observation, result.info, first=True)}])
+        conversations.append(
+            prompt.start()
+            + [{"role": "user", "content": prompt.render_observation(result.observation, result.info, first=True)}]
+        )
     return conversations
 
 
@@ -142,8 +145,12 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="timed batches per (backend, batch size)")
     parser.add_argument("--kv-type", default="f16", choices=["f16", "f32"])
-    parser.add_argument("--precision", default=DEFAULT_PRECISION, choices=list(PRECISIONS),
-                        help="the backend's weights (greedy agreement is also measured at f32 when this is lower)")
+    parser.add_argument(
+        "--precision",
+        default=DEFAULT_PRECISION,
+        choices=list(PRECISIONS),
+        help="the backend's weights (greedy agreement is also measured at f32 when this is lower)",
+    )
     parser.add_argument("--eval-n", type=int, default=100)
     parser.add_argument("--skip-eval", action="store_true")
     args = parser.parse_args()
@@ -157,12 +164,21 @@ def main() -> None:
     model_dir = default_model_dir()
     threads = len(os.sched_getaffinity(0))
     torch.set_num_threads(threads)
-    log(f"prompts: {args.agreement_prompts // 2} BFCL + {args.agreement_prompts - args.agreement_prompts // 2} ALFWorld first turns")
+    log(
+        f"prompts: {args.agreement_prompts // 2} BFCL + {args.agreement_prompts - args.agreement_prompts // 2} ALFWorld first turns"
+    )
     conversations = first_turns("bfcl", "simple_python", args.agreement_prompts // 2)
     conversations += first_turns("alfworld", "valid_unseen", args.agreement_prompts - len(conversations))
     hf = TransformersPolicy(model_dir)
-    backend = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
-                             precision=args.precision, share_prefixes=False)
+    backend = LlamaCppPolicy(
+        model_dir,
+        kv_type=args.kv_type,
+        threads=threads,
+        max_batch_size=8,
+        max_prompt_tokens=2048,
+        precision=args.precision,
+        share_prefixes=False,
+    )
     prompts = [hf.encode(hf.render(c)) for c in conversations]
     greedy = Sampling(temperature=0.0, max_new_tokens=args.new_tokens)
 
@@ -193,15 +209,27 @@ def main() -> None:
     result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
     result["agreement_prompts"] = len(prompts)
     if args.precision != "f32":  # the same prompts with f32 weights, for comparison
-        exact = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
-                               precision="f32")
-        f32 = [x for i in range(0, len(prompts), 8) for x in exact.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=32), stop="eos")]
+        exact = LlamaCppPolicy(
+            model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048, precision="f32"
+        )
+        f32 = [
+            x
+            for i in range(0, len(prompts), 8)
+            for x in exact.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=32), stop="eos")
+        ]
         result["greedy_agreement_f32"], result["agreement_tokens_f32"] = agreement(reference, f32, 32)
 
     log("first turns with and without prefix sharing")
     for shared in (False, True):
-        policy = LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8,
-                                max_prompt_tokens=2048, precision=args.precision, share_prefixes=shared)
+        policy = LlamaCppPolicy(
+            model_dir,
+            kv_type=args.kv_type,
+            threads=threads,
+            max_batch_size=8,
+            max_prompt_tokens=2048,
+            precision=args.precision,
+            share_prefixes=shared,
+        )
         started = time.perf_counter()
         for i in range(0, len(prompts), 8):
             policy.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=1), stop="none")

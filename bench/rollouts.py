@@ -93,7 +93,9 @@ def main() -> None:
                 rate = asyncio.run(engine_rate(url, args.env, args.split, c, n))
                 out[f"episodes_per_s_{c}"] = round(rate["episodes_per_s"], 3)
                 out[f"steps_per_s_{c}"] = round(rate["steps_per_s"], 2)
-            out["server_saturated_steps_per_s"] = round(asyncio.run(saturated_rate(url, args.split, 64, args.saturation_s)), 2)
+            out["server_saturated_steps_per_s"] = round(
+                asyncio.run(saturated_rate(url, args.split, 64, args.saturation_s)), 2
+            )
     out["speedup_8"] = round(out["episodes_per_s_8"] / out["episodes_per_s_1"], 2)
     out["speedup_32"] = round(out["episodes_per_s_32"] / out["episodes_per_s_1"], 2)
     target = 0.8 * min(8 * out["steps_per_s_1"], out["server_saturated_steps_per_s"])

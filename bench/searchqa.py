@@ -44,13 +44,17 @@ def bench_size(passages: int, n_questions: int, play: bool, workdir: Path) -> di
     build_s = time.perf_counter() - start
     index = SearchIndex(build)
     questions = [q for split in ("test", "dev", "train") for q in index.questions[split]][:n_questions]
-    prior = {t: Counter(q.answers[0] for q in index.questions["train"] if q.template == t).most_common(1)[0][0]
-             for t in {q.template for q in index.questions["train"]}}
+    prior = {
+        t: Counter(q.answers[0] for q in index.questions["train"] if q.template == t).most_common(1)[0][0]
+        for t in {q.template for q in index.questions["train"]}
+    }
     del index
     row: dict = {"passages": passages, "index_build_s": round(build_s, 2)}
     t0 = time.perf_counter()
-    with launch_local([ServerSpec("searchqa", {"build_dir": str(build)})], db_url="sqlite://") as urls, \
-            EnvClient(urls["searchqa"]) as client:
+    with (
+        launch_local([ServerSpec("searchqa", {"build_dir": str(build)})], db_url="sqlite://") as urls,
+        EnvClient(urls["searchqa"]) as client,
+    ):
         row["start_s"] = round(time.perf_counter() - t0, 2)
         latencies = []
         for q in questions:
@@ -80,9 +84,12 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-searchqa-") as tmp:
         sizes = [bench_size(n, args.questions, play=(i == 0), workdir=Path(tmp)) for i, n in enumerate(args.passages)]
-    out = {"sizes": [{k: v for k, v in s.items() if k not in ("expert_em", "no_search_em")} for s in sizes],
-           "expert_em": sizes[0]["expert_em"], "no_search_em": sizes[0]["no_search_em"],
-           "questions": args.questions}
+    out = {
+        "sizes": [{k: v for k, v in s.items() if k not in ("expert_em", "no_search_em")} for s in sizes],
+        "expert_em": sizes[0]["expert_em"],
+        "no_search_em": sizes[0]["no_search_em"],
+        "questions": args.questions,
+    }
     if args.json:
         print(json.dumps(out))
     else:

@@ -51,8 +51,18 @@ def ceiling_app():  # type: ignore[no-untyped-def]
     from fastapi import FastAPI
 
     app = FastAPI()
-    body = StepResponse(session_id="x" * 32, observation="higher", reward=0.0, done=False,
-                        truncated=False, info={"valid": True, "step": 1}).model_dump_json().encode()
+    body = (
+        StepResponse(
+            session_id="x" * 32,
+            observation="higher",
+            reward=0.0,
+            done=False,
+            truncated=False,
+            info={"valid": True, "step": 1},
+        )
+        .model_dump_json()
+        .encode()
+    )
 
     @app.post("/sessions/{session_id}/step")
     async def step(session_id: str, request: StepRequest) -> Response:
@@ -68,8 +78,9 @@ def serve_ceiling(port: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- load
-async def _step_load(client: httpx.AsyncClient, sids: list[str], total: int, max_s: float,
-                     record: bool) -> tuple[int, float, list[float]]:
+async def _step_load(
+    client: httpx.AsyncClient, sids: list[str], total: int, max_s: float, record: bool
+) -> tuple[int, float, list[float]]:
     """Every session loops step requests until `total` are done or `max_s` passes."""
     budget = total
     latencies: list[float] = []
@@ -96,8 +107,9 @@ async def _step_load(client: httpx.AsyncClient, sids: list[str], total: int, max
     return sum(counts), time.perf_counter() - t0, latencies
 
 
-async def _batch_load(client: httpx.AsyncClient, sids: list[str], total_steps: int, max_s: float,
-                      concurrency: int) -> tuple[int, float]:
+async def _batch_load(
+    client: httpx.AsyncClient, sids: list[str], total_steps: int, max_s: float, concurrency: int
+) -> tuple[int, float]:
     budget = total_steps
     deadline = time.perf_counter() + max_s
     body = {"items": [{"session_id": s, "action": "guess 0"} for s in sids]}
@@ -140,13 +152,18 @@ class Phase:
         self.latencies.extend(latencies or [])
 
     def summary(self) -> dict[str, float]:
-        return {"per_s": self.n / self.seconds, "p50_ms": percentile(self.latencies, 0.5) * 1e3,
-                "p99_ms": percentile(self.latencies, 0.99) * 1e3,
-                "cpu_us": self.cpu / self.n * 1e6, "n": self.n}
+        return {
+            "per_s": self.n / self.seconds,
+            "p50_ms": percentile(self.latencies, 0.5) * 1e3,
+            "p99_ms": percentile(self.latencies, 0.99) * 1e3,
+            "cpu_us": self.cpu / self.n * 1e6,
+            "n": self.n,
+        }
 
 
-async def measure(ceiling_port: int, ceiling_pid: int, port: int, pid: int,
-                  args: argparse.Namespace) -> dict[str, dict[str, float]]:
+async def measure(
+    ceiling_port: int, ceiling_pid: int, port: int, pid: int, args: argparse.Namespace
+) -> dict[str, dict[str, float]]:
     """Rounds of ceiling, single and batch phases, interleaved so that background load on the
     machine hits all three alike."""
     ceiling, single, batch = Phase(), Phase(), Phase()
@@ -169,8 +186,7 @@ async def measure(ceiling_port: int, ceiling_pid: int, port: int, pid: int,
             n, elapsed, lat = await _step_load(ours, sids, per_round, args.max_seconds, record=True)
             single.add(n, elapsed, cpu_seconds(pid) - cpu0, lat)
             cpu0 = cpu_seconds(pid)
-            n, elapsed = await _batch_load(ours, sids, per_round * 8, args.max_seconds,
-                                           args.batch_concurrency)
+            n, elapsed = await _batch_load(ours, sids, per_round * 8, args.max_seconds, args.batch_concurrency)
             batch.add(n, elapsed, cpu_seconds(pid) - cpu0)
         for sid in sids:
             await ours.delete(f"/sessions/{sid}")
@@ -213,12 +229,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="coevo-bench-") as tmp:
         try:
             ceiling_port = free_port(HOST)
-            procs.append(start_server([sys.executable, str(Path(__file__).resolve()), "--serve-ceiling",
-                                 str(ceiling_port)], ceiling_port, env, Path(tmp) / "ceiling.log"))
+            procs.append(
+                start_server(
+                    [sys.executable, str(Path(__file__).resolve()), "--serve-ceiling", str(ceiling_port)],
+                    ceiling_port,
+                    env,
+                    Path(tmp) / "ceiling.log",
+                )
+            )
             port = free_port(HOST)
-            procs.append(start_server([*serve, "serve", BENCH_ENV, "--port", str(port),
-                                 "--db-url", f"sqlite:///{Path(tmp) / 'bench.db'}"], port, env,
-                                Path(tmp) / "server.log"))
+            procs.append(
+                start_server(
+                    [
+                        *serve,
+                        "serve",
+                        BENCH_ENV,
+                        "--port",
+                        str(port),
+                        "--db-url",
+                        f"sqlite:///{Path(tmp) / 'bench.db'}",
+                    ],
+                    port,
+                    env,
+                    Path(tmp) / "server.log",
+                )
+            )
             phases = asyncio.run(measure(ceiling_port, procs[0].pid, port, procs[1].pid, args))
         finally:
             for proc in procs:
@@ -257,13 +292,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--sessions", type=int, default=64, help="concurrent sessions")
-    parser.add_argument("--requests", type=int, default=6_000,
-                        help="measured step requests per phase, over all rounds (batch: 8x)")
+    parser.add_argument(
+        "--requests", type=int, default=6_000, help="measured step requests per phase, over all rounds (batch: 8x)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved measuring rounds")
     parser.add_argument("--warmup", type=int, default=600, help="unmeasured requests first")
     parser.add_argument("--max-seconds", type=float, default=20.0, help="time cap per phase and round")
-    parser.add_argument("--batch-concurrency", type=int, default=2,
-                        help="batch requests in flight at once")
+    parser.add_argument("--batch-concurrency", type=int, default=2, help="batch requests in flight at once")
     parser.add_argument("--idle-sessions", type=int, default=10_000)
     parser.add_argument("--serve-ceiling", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()

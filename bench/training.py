@@ -95,9 +95,15 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         models["random"] = HeldoutResult.load(out / "heldout" / f"random-epoch-{last:03d}.json")
     outcomes = {name: pooled_outcomes(result.rows) for name, result in models.items()}
     report: dict[str, Any] = {
-        "trainer": "genenv", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
-        "epochs": config.epochs, "seed": config.seed, "families": list(config.families),
-        "env_backend": config.env_backend, "overrides": args.set,
+        "trainer": "genenv",
+        "env": "bfcl",
+        "split": ",".join(args.splits),
+        "n": len(outcomes["base"]),
+        "epochs": config.epochs,
+        "seed": config.seed,
+        "families": list(config.families),
+        "env_backend": config.env_backend,
+        "overrides": args.set,
         **{name: rate(values) for name, values in outcomes.items()},
         **gain(outcomes["base"], outcomes["trained"]),
         **gain(outcomes["base"], outcomes["start"], "gain_start"),
@@ -163,13 +169,22 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="genenv: torch CPU threads (0: chosen per epoch)")
     # BFCL asks for calls: with cpu-demo's arithmetic family beside them, the warmed agent
     # answered BFCL requests with computed numbers ("25" for a triangle's area), 0 of 20.
-    parser.add_argument("--families", default="function_calling", help="genenv: simulator task families, comma-separated")
+    parser.add_argument(
+        "--families", default="function_calling", help="genenv: simulator task families, comma-separated"
+    )
     parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="genenv: any GenEnvConfig field over the cpu-demo preset (repeatable), e.g. env_backend=llm")
-    parser.add_argument("--model", default="smollm2", help="agentevol: base model (smollm2, tiny for a smoke run, or a directory)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="genenv: any GenEnvConfig field over the cpu-demo preset (repeatable), e.g. env_backend=llm",
+    )
+    parser.add_argument(
+        "--model", default="smollm2", help="agentevol: base model (smollm2, tiny for a smoke run, or a directory)"
+    )
     parser.add_argument("--output-dir", default=None, help="run directory (re-running resumes it)")
     args = parser.parse_args()
     args.splits = [s.strip() for s in args.splits.split(",") if s.strip()]

@@ -45,8 +45,12 @@ def bench_sandbox() -> dict[str, float]:
     )
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "COEVO_CACHE_DIR": cache}
-        build = float(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout)
-        warm = float(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout)
+        build = float(
+            subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+        )
+        warm = float(
+            subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+        )
     return {"sandbox_build_s": round(build, 2), "sandbox_open_s": round(warm, 2)}
 
 
@@ -90,8 +94,13 @@ def bench_tool_calls(calls: list[tuple[str, str]]) -> dict[str, float]:
     from coevo.envs.registry import make
 
     fresh = make("travelplanner", split_sizes="validation=180")  # its own caches, all cold
-    for lookup in (fresh.shared.db.flights, fresh.shared.db.accommodations, fresh.shared.db.restaurants,
-                   fresh.shared.db.attractions, fresh.shared.db.drive):
+    for lookup in (
+        fresh.shared.db.flights,
+        fresh.shared.db.accommodations,
+        fresh.shared.db.restaurants,
+        fresh.shared.db.attractions,
+        fresh.shared.db.drive,
+    ):
         lookup.cache_clear()  # type: ignore[attr-defined]
     fresh.shared._tool_cache.clear()
     fresh.reset(task_id="validation-0")
@@ -146,8 +155,9 @@ def bench_expert_http(client: EnvClient, tasks: list[Any], task_ids: list[str], 
     }
 
 
-def bench_http_tool_calls(client: EnvClient, searches: dict[str, list[str]], task_ids: list[str],
-                          clients: int) -> dict[str, float]:
+def bench_http_tool_calls(
+    client: EnvClient, searches: dict[str, list[str]], task_ids: list[str], clients: int
+) -> dict[str, float]:
     """Search calls over HTTP against the trivial guess env's steps over the same server path."""
     log("[travelplanner] tool calls over HTTP")
     with ThreadPoolExecutor(clients) as pool:
@@ -163,12 +173,16 @@ def bench_http_tool_calls(client: EnvClient, searches: dict[str, list[str]], tas
             done = sum(pool.map(lambda t: _replay(trivial, t, guesses[t]), guesses))
             baseline = done / (time.perf_counter() - started)
         trivial.close()
-    return {"http_tool_calls_per_s": tool_calls, "http_trivial_steps_per_s": round(baseline, 1),
-            "http_tool_calls_vs_trivial": round(tool_calls / baseline, 2)}
+    return {
+        "http_tool_calls_per_s": tool_calls,
+        "http_trivial_steps_per_s": round(baseline, 1),
+        "http_tool_calls_vs_trivial": round(tool_calls / baseline, 2),
+    }
 
 
-def bench_session_memory(client: EnvClient, pid: int, tasks: list[Any], task_ids: list[str],
-                         count: int) -> dict[str, float]:
+def bench_session_memory(
+    client: EnvClient, pid: int, tasks: list[Any], task_ids: list[str], count: int
+) -> dict[str, float]:
     """Server memory per live session, each ten expert steps in (a notebook filled)."""
     from coevo.envs.travelplanner.env import expert_script
 

@@ -85,7 +85,9 @@ def _expert_over_http(client: EnvClient, task_id: str) -> float:
 
 
 def bench_size(products: int, args: argparse.Namespace) -> dict[str, object]:
-    folder = Path(args.data_root) / f"{products}-{args.seed}" if args.data_root else default_data_dir(products, args.seed)
+    folder = (
+        Path(args.data_root) / f"{products}-{args.seed}" if args.data_root else default_data_dir(products, args.seed)
+    )
     reused = (folder / MANIFEST).is_file() and not args.rebuild
     if reused:
         build_s = Manifest.read(folder).build_seconds

@@ -58,11 +58,15 @@ def measure(products: int, purchases: int, model: str, seed: int) -> dict[str, A
     for n in range(purchases):
         kind = kinds[n % 3]
         g = rng.randrange(len(items))
-        p = g if kind == "same product" else rng.choice(by_query[items[g].query]) if kind == "same query" \
+        p = (
+            g
+            if kind == "same product"
+            else rng.choice(by_query[items[g].query])
+            if kind == "same query"
             else rng.randrange(len(items))
+        )
         bought = items[p].purchasable()
-        goal = scoring.GoalSpec(items[g].title, items[g].query, items[g].product_category, items[g].attributes,
-                               {}, 1e9)
+        goal = scoring.GoalSpec(items[g].title, items[g].query, items[g].product_category, items[g].attributes, {}, 1e9)
         ours = scoring.type_reward(bought, goal)
         scoring.nouns = lambda title: spacy_nouns(nlp, cache, title)  # type: ignore[assignment]
         try:
@@ -73,12 +77,18 @@ def measure(products: int, purchases: int, model: str, seed: int) -> dict[str, A
         row["purchases"] += 1
         row["title_score_agree"] += ours["title_score"] == theirs["title_score"]
         row["r_type_agree"] += ours["r_type"] == theirs["r_type"]
-    total = {key: sum(row[key] for row in counts.values()) for key in ("purchases", "title_score_agree",
-                                                                         "r_type_agree")}
+    total = {
+        key: sum(row[key] for row in counts.values()) for key in ("purchases", "title_score_agree", "r_type_agree")
+    }
     return {
-        "products": len(items), "spacy": spacy.__version__, "model": model,
-        "model_version": nlp.meta.get("version"), "titles": len(titles), "titles_same_nouns": same_titles,
-        "by_kind": counts, "total": total,
+        "products": len(items),
+        "spacy": spacy.__version__,
+        "model": model,
+        "model_version": nlp.meta.get("version"),
+        "titles": len(titles),
+        "titles_same_nouns": same_titles,
+        "by_kind": counts,
+        "total": total,
         "r_type_agreement": round(total["r_type_agree"] / total["purchases"], 4),
         "title_score_agreement": round(total["title_score_agree"] / total["purchases"], 4),
         "noun_list_agreement": round(same_titles / len(titles), 4),

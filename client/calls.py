@@ -50,9 +50,7 @@ def create(task_id: str | None, split: str | None, seed: int | None) -> Call:
 
 
 def reset(session_id: str, task_id: str | None, split: str | None, seed: int | None) -> Call:
-    return Call(
-        "POST", f"/sessions/{session_id}/reset", wire.SessionResponse, body=_session_body(task_id, split, seed)
-    )
+    return Call("POST", f"/sessions/{session_id}/reset", wire.SessionResponse, body=_session_body(task_id, split, seed))
 
 
 def step(session_id: str, action: str) -> Call:

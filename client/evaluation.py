@@ -114,9 +114,18 @@ def results_document(
         "by_env": {env: summarize(items) for env, items in sorted(by_env.items())},
         "episodes": [
             {
-                "env": t.env, "task_id": t.task_id, "split": t.split, "sample": t.sample,
-                "task_type": t.task_type, "success": t.success, "reward": t.reward, "steps": t.steps,
-                "rounds": t.rounds, "status": t.status, "error": t.error, "duration_s": round(t.duration_s, 3),
+                "env": t.env,
+                "task_id": t.task_id,
+                "split": t.split,
+                "sample": t.sample,
+                "task_type": t.task_type,
+                "success": t.success,
+                "reward": t.reward,
+                "steps": t.steps,
+                "rounds": t.rounds,
+                "status": t.status,
+                "error": t.error,
+                "duration_s": round(t.duration_s, 3),
             }
             for t in trajectories
         ],  # fmt: skip

@@ -162,5 +162,5 @@ class HeldoutEvaluator:
         return [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
 
     def recorded_lists(self) -> dict[str, list[str]]:
-        """"ENV:SPLIT" -> task ids, for the run's files (which tasks every row was scored on)."""
+        """ "ENV:SPLIT" -> task ids, for the run's files (which tasks every row was scored on)."""
         return {f"{w.env}:{w.split}": [t.task_id for t in tasks] for w, tasks in self._tasks.items()}

@@ -80,7 +80,9 @@ class Session:
         self.observation, self.info = result.observation, result.info
         return result
 
-    def reset(self, task_id: str | None = None, split: str | None = None, seed: int | None = None) -> wire.SessionResponse:
+    def reset(
+        self, task_id: str | None = None, split: str | None = None, seed: int | None = None
+    ) -> wire.SessionResponse:
         result = self.client._send(self.url, calls.reset(self.session_id, task_id, split, seed))
         self.observation, self.info = result.observation, result.info
         return result

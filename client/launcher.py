@@ -132,7 +132,6 @@ def launch_local(
             log.close()
 
 
-
 @contextlib.contextmanager
 def env_servers(
     envs: Sequence[str],
@@ -151,6 +150,7 @@ def env_servers(
     specs = [ServerSpec(env, dict((options or {}).get(env, {}))) for env in missing]
     with launch_local(specs, db_url=db_url) as started:
         yield {**given, **{env: [url] for env, url in started.items()}}
+
 
 def docker_available() -> bool:
     """True when the docker SDK is installed and an engine answers a ping."""
@@ -199,14 +199,14 @@ def launch_docker(
 
 
 @contextlib.contextmanager
-def launch(
-    envs: Sequence[str | ServerSpec], *, docker: bool | None = False, **kwargs: Any
-) -> Iterator[dict[str, str]]:
+def launch(envs: Sequence[str | ServerSpec], *, docker: bool | None = False, **kwargs: Any) -> Iterator[dict[str, str]]:
     """Start servers for `envs`: subprocesses, or containers when docker=True (or None and an
     engine is reachable). Yields {env: base_url}."""
     use_docker = docker_available() if docker is None else docker
     if use_docker:
-        with launch_docker(envs, **{k: v for k, v in kwargs.items() if k in {"image", "db_url", "startup_timeout"}}) as urls:
+        with launch_docker(
+            envs, **{k: v for k, v in kwargs.items() if k in {"image", "db_url", "startup_timeout"}}
+        ) as urls:
             yield urls
     else:
         with launch_local(envs, **{k: v for k, v in kwargs.items() if k != "image"}) as urls:

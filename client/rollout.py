@@ -333,7 +333,9 @@ class RolloutEngine:
             trajectory.seed = info.get("seed", spec.seed)
             trajectory.task_type = task_type_of(info)
             trajectory.task_info = slim_info(info)
-            messages.append({"role": "user", "content": prompt.render_observation(session.observation, info, first=True)})
+            messages.append(
+                {"role": "user", "content": prompt.render_observation(session.observation, info, first=True)}
+            )
             cap = self._round_cap(spec.env)
             trajectory.status = "max_rounds"
             unreadable = 0  # consecutive replies with no action

@@ -34,8 +34,7 @@ class ConfinedDir:
 
     def not_allowed(self, raw: str) -> PathNotAllowed:
         return PathNotAllowed(
-            f"{raw[:200]!r} is not an existing regular file or directory under the server's "
-            "admin directory"
+            f"{raw[:200]!r} is not an existing regular file or directory under the server's admin directory"
         )
 
     def check(self, raw: str) -> Path:

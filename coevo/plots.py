@@ -37,7 +37,10 @@ def _save(fig: Any, path: str | Path, dpi: int | None = None) -> Path:
 
 def _interval(values: Sequence[float], rows: Sequence[Mapping[str, Any]], scale: float = 1.0) -> list[list[float]]:
     """Error-bar lengths [below, above] of `values` (rates times `scale`) from the rows' Wilson interval."""
-    return [[v - scale * r["ci95_low"] for v, r in zip(values, rows)], [scale * r["ci95_high"] - v for v, r in zip(values, rows)]]
+    return [
+        [v - scale * r["ci95_low"] for v, r in zip(values, rows)],
+        [scale * r["ci95_high"] - v for v, r in zip(values, rows)],
+    ]
 
 
 def plot_stages(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
@@ -51,7 +54,9 @@ def plot_stages(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=120)
     ax.plot(stages, success, marker="o", color="tab:blue", label="held-out success (%), 95% CI")
     if all("ci95_low" in r for r in rows):
-        ax.errorbar(stages, success, yerr=_interval(success, rows, 100), fmt="none", ecolor="tab:blue", alpha=0.5, capsize=3)
+        ax.errorbar(
+            stages, success, yerr=_interval(success, rows, 100), fmt="none", ecolor="tab:blue", alpha=0.5, capsize=3
+        )
     for x, y in zip(stages, success):
         ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     accepted = [r.get("accepted_action_rate") for r in rows]

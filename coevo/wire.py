@@ -141,8 +141,7 @@ class CreateSessionRequest(_Model):
     task_id: str | None = Field(None, description="Exact task; omit to pick one from seed/split")
     split: str | None = Field(None, description="Split to pick from when task_id is omitted")
     # strict: JSON true and "7" are not seeds (lax mode read them as 1 and 7).
-    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True,
-                             description="Same seed, same task and episode")
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True, description="Same seed, same task and episode")
 
 
 class ResetRequest(CreateSessionRequest):

@@ -240,9 +240,7 @@ class Env(ABC):
         return None
 
     # ----------------------------------------------------------------- episode API
-    def reset(
-        self, task_id: str | None = None, seed: int | None = None, split: str | None = None
-    ) -> ResetResult:
+    def reset(self, task_id: str | None = None, seed: int | None = None, split: str | None = None) -> ResetResult:
         """Start an episode. A bare seed picks the task, so the same arguments give the same episode."""
         splits = self.splits()
         if task_id is None:

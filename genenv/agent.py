@@ -38,8 +38,9 @@ def _vllm_usable(setting: str) -> bool:
     return available
 
 
-def sample_engine(setting: str, *, trl_vllm: bool, model_on_cpu: bool, repetition_penalty: float,
-                  llamacpp: bool) -> str:
+def sample_engine(
+    setting: str, *, trl_vllm: bool, model_on_cpu: bool, repetition_penalty: float, llamacpp: bool
+) -> str:
     """The sampling pass's engine for `sample_backend`: "vllm" is GRPO's own colocated vLLM
     engine (TRL's, weights synced before the pass), so it needs GRPO on vLLM (use_vllm); "auto"
     takes it when GRPO has it, else llama.cpp for a CPU model sampled without a repetition
@@ -50,8 +51,9 @@ def sample_engine(setting: str, *, trl_vllm: bool, model_on_cpu: bool, repetitio
     if setting not in BACKENDS:
         raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}, got {setting!r}")
     if setting == "vllm" and not trl_vllm:
-        raise ValueError("sample_backend vllm samples on GRPO's colocated vLLM engine: it needs use_vllm "
-                         "(vllm installed and a GPU)")
+        raise ValueError(
+            "sample_backend vllm samples on GRPO's colocated vLLM engine: it needs use_vllm (vllm installed and a GPU)"
+        )
     if setting == "llamacpp" and not llamacpp:
         raise ValueError("sample_backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
     if setting == "vllm" or (setting == "auto" and trl_vllm):
@@ -131,7 +133,10 @@ class GRPOAgent:
         self.tokenizer = tokenizer
         self.trainer = GRPOTrainer(
             # TRL's stub wants list[float | None] from a reward function; a list is invariant.
-            model=model_dir, reward_funcs=[self.reward], args=args, train_dataset=placeholder,  # type: ignore[list-item]
+            model=model_dir,
+            reward_funcs=[self.reward],  # type: ignore[list-item]
+            args=args,
+            train_dataset=placeholder,
             processing_class=tokenizer,
         )
         # The trainer's per-step dict printing; the GenEnv loop logs one line per epoch instead.
@@ -173,7 +178,7 @@ class GRPOAgent:
 
         accelerator = self.trainer.accelerator
         model = accelerator.unwrap_model(self.trainer.model)
-        mine = list(tasks)[accelerator.process_index::accelerator.num_processes]
+        mine = list(tasks)[accelerator.process_index :: accelerator.num_processes]
         engine = self._sample_engine(model)
         if engine == "vllm":
             pairs = self._sample_vllm(mine)
@@ -212,7 +217,9 @@ class GRPOAgent:
         group = [ids for ids in prompts for _ in range(self.config.group_size)]  # colocated: one completion a row
         _, completions, _, _ = generation.generate(group, None, num_generations=self.config.group_size)
         ids = [task.task_id for task in tasks for _ in range(self.config.group_size)]
-        return [(task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, completions)]
+        return [
+            (task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, completions)
+        ]
 
     def _sample_llamacpp(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
         """The sampling pass on llama.cpp: the current weights are synced first (a GGUF export
@@ -246,7 +253,9 @@ class GRPOAgent:
             group = [prompts[i] for i in chunk for _ in range(cfg.group_size)]
             outputs = self._sampler.generate_ids(group, sampling.but(seed=seed + start), stop="eos")
             ids = [tasks[i].task_id for i in chunk for _ in range(cfg.group_size)]
-            pairs += [(task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, outputs)]
+            pairs += [
+                (task_id, str(tokenizer.decode(out, skip_special_tokens=True))) for task_id, out in zip(ids, outputs)
+            ]
         return pairs
 
     def _sample_transformers(self, model: Any, tasks: Sequence[BatchTask], seed: int) -> list[tuple[str, str]]:
@@ -263,15 +272,21 @@ class GRPOAgent:
             with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
                 torch.manual_seed(seed)
                 for start in range(0, len(tasks), SAMPLE_TASKS_PER_CALL):
-                    chunk = tasks[start:start + SAMPLE_TASKS_PER_CALL]
-                    texts = [tokenizer.apply_chat_template(self.prompts.messages(t), tokenize=False,
-                                                           add_generation_prompt=True) for t in chunk]
-                    inputs = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
-                                       add_special_tokens=False).to(model.device)
+                    chunk = tasks[start : start + SAMPLE_TASKS_PER_CALL]
+                    texts = [
+                        tokenizer.apply_chat_template(
+                            self.prompts.messages(t), tokenize=False, add_generation_prompt=True
+                        )
+                        for t in chunk
+                    ]
+                    inputs = tokenizer(
+                        texts, return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False
+                    ).to(model.device)
                     with torch.no_grad(), autocast:
                         output = model.generate(**inputs, generation_config=generation)
-                    completions = tokenizer.batch_decode(output[:, inputs["input_ids"].shape[1]:],
-                                                         skip_special_tokens=True)
+                    completions = tokenizer.batch_decode(
+                        output[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True
+                    )
                     pairs += [(chunk[i // cfg.group_size].task_id, text) for i, text in enumerate(completions)]
         finally:
             model.train(was_training)
@@ -283,9 +298,16 @@ class GRPOAgent:
 
         t = self.trainer
         return GenerationConfig(
-            max_new_tokens=self.config.max_completion_length, do_sample=True, temperature=t.temperature,
-            top_p=t.top_p, top_k=t.top_k, min_p=t.min_p, repetition_penalty=t.repetition_penalty,
-            pad_token_id=self.tokenizer.pad_token_id, eos_token_id=t.eos_token_ids, disable_compile=True,
+            max_new_tokens=self.config.max_completion_length,
+            do_sample=True,
+            temperature=t.temperature,
+            top_p=t.top_p,
+            top_k=t.top_k,
+            min_p=t.min_p,
+            repetition_penalty=t.repetition_penalty,
+            pad_token_id=self.tokenizer.pad_token_id,
+            eos_token_id=t.eos_token_ids,
+            disable_compile=True,
             num_return_sequences=self.config.group_size,
         )
 

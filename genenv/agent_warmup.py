@@ -41,16 +41,33 @@ def warm_up_agent(source: str, target: Path, simulator: Simulator, config: GenEn
         )
     over = answers_over_budget(source, [e.output for e in examples], config.max_completion_length)
     if over:
-        log.warning("%d of %d gold answers are longer than max_completion_length=%d tokens: tasks like them "
-                    "cannot be solved within the completion budget", over, len(examples),
-                    config.max_completion_length)
+        log.warning(
+            "%d of %d gold answers are longer than max_completion_length=%d tokens: tasks like them "
+            "cannot be solved within the completion budget",
+            over,
+            len(examples),
+            config.max_completion_length,
+        )
     stats = update_llm(
-        source, None, target, examples, lr=config.agent_warmup_lr, steps=config.agent_warmup_steps,
-        batch_size=config.agent_warmup_batch_size, kl_coef=0.0, kl_cap=math.inf, prefix="", seed=seed,
+        source,
+        None,
+        target,
+        examples,
+        lr=config.agent_warmup_lr,
+        steps=config.agent_warmup_steps,
+        batch_size=config.agent_warmup_batch_size,
+        kl_coef=0.0,
+        kl_cap=math.inf,
+        prefix="",
+        seed=seed,
         bf16=use_bf16(config.bf16),
     )
-    return {**stats, "tasks": float(len(batch.tasks)), "examples": float(len(examples)),
-            "answers_over_budget": float(over)}
+    return {
+        **stats,
+        "tasks": float(len(batch.tasks)),
+        "examples": float(len(examples)),
+        "answers_over_budget": float(over),
+    }
 
 
 def answers_over_budget(model_dir: str, answers: list[str], budget: int) -> int:

@@ -33,7 +33,9 @@ class EpochBatches:
         batch = simulator.generate(self.config.static_pool_size, epoch_seed(self.config.seed, STATIC_POOL_EPOCH))
         return {
             "tasks": [vars(t) for t in batch.tasks],
-            "attempts": batch.attempts, "valid": batch.valid, "policy_version": batch.policy_version,
+            "attempts": batch.attempts,
+            "valid": batch.valid,
+            "policy_version": batch.policy_version,
         }
 
     def shared_batch(self, arm: str, epoch: int, simulator: Simulator, state: dict[str, Any]) -> TaskBatch:

@@ -32,8 +32,10 @@ class GenEnvConfig(TrainerConfig):
     )
     arms: tuple[str, ...] = field(
         default=ARMS,
-        metadata={"help": "Which arms to run, in order: genenv (pi_env trained by RWR), random (pi_env frozen), static (a "
-                  "fixed pool of generated tasks, reused every epoch)."},
+        metadata={
+            "help": "Which arms to run, in order: genenv (pi_env trained by RWR), random (pi_env frozen), static (a "
+            "fixed pool of generated tasks, reused every epoch)."
+        },
     )
     epochs: int = field(default=10, metadata={"help": "Co-evolution epochs per arm"})
     tasks_per_epoch: int = field(default=64, metadata={"help": "Tasks generated per epoch (the paper's batch)."})
@@ -44,43 +46,53 @@ class GenEnvConfig(TrainerConfig):
     )
     dist_timeout_s: float = field(
         default=10800.0,
-        metadata={"help": "Under several processes: how long one may wait for the others at a collective (the main "
-                  "process alone generates tasks, scores held-out splits and saves, which takes long at scale)."},
+        metadata={
+            "help": "Under several processes: how long one may wait for the others at a collective (the main "
+            "process alone generates tasks, scores held-out splits and saves, which takes long at scale)."
+        },
     )
     # ---------------------------------------------------------------- alpha-curriculum
     alpha: float = field(default=0.5, metadata={"help": "The target success rate the curriculum aims tasks at"})
     beta: float = field(default=2.0, metadata={"help": "Sharpness of R_env = exp(-beta (p_hat - alpha)^2)"})
     k_min: float = field(
         default=0.1,
-        metadata={"help": "Half-width of the band around alpha: tasks with |p_hat - alpha| > k_min are excluded from RWR"},
+        metadata={
+            "help": "Half-width of the band around alpha: tasks with |p_hat - alpha| > k_min are excluded from RWR"
+        },
     )
     rwr_lambda: float = field(
         default=10.0,
-        metadata={"help": "The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band R_env "
-                  "lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and beta and "
-                  "alpha barely shaped the update; at 10 a task at the band's edge weighs 0.82 of one at alpha, one "
-                  "at |p_hat - alpha| = 0.3 (soft_band) 0.19 (see coevo.genenv.curriculum)."},
+        metadata={
+            "help": "The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band R_env "
+            "lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and beta and "
+            "alpha barely shaped the update; at 10 a task at the band's edge weighs 0.82 of one at alpha, one "
+            "at |p_hat - alpha| = 0.3 (soft_band) 0.19 (see coevo.genenv.curriculum)."
+        },
     )
     env_pool_window: int = field(
         default=2,
-        metadata={"help": "D_env epochs used by each environment update (0: the whole pool so far). A short window fits the "
-                  "current agent's in-band tasks; the whole pool keeps pulling toward the easy tasks a weak early "
-                  "agent could solve long after it has outgrown them."},
+        metadata={
+            "help": "D_env epochs used by each environment update (0: the whole pool so far). A short window fits the "
+            "current agent's in-band tasks; the whole pool keeps pulling toward the easy tasks a weak early "
+            "agent could solve long after it has outgrown them."
+        },
     )
     env_rwr_average: str = field(
         default="in_band",
-        metadata={"help": "What the RWR log-likelihood is averaged over. \"in_band\": the in-band samples (their weights "
-                  "normalised to sum 1, so one lucky task pulls as hard as twenty); \"generated\": every task "
-                  "generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate of E_{task ~ "
-                  "pi_env}[w log pi_env]), so the pull grows with the share of tasks in band and the KL penalty "
-                  "holds pi_env when few land there; \"soft_band\": like \"generated\" but over every task of the "
-                  "window, each weighted by exp(rwr_lambda (R_env - 1)), with no hard cut at k_min (a task just "
-                  "outside the band still counts a little)."},
+        metadata={
+            "help": 'What the RWR log-likelihood is averaged over. "in_band": the in-band samples (their weights '
+            'normalised to sum 1, so one lucky task pulls as hard as twenty); "generated": every task '
+            "generated in the window, out-of-band ones weighing 0 (the Monte-Carlo estimate of E_{task ~ "
+            "pi_env}[w log pi_env]), so the pull grows with the share of tasks in band and the KL penalty "
+            'holds pi_env when few land there; "soft_band": like "generated" but over every task of the '
+            "window, each weighted by exp(rwr_lambda (R_env - 1)), with no hard cut at k_min (a task just "
+            "outside the band still counts a little)."
+        },
     )
     # ---------------------------------------------------------------- agent (GRPO via TRL)
     agent_model: str = field(
         default="smollm2-135m",
-        metadata={"help": "\"smollm2-135m\" (packaged SmolLM2-135M-Instruct), \"tiny\", or a local model directory."},
+        metadata={"help": '"smollm2-135m" (packaged SmolLM2-135M-Instruct), "tiny", or a local model directory.'},
     )
     agent_lr: float = field(default=1e-6, metadata={"help": "The agent's GRPO learning rate (AdamW)"})
     group_size: int = field(
@@ -89,17 +101,21 @@ class GenEnvConfig(TrainerConfig):
     )
     tasks_per_step: int = field(
         default=1,
-        metadata={"help": "Tasks per GRPO optimizer step (the step's batch is tasks_per_step x group_size completions); "
-                  "more per step means fewer, larger steps and batched generation."},
+        metadata={
+            "help": "Tasks per GRPO optimizer step (the step's batch is tasks_per_step x group_size completions); "
+            "more per step means fewer, larger steps and batched generation."
+        },
     )
     grpo_tasks_per_epoch: int = field(
         default=0,
-        metadata={"help": "0: GRPO on every task of the epoch's batch, its groups giving p_hat (Algorithm 1). > 0: a "
-                  "sampling pass draws group_size completions for every task first, without training (p_hat, R_env, "
-                  "D_env and the metrics come from it), then GRPO trains on at most this many tasks whose group had "
-                  "unequal rewards, those with p_hat nearest alpha first (dynamic sampling, as in DAPO): a group of "
-                  "equal rewards has zero advantage, so GRPO learns nothing from it, and generation alone costs a "
-                  "fraction of a GRPO step per completion."},
+        metadata={
+            "help": "0: GRPO on every task of the epoch's batch, its groups giving p_hat (Algorithm 1). > 0: a "
+            "sampling pass draws group_size completions for every task first, without training (p_hat, R_env, "
+            "D_env and the metrics come from it), then GRPO trains on at most this many tasks whose group had "
+            "unequal rewards, those with p_hat nearest alpha first (dynamic sampling, as in DAPO): a group of "
+            "equal rewards has zero advantage, so GRPO learns nothing from it, and generation alone costs a "
+            "fraction of a GRPO step per completion."
+        },
     )
     kl_beta: float = field(
         default=0.001,
@@ -110,7 +126,7 @@ class GenEnvConfig(TrainerConfig):
     agent_system_prompt: str = field(
         default=(
             "Answer with exactly one reply and nothing else: one function call such as "
-            "name(arg=\"value\"), one action, or a short answer."
+            'name(arg="value"), one action, or a short answer.'
         ),
         metadata={"help": "The agent's system prompt"},
     )
@@ -120,34 +136,42 @@ class GenEnvConfig(TrainerConfig):
     )
     agent_warmup_steps: int = field(
         default=0,
-        metadata={"help": "SFT warm-up of the agent before co-evolution (0 steps: none): AdamW steps on the gold answers of "
-                  "tasks the initial simulator generates on a seed stream of their own, in the prompts GRPO will "
-                  "show, loss on the answer. Every arm starts from the warmed model, which is also GRPO's KL "
-                  "reference; it is made once per output directory."},
+        metadata={
+            "help": "SFT warm-up of the agent before co-evolution (0 steps: none): AdamW steps on the gold answers of "
+            "tasks the initial simulator generates on a seed stream of their own, in the prompts GRPO will "
+            "show, loss on the answer. Every arm starts from the warmed model, which is also GRPO's KL "
+            "reference; it is made once per output directory."
+        },
     )
     agent_warmup_lr: float = field(default=5e-5, metadata={"help": "Learning rate of the agent warm-up"})
     agent_warmup_tasks: int = field(default=64, metadata={"help": "Generated tasks the agent warm-up trains on"})
     agent_warmup_batch_size: int = field(default=8, metadata={"help": "Answers per agent warm-up step"})
     use_vllm: str = field(
         default="auto",
-        metadata={"help": "\"auto\": vLLM for agent generation when it is installed and a GPU is present."},
+        metadata={"help": '"auto": vLLM for agent generation when it is installed and a GPU is present.'},
     )
     sample_backend: str = field(
         default="auto",
-        metadata={"help": "Engine of the sampling pass (grpo_tasks_per_epoch > 0) and of held-out scoring: \"auto\" "
-                  "(GRPO's colocated vLLM engine when GRPO generates on vLLM; llama.cpp on a CPU host where it is "
-                  "installed; each with the weights synced before every pass; else GRPO's model through "
-                  "transformers), \"vllm\", \"llamacpp\", \"transformers\" (genenv.agent.sample_engine)."},
+        metadata={
+            "help": 'Engine of the sampling pass (grpo_tasks_per_epoch > 0) and of held-out scoring: "auto" '
+            "(GRPO's colocated vLLM engine when GRPO generates on vLLM; llama.cpp on a CPU host where it is "
+            "installed; each with the weights synced before every pass; else GRPO's model through "
+            'transformers), "vllm", "llamacpp", "transformers" (genenv.agent.sample_engine).'
+        },
     )
     cpu_threads: int = field(
         default=0,
-        metadata={"help": "torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes keep "
-                  "half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one)."},
+        metadata={
+            "help": "torch CPU threads; 0: chosen before every epoch: all cores, or one while other processes keep "
+            "half the cores busy (two OpenMP threads on a busy 2-core box run 2-20x slower than one)."
+        },
     )
     bf16: str = field(
         default="auto",
-        metadata={"help": "bf16 mixed precision for the agent: \"auto\" (a GPU with bf16, or a CPU with AMX, where it is "
-                  "several times faster), \"true\", \"false\". Weights and optimizer state stay fp32."},
+        metadata={
+            "help": 'bf16 mixed precision for the agent: "auto" (a GPU with bf16, or a CPU with AMX, where it is '
+            'several times faster), "true", "false". Weights and optimizer state stay fp32.'
+        },
     )
     gradient_checkpointing: bool = field(
         default=False,
@@ -155,7 +179,7 @@ class GenEnvConfig(TrainerConfig):
     )
     loss_type: str = field(
         default="grpo",
-        metadata={"help": "TRL's GRPO loss normalisation (\"grpo\": per sequence, as in the GRPO paper)."},
+        metadata={"help": 'TRL\'s GRPO loss normalisation ("grpo": per sequence, as in the GRPO paper).'},
     )
     save_optimizer: bool = field(
         default=True,
@@ -164,20 +188,24 @@ class GenEnvConfig(TrainerConfig):
     # ---------------------------------------------------------------- D_train replay
     replay_fraction: float = field(
         default=0.0,
-        metadata={"help": "Share of each epoch's GRPO tasks replayed from this arm's D_train: past tasks whose group had "
-                  "unequal rewards (0 < p_hat < 1), the latest epoch first and nearest alpha first within it "
-                  "(GenEnvTrainer._batch). They take that share of the GRPO tasks rather than adding to them: under "
-                  "Algorithm 1 pi_env generates that many fewer tasks, with dynamic sampling GRPO trains on that "
-                  "many fewer fresh ones. Their rollouts go to D_train (source \"replay\"), not to D_env or the "
-                  "epoch's metrics. None in the first epoch (nothing to replay yet)."},
+        metadata={
+            "help": "Share of each epoch's GRPO tasks replayed from this arm's D_train: past tasks whose group had "
+            "unequal rewards (0 < p_hat < 1), the latest epoch first and nearest alpha first within it "
+            "(GenEnvTrainer._batch). They take that share of the GRPO tasks rather than adding to them: under "
+            "Algorithm 1 pi_env generates that many fewer tasks, with dynamic sampling GRPO trains on that "
+            'many fewer fresh ones. Their rollouts go to D_train (source "replay"), not to D_env or the '
+            "epoch's metrics. None in the first epoch (nothing to replay yet)."
+        },
     )
     replay_base_fraction: float = field(
         default=0.0,
-        metadata={"help": "Share of each epoch's GRPO tasks drawn from the simulator's base tasks (the data the paper's "
-                  "D_train starts from), a seeded sample per epoch, the same for every arm."},
+        metadata={
+            "help": "Share of each epoch's GRPO tasks drawn from the simulator's base tasks (the data the paper's "
+            "D_train starts from), a seeded sample per epoch, the same for every arm."
+        },
     )
     # ---------------------------------------------------------------- environment policy
-    env_backend: str = field(default="parametric", metadata={"help": "\"parametric\" (knob distribution) or \"llm\"."})
+    env_backend: str = field(default="parametric", metadata={"help": '"parametric" (knob distribution) or "llm".'})
     families: tuple[str, ...] = field(
         default=("function_calling",),
         metadata={"help": "Task families of the parametric pi_env (and its base tasks)"},
@@ -200,10 +228,12 @@ class GenEnvConfig(TrainerConfig):
     env_batch_size: int = field(default=8, metadata={"help": "LLM RWR (and the LLM warm-up): examples per step"})
     env_kl_coef: float = field(
         default=0.3,
-        metadata={"help": "KL(pi_env || initial simulator) penalty. Strong "
-                  "enough that a handful of in-band samples cannot collapse pi_env onto their knobs (at 0.05 and a "
-                  "cap of 0.5 it reached 0.99 on the easiest setting of every knob and drew harder tasks under 1% "
-                  "of the time, so it could not follow an improving agent)."},
+        metadata={
+            "help": "KL(pi_env || initial simulator) penalty. Strong "
+            "enough that a handful of in-band samples cannot collapse pi_env onto their knobs (at 0.05 and a "
+            "cap of 0.5 it reached 0.99 on the easiest setting of every knob and drew harder tasks under 1% "
+            "of the time, so it could not follow an improving agent)."
+        },
     )
     env_kl_cap: float = field(
         default=0.3,
@@ -211,7 +241,7 @@ class GenEnvConfig(TrainerConfig):
     )
     env_model: str | None = field(
         default=None,
-        metadata={"help": "LLM policy: model (\"tiny\", a local directory, or the served name with llm_endpoint)."},
+        metadata={"help": 'LLM policy: model ("tiny", a local directory, or the served name with llm_endpoint).'},
     )
     llm_endpoint: str | None = field(
         default=None,
@@ -222,16 +252,21 @@ class GenEnvConfig(TrainerConfig):
     llm_max_new_tokens: int = field(default=200, metadata={"help": "LLM policy: longest generated task, in tokens"})
     env_dtype: str = field(
         default="auto",
-        metadata={"help": "LLM update at GPU scale: the weights' dtype (\"auto\": bf16 on a CUDA GPU with bf16, else "
-                  "fp32); a 7B update on one 80 GB card needs it with env_reference and env_gradient_checkpointing"},
+        metadata={
+            "help": 'LLM update at GPU scale: the weights\' dtype ("auto": bf16 on a CUDA GPU with bf16, else '
+            "fp32); a 7B update on one 80 GB card needs it with env_reference and env_gradient_checkpointing"
+        },
     )
     env_reference: str = field(
         default="auto",
-        metadata={"help": "Where the LLM update's frozen KL reference lives: \"auto\" (beside the model when the card has "
-                  "room for it, else offloaded to CPU memory layer by layer), \"device\", \"cpu_offload\""},
+        metadata={
+            "help": 'Where the LLM update\'s frozen KL reference lives: "auto" (beside the model when the card has '
+            'room for it, else offloaded to CPU memory layer by layer), "device", "cpu_offload"'
+        },
     )
     env_gradient_checkpointing: bool = field(
-        default=False, metadata={"help": "Activation checkpointing in the LLM update (docs/genenv.md, at GPU scale)"},
+        default=False,
+        metadata={"help": "Activation checkpointing in the LLM update (docs/genenv.md, at GPU scale)"},
     )
     env_warmup_steps: int = field(
         default=0,
@@ -241,16 +276,20 @@ class GenEnvConfig(TrainerConfig):
     # ---------------------------------------------------------------- baselines
     static_pool_epochs: float = field(
         default=4.0,
-        metadata={"help": "Static augmentation: the fixed pool the initial simulator generates once holds this many epochs' "
-                  "worth of tasks (round(static_pool_epochs * tasks_per_epoch)); every epoch draws its batch from "
-                  "it. See docs/genenv.md on how this differs from the paper's baseline."},
+        metadata={
+            "help": "Static augmentation: the fixed pool the initial simulator generates once holds this many epochs' "
+            "worth of tasks (round(static_pool_epochs * tasks_per_epoch)); every epoch draws its batch from "
+            "it. See docs/genenv.md on how this differs from the paper's baseline."
+        },
     )
     # ---------------------------------------------------------------- held-out evaluation
     heldout: tuple[str, ...] = field(
         default=(),
-        metadata={"help": "Real benchmark splits the agent is scored on, before training and after every epoch of every "
-                  "arm, as ENV:SPLIT[:N] (e.g. bfcl:simple_python:100); empty: none. The task lists are fixed by "
-                  "`seed`; tasks are shown as simulator tasks (see coevo.genenv.heldout)."},
+        metadata={
+            "help": "Real benchmark splits the agent is scored on, before training and after every epoch of every "
+            "arm, as ENV:SPLIT[:N] (e.g. bfcl:simple_python:100); empty: none. The task lists are fixed by "
+            "`seed`; tasks are shown as simulator tasks (see coevo.genenv.heldout)."
+        },
     )
     heldout_n: int = field(
         default=100,
@@ -267,8 +306,11 @@ class GenEnvConfig(TrainerConfig):
     )
     admin_token: str | None = field(
         default=None,
-        metadata={"help": "Admin token of the remote simulators (never written to config.json)",
-                  "secret": True, "env": "COEVO_ADMIN_TOKEN"},
+        metadata={
+            "help": "Admin token of the remote simulators (never written to config.json)",
+            "secret": True,
+            "env": "COEVO_ADMIN_TOKEN",
+        },
     )
 
     def check(self) -> None:
@@ -292,7 +334,9 @@ class GenEnvConfig(TrainerConfig):
         from coevo.genenv.env_update import DTYPES, REFERENCE_PLACEMENTS
 
         if self.env_dtype not in DTYPES or self.env_reference not in REFERENCE_PLACEMENTS:
-            raise ValueError(f"env_dtype is one of {', '.join(DTYPES)}; env_reference one of {', '.join(REFERENCE_PLACEMENTS)}")
+            raise ValueError(
+                f"env_dtype is one of {', '.join(DTYPES)}; env_reference one of {', '.join(REFERENCE_PLACEMENTS)}"
+            )
         if not self.dist_timeout_s > 0:
             raise ValueError("dist_timeout_s must be > 0")
         if self.env_rwr_average not in RWR_AVERAGES:

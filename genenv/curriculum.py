@@ -90,8 +90,9 @@ def band_mass(r_envs_in_band: Sequence[float] | np.ndarray, n_generated: int, la
     return float(raw_weights(r_envs_in_band, lam).sum() / n_generated)
 
 
-def rwr_fit(r_envs: Sequence[float] | np.ndarray, in_band: Sequence[bool] | np.ndarray, average: str,
-            lam: float = LAMBDA) -> tuple[np.ndarray, np.ndarray, float]:
+def rwr_fit(
+    r_envs: Sequence[float] | np.ndarray, in_band: Sequence[bool] | np.ndarray, average: str, lam: float = LAMBDA
+) -> tuple[np.ndarray, np.ndarray, float]:
     """The RWR update of one D_env window (every task generated in it, with its band flag): the
     indices of the tasks it fits, their weights (a softmax of lambda R_env over them) and the
     scale of their log-likelihood.

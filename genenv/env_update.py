@@ -41,17 +41,33 @@ class LLMExample:
 
 
 def update_parametric(
-    current_path: str | Path, reference_path: str | Path, out_path: str | Path,
-    samples: Sequence[tuple[str, dict[str, Any]]], weights: Sequence[float],
-    *, lr: float, steps: int, kl_coef: float, kl_cap: float, likelihood_scale: float = 1.0,
+    current_path: str | Path,
+    reference_path: str | Path,
+    out_path: str | Path,
+    samples: Sequence[tuple[str, dict[str, Any]]],
+    weights: Sequence[float],
+    *,
+    lr: float,
+    steps: int,
+    kl_coef: float,
+    kl_cap: float,
+    likelihood_scale: float = 1.0,
 ) -> dict[str, float]:
     """Fit the knob distribution to the weighted samples; saves the new policy to out_path."""
     import json
 
     current = ParametricPolicy.from_json(json.loads(Path(current_path).read_text()))
     reference = ParametricPolicy.from_json(json.loads(Path(reference_path).read_text()))
-    new, stats = current.fit_weighted(samples, weights, reference=reference, lr=lr, steps=steps,
-                                      kl_coef=kl_coef, kl_cap=kl_cap, likelihood_scale=likelihood_scale)
+    new, stats = current.fit_weighted(
+        samples,
+        weights,
+        reference=reference,
+        lr=lr,
+        steps=steps,
+        kl_coef=kl_coef,
+        kl_cap=kl_cap,
+        likelihood_scale=likelihood_scale,
+    )
     new.save(out_path)
     return {**stats, "samples": float(len(samples))}
 
@@ -111,8 +127,9 @@ def update_dtype(setting: str, device_type: str, bf16_supported: bool) -> str:
     return "bfloat16" if device_type == "cuda" and bf16_supported else "float32"
 
 
-def reference_placement(setting: str, device_type: str, free_bytes: int | None, reference_bytes: int,
-                        headroom_bytes: int) -> str:
+def reference_placement(
+    setting: str, device_type: str, free_bytes: int | None, reference_bytes: int, headroom_bytes: int
+) -> str:
     """Where the frozen reference model lives during the update: "device" (beside the model) or
     "cpu_offload" (in CPU memory, each layer moved to the device for its forward pass: slower,
     but it leaves the card to the trained model). "auto": on the device when the card has the
@@ -151,7 +168,7 @@ def _my_rows(indices: list[int], process: int, processes: int) -> list[int]:
     """This process's share of a step's batch (every process gets at least one row, so all take
     part in every step's gradient all-reduce)."""
     mine = indices[process::processes]
-    return mine or indices[process % len(indices):][:1]
+    return mine or indices[process % len(indices) :][:1]
 
 
 def _autocast(device: Any, bf16: bool) -> contextlib.AbstractContextManager[Any]:
@@ -175,8 +192,15 @@ def _load_trained(model_dir: str | Path, torch_dtype: Any, gradient_checkpointin
     return tokenizer, model
 
 
-def _load_reference(reference_dir: str | Path | None, kl_coef: float, torch_dtype: Any, trained: Any,
-                    setting: str, device: Any, headroom_gb: float) -> tuple[Any, str]:
+def _load_reference(
+    reference_dir: str | Path | None,
+    kl_coef: float,
+    torch_dtype: Any,
+    trained: Any,
+    setting: str,
+    device: Any,
+    headroom_gb: float,
+) -> tuple[Any, str]:
     """The frozen reference model and where it was placed; (None, "none") without a KL penalty."""
     if reference_dir is None or kl_coef <= 0:
         return None, "none"
@@ -199,8 +223,7 @@ class _Batches:
     device: Any
 
     @classmethod
-    def of(cls, tokenizer: Any, examples: Sequence[LLMExample], prefix: str, max_length: int,
-           device: Any) -> _Batches:
+    def of(cls, tokenizer: Any, examples: Sequence[LLMExample], prefix: str, max_length: int, device: Any) -> _Batches:
         total_w = sum(e.weight for e in examples)
         encoded = [_encode(tokenizer, e, prefix, max_length) for e in examples]
         weights = [e.weight / total_w * len(examples) for e in examples]  # mean weight 1
@@ -219,8 +242,11 @@ class _Batches:
         mask = torch.zeros((len(indices), width), dtype=torch.long)
         for row, i in enumerate(indices):
             seq, lab = self.encoded[i]
-            ids[row, :len(seq)], labels[row, :len(lab)], mask[row, :len(seq)] = (
-                torch.tensor(seq), torch.tensor(lab), 1)
+            ids[row, : len(seq)], labels[row, : len(lab)], mask[row, : len(seq)] = (
+                torch.tensor(seq),
+                torch.tensor(lab),
+                1,
+            )
         w = torch.tensor([self.weights[i] for i in indices], dtype=torch.float32)
         return ids.to(self.device), labels.to(self.device), mask.to(self.device), w.to(self.device)
 
@@ -235,7 +261,7 @@ def _answer_logprobs_before(plain: Any, batches: _Batches, rows: int, batch_size
     plain.eval()
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             ids, labels, mask, _ = batches(idx)
             with _autocast(batches.device, bf16):
                 logits = plain(input_ids=ids, attention_mask=mask).logits
@@ -270,9 +296,22 @@ def _kl_since_start(before: dict[int, Any], idx: list[int], picked: Any, valid: 
     return kl_step
 
 
-def _train(model: Any, optimizer: Any, accelerator: Any, batches: _Batches, ref_model: Any,
-           before: dict[int, Any], *, steps: int, batch_size: int, seed: int, kl_coef: float,
-           kl_cap: float, likelihood_scale: float, bf16: bool) -> dict[str, float]:
+def _train(
+    model: Any,
+    optimizer: Any,
+    accelerator: Any,
+    batches: _Batches,
+    ref_model: Any,
+    before: dict[int, Any],
+    *,
+    steps: int,
+    batch_size: int,
+    seed: int,
+    kl_coef: float,
+    kl_cap: float,
+    likelihood_scale: float,
+    bf16: bool,
+) -> dict[str, float]:
     """The optimizer steps: weighted NLL plus the KL penalty; before each step the cap is checked
     and, past it, the last step is undone and training stops. Returns the update's stats."""
     import torch
@@ -283,9 +322,17 @@ def _train(model: Any, optimizer: Any, accelerator: Any, batches: _Batches, ref_
     has_cap = math.isfinite(kl_cap)
     generator = torch.Generator().manual_seed(seed)
     model.train()
-    stats = {"samples": float(len(batches)), "steps": 0.0, "loss": math.nan, "nll_first": math.nan,
-             "nll": math.nan, "kl_ref": 0.0, "kl_step": 0.0, "capped": 0.0,
-             "processes": float(accelerator.num_processes)}
+    stats = {
+        "samples": float(len(batches)),
+        "steps": 0.0,
+        "loss": math.nan,
+        "nll_first": math.nan,
+        "nll": math.nan,
+        "kl_ref": 0.0,
+        "kl_step": 0.0,
+        "capped": 0.0,
+        "processes": float(accelerator.num_processes),
+    }
     for step in range(steps):
         perm = torch.randperm(len(batches), generator=generator).tolist()  # the same on every process
         idx = _my_rows(perm[:batch_size], accelerator.process_index, accelerator.num_processes)
@@ -300,7 +347,9 @@ def _train(model: Any, optimizer: Any, accelerator: Any, batches: _Batches, ref_
         if ref_model is not None:
             kl_ref = _kl_to_reference(ref_model, ids, mask, logp, valid, count, bf16)
             loss = loss + kl_coef * kl_ref
-        kl_step = _kl_since_start(before, idx, picked, valid, accelerator) if has_cap else torch.tensor(0.0, device=device)
+        kl_step = (
+            _kl_since_start(before, idx, picked, valid, accelerator) if has_cap else torch.tensor(0.0, device=device)
+        )
         if step > 0 and kl_step.item() > kl_cap:
             undo_adamw_step(optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer)
             stats.update(capped=1.0, steps=float(step - 1))
@@ -311,8 +360,13 @@ def _train(model: Any, optimizer: Any, accelerator: Any, batches: _Batches, ref_
         optimizer.step()
         if step == 0:
             stats["nll_first"] = float(nll.mean().item())
-        stats.update(steps=float(step + 1), loss=float(loss.item()), nll=float(nll.mean().item()),
-                     kl_ref=float(kl_ref.item()), kl_step=float(kl_step.item()))
+        stats.update(
+            steps=float(step + 1),
+            loss=float(loss.item()),
+            nll=float(nll.mean().item()),
+            kl_ref=float(kl_ref.item()),
+            kl_step=float(kl_step.item()),
+        )
     return stats
 
 
@@ -328,11 +382,25 @@ def _save(accelerator: Any, model: Any, tokenizer: Any, out_dir: str | Path) -> 
 
 
 def update_llm(
-    model_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
-    examples: Sequence[LLMExample], *, lr: float, steps: int, batch_size: int,
-    kl_coef: float, kl_cap: float, prefix: str, max_length: int = 1024, seed: int = 0,
-    likelihood_scale: float = 1.0, bf16: bool = False, dtype: str = "auto", reference: str = "auto",
-    gradient_checkpointing: bool = False, reference_headroom_gb: float = 8.0,
+    model_dir: str | Path,
+    reference_dir: str | Path | None,
+    out_dir: str | Path,
+    examples: Sequence[LLMExample],
+    *,
+    lr: float,
+    steps: int,
+    batch_size: int,
+    kl_coef: float,
+    kl_cap: float,
+    prefix: str,
+    max_length: int = 1024,
+    seed: int = 0,
+    likelihood_scale: float = 1.0,
+    bf16: bool = False,
+    dtype: str = "auto",
+    reference: str = "auto",
+    gradient_checkpointing: bool = False,
+    reference_headroom_gb: float = 8.0,
 ) -> dict[str, float]:
     """Weighted SFT of a model (its loss times `likelihood_scale`) with a KL penalty to
     `reference_dir` (None: no penalty, e.g. a warm-up) and the per-update cap; saves the model
@@ -355,14 +423,33 @@ def update_llm(
     # Every process prepares (DDP's wrapper broadcasts the weights: a collective).
     model, optimizer = accelerator.prepare(model, optimizer)
     plain = accelerator.unwrap_model(model)  # for forward passes without gradients (no DDP hooks)
-    ref_model, placed = _load_reference(reference_dir, kl_coef, torch_dtype, plain, reference, device,
-                                        reference_headroom_gb)
+    ref_model, placed = _load_reference(
+        reference_dir, kl_coef, torch_dtype, plain, reference, device, reference_headroom_gb
+    )
     rows = len(examples) if math.isfinite(kl_cap) else 0
     before = _answer_logprobs_before(plain, batches, rows, batch_size, bf16)
-    stats = _train(model, optimizer, accelerator, batches, ref_model, before, steps=steps, batch_size=batch_size,
-                   seed=seed, kl_coef=kl_coef, kl_cap=kl_cap, likelihood_scale=likelihood_scale, bf16=bf16)
+    stats = _train(
+        model,
+        optimizer,
+        accelerator,
+        batches,
+        ref_model,
+        before,
+        steps=steps,
+        batch_size=batch_size,
+        seed=seed,
+        kl_coef=kl_coef,
+        kl_cap=kl_cap,
+        likelihood_scale=likelihood_scale,
+        bf16=bf16,
+    )
     logging.getLogger(__name__).info(
-        "pi_env update on process %d of %d: %d steps, %s weights, reference %s", accelerator.process_index,
-        accelerator.num_processes, int(stats["steps"]), chosen, placed)
+        "pi_env update on process %d of %d: %d steps, %s weights, reference %s",
+        accelerator.process_index,
+        accelerator.num_processes,
+        int(stats["steps"]),
+        chosen,
+        placed,
+    )
     _save(accelerator, model, tokenizer, out_dir)
     return stats

@@ -95,7 +95,9 @@ class AgentHeldout:
     max_batch_size: int = 16
 
     @classmethod
-    def for_run(cls, config: GenEnvConfig, urls: Mapping[str, str], head: Sequence[Message] | None = None) -> AgentHeldout:
+    def for_run(
+        cls, config: GenEnvConfig, urls: Mapping[str, str], head: Sequence[Message] | None = None
+    ) -> AgentHeldout:
         """A run's held-out settings (`heldout`, `heldout_n`, `seed`, the completion budget and the
         sampling pass's engine). `head` defaults to the system prompt alone, which is what the
         agent sees before a task unless `agent_demo` adds a demo turn (the trainer passes it)."""
@@ -194,5 +196,15 @@ class HeldoutScoring:
             result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
         for row in result.rows:
             self.metrics.write({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
-            log.info("%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)", arm, epoch, row.env, row.split,
-                     row.success_rate, row.ci95_low, row.ci95_high, row.n, time.time() - t0)
+            log.info(
+                "%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)",
+                arm,
+                epoch,
+                row.env,
+                row.split,
+                row.success_rate,
+                row.ci95_low,
+                row.ci95_high,
+                row.n,
+                time.time() - t0,
+            )

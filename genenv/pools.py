@@ -42,23 +42,41 @@ class Pools:
         """Drop rows of epochs >= `epoch` (an interrupted epoch is redone on resume)."""
         with Session(self.engine) as db:
             for table in (GenEnvTrainTrace, GenEnvEnvSample, GenEnvTaskShown):
-                db.execute(delete(table).where(table.run_id == self.run_id, table.arm == arm,
-                                               table.epoch >= epoch))
+                db.execute(delete(table).where(table.run_id == self.run_id, table.arm == arm, table.epoch >= epoch))
             db.commit()
 
     def add_traces(self, arm: str, epoch: int, source: str, traces: Iterable[Trace]) -> None:
         with Session(self.engine) as db:
-            db.add_all([
-                GenEnvTrainTrace(run_id=self.run_id, arm=arm, epoch=epoch, source=source,
-                                 task_id=t.task_id, completion=t.completion, reward=t.reward)
-                for t in traces
-            ])
+            db.add_all(
+                [
+                    GenEnvTrainTrace(
+                        run_id=self.run_id,
+                        arm=arm,
+                        epoch=epoch,
+                        source=source,
+                        task_id=t.task_id,
+                        completion=t.completion,
+                        reward=t.reward,
+                    )
+                    for t in traces
+                ]
+            )
             db.commit()
 
     def add_env_samples(self, arm: str, epoch: int, samples: Iterable[EnvSample]) -> list[int]:
         rows = [
-            GenEnvEnvSample(run_id=self.run_id, arm=arm, epoch=epoch, task_id=s.task_id, context=s.context,
-                            output=s.output, p_hat=s.p_hat, n=s.n, r_env=s.r_env, in_band=s.in_band)
+            GenEnvEnvSample(
+                run_id=self.run_id,
+                arm=arm,
+                epoch=epoch,
+                task_id=s.task_id,
+                context=s.context,
+                output=s.output,
+                p_hat=s.p_hat,
+                n=s.n,
+                r_env=s.r_env,
+                in_band=s.in_band,
+            )
             for s in samples
         ]
         with Session(self.engine, expire_on_commit=False) as db:
@@ -69,11 +87,14 @@ class Pools:
     def add_tasks_shown(self, arm: str, epoch: int, tasks: Iterable[BatchTask]) -> None:
         """Record what the agent was shown for the epoch's D_env tasks (see replay_tasks)."""
         with Session(self.engine) as db:
-            db.add_all([
-                GenEnvTaskShown(run_id=self.run_id, arm=arm, epoch=epoch, task_id=t.task_id, family=t.family,
-                                prompt=t.prompt)
-                for t in tasks
-            ])
+            db.add_all(
+                [
+                    GenEnvTaskShown(
+                        run_id=self.run_id, arm=arm, epoch=epoch, task_id=t.task_id, family=t.family, prompt=t.prompt
+                    )
+                    for t in tasks
+                ]
+            )
             db.commit()
 
     def replay_tasks(self, arm: str, before_epoch: int) -> list[BatchTask]:
@@ -83,21 +104,37 @@ class Pools:
         epoch), the latest epoch first and, within an epoch, the highest R_env (nearest alpha)
         first. Recent tasks are nearest the agent's current level, and a task's p_hat was
         measured before any training on it."""
-        stmt = select(GenEnvEnvSample, GenEnvTaskShown).join(GenEnvTaskShown, and_(
-            GenEnvTaskShown.run_id == GenEnvEnvSample.run_id, GenEnvTaskShown.arm == GenEnvEnvSample.arm,
-            GenEnvTaskShown.epoch == GenEnvEnvSample.epoch, GenEnvTaskShown.task_id == GenEnvEnvSample.task_id,
-        )).where(
-            GenEnvEnvSample.run_id == self.run_id, GenEnvEnvSample.arm == arm, GenEnvEnvSample.epoch < before_epoch,
-            GenEnvEnvSample.p_hat > 0, GenEnvEnvSample.p_hat < 1,
-        ).order_by(GenEnvEnvSample.epoch.desc(), GenEnvEnvSample.id)
+        stmt = (
+            select(GenEnvEnvSample, GenEnvTaskShown)
+            .join(
+                GenEnvTaskShown,
+                and_(
+                    GenEnvTaskShown.run_id == GenEnvEnvSample.run_id,
+                    GenEnvTaskShown.arm == GenEnvEnvSample.arm,
+                    GenEnvTaskShown.epoch == GenEnvEnvSample.epoch,
+                    GenEnvTaskShown.task_id == GenEnvEnvSample.task_id,
+                ),
+            )
+            .where(
+                GenEnvEnvSample.run_id == self.run_id,
+                GenEnvEnvSample.arm == arm,
+                GenEnvEnvSample.epoch < before_epoch,
+                GenEnvEnvSample.p_hat > 0,
+                GenEnvEnvSample.p_hat < 1,
+            )
+            .order_by(GenEnvEnvSample.epoch.desc(), GenEnvEnvSample.id)
+        )
         with Session(self.engine) as db:
-            rows = [(s.epoch, s.r_env, BatchTask(s.task_id, shown.family, shown.prompt, dict(s.context), s.output))
-                    for s, shown in db.execute(stmt)]
+            rows = [
+                (s.epoch, s.r_env, BatchTask(s.task_id, shown.family, shown.prompt, dict(s.context), s.output))
+                for s, shown in db.execute(stmt)
+            ]
         return _latest_nearest_first(rows)
 
     def env_samples(self, arm: str, first_epoch: int = 0, in_band_only: bool = True) -> list[GenEnvEnvSample]:
         stmt = select(GenEnvEnvSample).where(
-            GenEnvEnvSample.run_id == self.run_id, GenEnvEnvSample.arm == arm,
+            GenEnvEnvSample.run_id == self.run_id,
+            GenEnvEnvSample.arm == arm,
             GenEnvEnvSample.epoch >= first_epoch,
         )
         if in_band_only:
@@ -113,10 +150,16 @@ class Pools:
 
     def sizes(self, arm: str) -> tuple[int, int]:
         with Session(self.engine) as db:
-            n_train = db.scalar(select(func.count()).select_from(GenEnvTrainTrace).where(
-                GenEnvTrainTrace.run_id == self.run_id, GenEnvTrainTrace.arm == arm))
-            n_env = db.scalar(select(func.count()).select_from(GenEnvEnvSample).where(
-                GenEnvEnvSample.run_id == self.run_id, GenEnvEnvSample.arm == arm))
+            n_train = db.scalar(
+                select(func.count())
+                .select_from(GenEnvTrainTrace)
+                .where(GenEnvTrainTrace.run_id == self.run_id, GenEnvTrainTrace.arm == arm)
+            )
+            n_env = db.scalar(
+                select(func.count())
+                .select_from(GenEnvEnvSample)
+                .where(GenEnvEnvSample.run_id == self.run_id, GenEnvEnvSample.arm == arm)
+            )
         return int(n_train or 0), int(n_env or 0)
 
 

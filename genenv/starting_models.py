@@ -105,7 +105,7 @@ class StartingModels:
         examples = []
         for task in pool:
             others = [t for t in pool if t.family == task.family and t.task_id != task.task_id]
-            output = render_example(task)[len(TASK_HEADER):]
+            output = render_example(task)[len(TASK_HEADER) :]
             # Several example sets and difficulty contexts per target: the task written must
             # not hinge on which examples were shown, only on their kind, and the prompts the
             # loop will send (with the agent's success rate) must not be new to the model.
@@ -113,9 +113,19 @@ class StartingModels:
                 shown = rng.sample(others, min(cfg.llm_examples, len(others)))
                 context = {} if i == 0 else {"agent_success": rng.random(), "target_success": cfg.alpha}
                 examples.append(LLMExample(build_messages(shown, context), output, 1.0))
-        stats = update_llm(source, None, target, examples, lr=cfg.env_warmup_lr, steps=cfg.env_warmup_steps,
-                           batch_size=cfg.env_batch_size, kl_coef=0.0, kl_cap=float("inf"),
-                           prefix=TASK_HEADER, seed=cfg.seed)
+        stats = update_llm(
+            source,
+            None,
+            target,
+            examples,
+            lr=cfg.env_warmup_lr,
+            steps=cfg.env_warmup_steps,
+            batch_size=cfg.env_batch_size,
+            kl_coef=0.0,
+            kl_cap=float("inf"),
+            prefix=TASK_HEADER,
+            seed=cfg.seed,
+        )
         log.info("LLM simulator warm-up: %s", stats)
 
     def starting_agent(self, initial_policy: Path) -> str:
@@ -132,8 +142,9 @@ class StartingModels:
             t0 = time.time()
             simulator = self.simulator(cfg.arms[0], initial_policy)
             try:
-                stats = warm_up_agent(self.model_dir(cfg.agent_model), partial, simulator, cfg,
-                                      epoch_seed(cfg.seed, WARMUP_EPOCH))
+                stats = warm_up_agent(
+                    self.model_dir(cfg.agent_model), partial, simulator, cfg, epoch_seed(cfg.seed, WARMUP_EPOCH)
+                )
             finally:
                 simulator.close()
             stats["elapsed_s"] = round(time.time() - t0, 1)

@@ -49,8 +49,17 @@ from coevo.store.genenv import GenEnvEnvSample
 log = logging.getLogger(__name__)
 
 #: Config fields that may change between a run and its resume (they do not change results).
-RESUMABLE_CHANGES = {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls",
-                     "dist_timeout_s", "env_reference"}
+RESUMABLE_CHANGES = {
+    "epochs",
+    "arms",
+    "cpu_threads",
+    "simulator_urls",
+    "admin_token",
+    "use_vllm",
+    "heldout_urls",
+    "dist_timeout_s",
+    "env_reference",
+}
 
 
 class Agent(Protocol):
@@ -130,7 +139,10 @@ def _others_busy_cores(sample_s: float = 1.0) -> float | None:
 
 class GenEnvTrainer:
     def __init__(
-        self, config: GenEnvConfig, *, on_epoch: Callable[[dict[str, Any]], None] | None = None,
+        self,
+        config: GenEnvConfig,
+        *,
+        on_epoch: Callable[[dict[str, Any]], None] | None = None,
         agent_factory: Callable[[str, str, Path, Simulator], Agent] | None = None,
     ) -> None:
         """`agent_factory(arm, agent_model, arm_dir, simulator)` builds an arm's agent;
@@ -212,16 +224,24 @@ class GenEnvTrainer:
             sim.load_policy(str(policy_path.resolve()))
             return sim
         options: dict[str, Any] = {
-            "backend": cfg.env_backend, "families": list(cfg.families), "db_url": self.db_url,
-            "base_size": cfg.base_size, "base_seed": cfg.seed,
+            "backend": cfg.env_backend,
+            "families": list(cfg.families),
+            "db_url": self.db_url,
+            "base_size": cfg.base_size,
+            "base_seed": cfg.seed,
         }
         if cfg.env_backend == "parametric":
             options["policy_path"] = str(policy_path)
             options["base_sources"] = list(cfg.families)
         else:
-            options.update(policy_path=str(policy_path), base_sources=list(cfg.base_sources),
-                           llm_endpoint=cfg.llm_endpoint, llm_temperature=cfg.llm_temperature,
-                           llm_max_new_tokens=cfg.llm_max_new_tokens, llm_examples=cfg.llm_examples)
+            options.update(
+                policy_path=str(policy_path),
+                base_sources=list(cfg.base_sources),
+                llm_endpoint=cfg.llm_endpoint,
+                llm_temperature=cfg.llm_temperature,
+                llm_max_new_tokens=cfg.llm_max_new_tokens,
+                llm_examples=cfg.llm_examples,
+            )
         return LocalSimulator(options)
 
     # ------------------------------------------------------------------ the run
@@ -243,8 +263,13 @@ class GenEnvTrainer:
         if self.state.is_main_process:
             from coevo.plots import plot_epochs
 
-            plot_epochs(self.metrics(), self.out / "genenv.png", self.config.alpha, self.config.k_min,
-                        heldout=self.heldout_metrics())
+            plot_epochs(
+                self.metrics(),
+                self.out / "genenv.png",
+                self.config.alpha,
+                self.config.k_min,
+                heldout=self.heldout_metrics(),
+            )
         return self.metrics()
 
     def base_agent(self) -> str:
@@ -302,8 +327,12 @@ class GenEnvTrainer:
                     self.metrics_file.write(row)
                     state["epochs_done"] = epoch + 1  # the commit point of the epoch
                     self._save_arm_state(arm, state)
-                    log.info("%s epoch %d: %s", arm, epoch, {k: row[k] for k in (
-                        "success_rate", "in_band_fraction", "mean_r_env", "validity_rate")})
+                    log.info(
+                        "%s epoch %d: %s",
+                        arm,
+                        epoch,
+                        {k: row[k] for k in ("success_rate", "in_band_fraction", "mean_r_env", "validity_rate")},
+                    )
                     if self.on_epoch:
                         self.on_epoch(row)
                 self.state.wait_for_everyone()
@@ -343,8 +372,15 @@ class GenEnvTrainer:
         return sampled
 
     def _after_rollouts(
-        self, arm: str, epoch: int, batch: TaskBatch, traces: list[Trace], trained: list[Trace],
-        simulator: Simulator, state: dict[str, Any], policy_path: Path,
+        self,
+        arm: str,
+        epoch: int,
+        batch: TaskBatch,
+        traces: list[Trace],
+        trained: list[Trace],
+        simulator: Simulator,
+        state: dict[str, Any],
+        policy_path: Path,
     ) -> dict[str, Any]:
         """Metrics, D_env and the pi_env update from the p_hat sample `traces` of the fresh tasks
         (replayed tasks are not pi_env's output this epoch: they count in neither); D_train gets
@@ -355,13 +391,16 @@ class GenEnvTrainer:
         samples = [s for _, s in shown]
         ps = np.array([s.p_hat for s in samples]) if samples else np.zeros(0)
         row: dict[str, Any] = {
-            "arm": arm, "epoch": epoch,
+            "arm": arm,
+            "epoch": epoch,
             "success_rate": float(ps.mean()) if len(ps) else 0.0,
             "in_band_fraction": float(np.mean([s.in_band for s in samples])) if samples else 0.0,
             "mean_r_env": float(np.mean([s.r_env for s in samples])) if samples else 0.0,
             "validity_rate": batch.validity_rate,
-            "tasks": len(samples), "rollouts": len(traces) + (len(trained) if dynamic else 0),
-            "grpo_tasks": len({t.task_id for t in trained}), "policy_version": batch.policy_version,
+            "tasks": len(samples),
+            "rollouts": len(traces) + (len(trained) if dynamic else 0),
+            "grpo_tasks": len({t.task_id for t in trained}),
+            "policy_version": batch.policy_version,
             "replayed_tasks": len(batch.replayed) + len(batch.replayed_base),
             "replayed_base_tasks": len(batch.replayed_base),
         }
@@ -387,14 +426,31 @@ class GenEnvTrainer:
             if not rewards:
                 continue
             p = curriculum.p_hat(rewards)
-            shown.append((task, EnvSample(
-                task.task_id, task.context, task.output, p, len(rewards),
-                float(curriculum.r_env(p, cfg.alpha, cfg.beta)), curriculum.in_band(p, cfg.alpha, cfg.k_min),
-            )))
+            shown.append(
+                (
+                    task,
+                    EnvSample(
+                        task.task_id,
+                        task.context,
+                        task.output,
+                        p,
+                        len(rewards),
+                        float(curriculum.r_env(p, cfg.alpha, cfg.beta)),
+                        curriculum.in_band(p, cfg.alpha, cfg.k_min),
+                    ),
+                )
+            )
         return shown
 
-    def _record_pools(self, arm: str, epoch: int, batch: TaskBatch, shown: Sequence[tuple[BatchTask, EnvSample]],
-                      sampled: list[Trace], trained: list[Trace]) -> None:
+    def _record_pools(
+        self,
+        arm: str,
+        epoch: int,
+        batch: TaskBatch,
+        shown: Sequence[tuple[BatchTask, EnvSample]],
+        sampled: list[Trace],
+        trained: list[Trace],
+    ) -> None:
         """D_train: the sampling pass's traces and GRPO's, each under its source (fresh tasks:
         on_policy, or static; replayed: replay or base); D_env: the fresh tasks' samples, with what
         the agent was shown (so they can be replayed)."""
@@ -416,8 +472,9 @@ class GenEnvTrainer:
         cfg = self.config
         first = 0 if cfg.env_pool_window <= 0 else max(0, epoch - cfg.env_pool_window + 1)
         window = self.pools.env_samples("genenv", first_epoch=first, in_band_only=False)
-        at, weights, scale = curriculum.rwr_fit([r.r_env for r in window], [r.in_band for r in window],
-                                                cfg.env_rwr_average, cfg.rwr_lambda)
+        at, weights, scale = curriculum.rwr_fit(
+            [r.r_env for r in window], [r.in_band for r in window], cfg.env_rwr_average, cfg.rwr_lambda
+        )
         return [window[i] for i in at], [float(w) for w in weights], scale
 
     def _update_env(self, epoch: int, simulator: Simulator, state: dict[str, Any], policy_path: Path) -> dict[str, Any]:
@@ -471,8 +528,10 @@ class GenEnvTrainer:
         cfg = self.config
         kept, weights, scale = self._rwr_window(epoch)
         if not kept:
-            return {"samples": 0, "skipped": "no task in the window" if cfg.env_rwr_average == "soft_band"
-                    else "no task in band"}
+            return {
+                "samples": 0,
+                "skipped": "no task in the window" if cfg.env_rwr_average == "soft_band" else "no task in band",
+            }
         self.pools.set_weights([r.id for r in kept], weights)
         versions = self.out / "genenv" / "env_policy"
         plan: dict[str, Any] = {"scale": scale, "policy_path": str(policy_path)}
@@ -484,4 +543,3 @@ class GenEnvTrainer:
             plan["out"] = str(versions / f"epoch-{epoch:03d}")
             plan["examples"] = [(r.context["messages"], r.output, float(w)) for r, w in zip(kept, weights)]
         return plan
-

@@ -49,4 +49,3 @@ def env_turn_ids(tokenizer: Any, history: Sequence[Message], user: str, *, stopp
     if stopped_with and text.startswith(stopped_with):
         text = text[len(stopped_with) :]
     return list(tokenizer.encode(text, add_special_tokens=False))
-

@@ -31,7 +31,9 @@ from coevo.integrations.turns import env_turn_ids, prompt_ids
 AGENT_NAME = "coevo_agent"
 
 
-def verl_rows(url: str, split: str | None = None, *, limit: int = 64, offset: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+def verl_rows(
+    url: str, split: str | None = None, *, limit: int = 64, offset: int = 0, seed: int = 0
+) -> list[dict[str, Any]]:
     """Dataset rows for veRL (write them with pandas to parquet): one per task of the env.
 
     The prompt is the env's instruction only (veRL filters rows by prompt length); the agent loop

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The lint and type gate: ruff over the whole tree, then mypy over the coevo package
+# The lint and type gate: ruff's lint and its format check over the whole tree (`ruff format .`
+# fixes the latter), then mypy over the coevo package
 # (scripts/typecheck.sh). Configuration: [tool.ruff] and [tool.mypy] in pyproject.toml.
 # Runs both even when the first fails; exits non-zero if either does. VENV selects the
 # virtualenv (.venv). Takes ~1 min from cold (mypy), a few seconds with a warm cache.
@@ -12,6 +13,8 @@ cd "$REPO"
 status=0
 echo "== ruff check ."
 "$VENV/bin/ruff" check . || status=1
+echo "== ruff format --check ."
+"$VENV/bin/ruff" format --check . || status=1
 echo "== mypy -p coevo"
 VENV=$VENV bash scripts/typecheck.sh || status=1
 exit "$status"

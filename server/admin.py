@@ -20,8 +20,12 @@ def build_admin_router(service: EnvService) -> APIRouter:
     router = APIRouter()
     token = service.config.admin_token
 
-    @router.post("/admin/{command}", response_model=AdminResponse,
-                 responses=error_responses(403, 404, 413, 422, 500), tags=["admin"])
+    @router.post(
+        "/admin/{command}",
+        response_model=AdminResponse,
+        responses=error_responses(403, 404, 413, 422, 500),
+        tags=["admin"],
+    )
     async def admin(
         command: str,
         payload: Annotated[dict[str, Any] | None, Body()] = None,
@@ -37,4 +41,3 @@ def build_admin_router(service: EnvService) -> APIRouter:
         return AdminResponse(command=command, result=result)
 
     return router
-

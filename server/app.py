@@ -34,8 +34,7 @@ def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     )
 
 
-def create_app(env: str, *, env_options: dict[str, Any] | None = None,
-               config: ServerConfig | None = None) -> FastAPI:
+def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: ServerConfig | None = None) -> FastAPI:
     """A FastAPI app serving `env`. Shared env data is loaded now, so a bad env fails fast.
 
     `config` defaults to `ServerConfig.from_env()` (COEVO_* variables over the defaults).
@@ -63,14 +62,15 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None,
         description=(
             f"Leased sessions of the `{runtime.name}` environment "
             f"(action format: {runtime.env_cls.action_format}). "
-            "Every error is JSON `{\"error\": {\"code\", \"message\"}}`."
+            'Every error is JSON `{"error": {"code", "message"}}`.'
         ),
         lifespan=lifespan,
     )
     app.state.service = service
     install_error_handlers(app, service.metrics)
     app.add_middleware(
-        BodyLimitMiddleware, max_body_bytes=config.max_body_bytes,
+        BodyLimitMiddleware,
+        max_body_bytes=config.max_body_bytes,
         on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
         on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
     )

@@ -228,8 +228,10 @@ def build_compat_router(service: EnvService) -> APIRouter:
                 if index >= start and (stop is None or index < stop):
                     offset = index - start
                     if offset >= splits.get(split, 0):
-                        raise UnknownTask(f"task index {index} is task {offset} of split {split!r},"
-                                          f" which has {splits.get(split, 0)} tasks")
+                        raise UnknownTask(
+                            f"task index {index} is task {offset} of split {split!r},"
+                            f" which has {splits.get(split, 0)} tasks"
+                        )
                     return catalog.task_ids(split, offset, 1)[0]
             raise UnknownTask(f"task index {index} is in none of AgentGym's ranges {list(ranges)}")
         base = 0
@@ -252,9 +254,15 @@ def build_compat_router(service: EnvService) -> APIRouter:
     def detail(lease: Lease) -> AgentGymDetail:
         env = lease.env
         return AgentGymDetail(
-            id=lease.session_id, observation=lease.last_observation,
-            available_actions=_actions(lease.last_info), done=env.done, reward=lease.total_reward,
-            task_id=env.task_id, split=env.split, seed=env.seed, steps=env.steps,
+            id=lease.session_id,
+            observation=lease.last_observation,
+            available_actions=_actions(lease.last_info),
+            done=env.done,
+            reward=lease.total_reward,
+            task_id=env.task_id,
+            split=env.split,
+            seed=env.seed,
+            steps=env.steps,
         )
 
     @router.get("/", response_model=str, include_in_schema=True)
@@ -277,11 +285,17 @@ def build_compat_router(service: EnvService) -> APIRouter:
             return _json(lease.session_id)
         if not extra:
             return _json({"id": lease.session_id})
-        return _json(AgentGymCreated(id=lease.session_id, observation=resp.observation,
-                                     available_actions=_actions(resp.info)).model_dump())
+        return _json(
+            AgentGymCreated(
+                id=lease.session_id, observation=resp.observation, available_actions=_actions(resp.info)
+            ).model_dump()
+        )
 
-    @router.post("/step", response_model=AgentGymStepIdStyle | AgentGymStepEnvIdxStyle,
-                 responses=error_responses(404, 409, 413, 422))
+    @router.post(
+        "/step",
+        response_model=AgentGymStepIdStyle | AgentGymStepEnvIdxStyle,
+        responses=error_responses(404, 409, 413, 422),
+    )
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
         sid = session_of(body)
@@ -296,14 +310,19 @@ def build_compat_router(service: EnvService) -> APIRouter:
             return _json({"state": r.observation, "reward": r.reward, "done": done, "info": info})
         if item_style:
             return _json({"observation": r.observation, "reward": r.reward, "done": done, "info": info})
-        reply: dict[str, Any] = {"observation": r.observation, "reward": r.reward, "done": done,
-                                 "available_actions": _actions(r.info)}
+        reply: dict[str, Any] = {
+            "observation": r.observation,
+            "reward": r.reward,
+            "done": done,
+            "available_actions": _actions(r.info),
+        }
         if extra:
             reply["info"] = r.info
         return _json(reply)
 
-    @router.post("/reset", response_model=AgentGymResetIdStyle | tuple[str, None] | str,
-                 responses=error_responses(404, 422))
+    @router.post(
+        "/reset", response_model=AgentGymResetIdStyle | tuple[str, None] | str, responses=error_responses(404, 422)
+    )
     async def reset(body: AgentGymResetRequest) -> Response:
         """Start the task with the given index (AgentGym /reset)."""
         task_id = body.task_id
@@ -318,19 +337,21 @@ def build_compat_router(service: EnvService) -> APIRouter:
             return _json([r.observation, None])
         if item_style:
             return _json(r.observation)
-        reply: dict[str, Any] = {"id": sid, "observation": r.observation,
-                                 "available_actions": _actions(r.info)}
+        reply: dict[str, Any] = {"id": sid, "observation": r.observation, "available_actions": _actions(r.info)}
         if extra:
             reply = AgentGymResetIdStyle(
-                id=sid, observation=r.observation, available_actions=_actions(r.info),
+                id=sid,
+                observation=r.observation,
+                available_actions=_actions(r.info),
                 task_id=str(r.info.get("task_id", task_id or "")),
             ).model_dump()
         reply.update(lease.env.agentgym_reset_fields())
         return _json(reply)
 
     @router.get("/observation", response_model=str, responses=error_responses(404, 422))
-    async def observation(id: Annotated[str | None, Query()] = None,
-                          env_idx: Annotated[str | None, Query()] = None) -> Response:
+    async def observation(
+        id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
+    ) -> Response:
         """The latest observation (AgentGym /observation)."""
         lease = await service.lease(_pick_id(None, env_idx) if item_style else _pick_id(id, env_idx))
         refused = finished(lease)
@@ -339,10 +360,12 @@ def build_compat_router(service: EnvService) -> APIRouter:
         text = lease.env.agentgym_observation() if lease.env.agentgym else None
         return _json(lease.last_observation if text is None else text)
 
-    @router.get("/available_actions", response_model=list[str] | AgentGymClickables,
-                responses=error_responses(404, 422))
-    async def available_actions(id: Annotated[str | None, Query()] = None,
-                                env_idx: Annotated[str | None, Query()] = None) -> Response:
+    @router.get(
+        "/available_actions", response_model=list[str] | AgentGymClickables, responses=error_responses(404, 422)
+    )
+    async def available_actions(
+        id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
+    ) -> Response:
         """The actions valid now, when the env has a finite set (AgentGym /available_actions)."""
         lease = await service.lease(_pick_id(id, env_idx))
         refused = finished(lease)
@@ -353,18 +376,24 @@ def build_compat_router(service: EnvService) -> APIRouter:
             info = lease.last_info
             shown = info.get("available_actions")
             if isinstance(shown, dict):  # the env reports the shop's own get_available_actions()
-                return _json({"has_search_bar": bool(shown.get("has_search_bar")),
-                              "clickables": [str(c) for c in shown.get("clickables", [])]})
+                return _json(
+                    {
+                        "has_search_bar": bool(shown.get("has_search_bar")),
+                        "clickables": [str(c) for c in shown.get("clickables", [])],
+                    }
+                )
             has_search = info.get("has_search_bar")
             if has_search is None:
                 has_search = any(a.startswith("search") for a in actions)
-            return _json({"has_search_bar": bool(has_search),
-                          "clickables": [a for a in actions if not a.startswith("search")]})
+            return _json(
+                {"has_search_bar": bool(has_search), "clickables": [a for a in actions if not a.startswith("search")]}
+            )
         return _json(actions)
 
     @router.get("/detail", response_model=AgentGymDetail, responses=error_responses(404, 422))
-    async def get_detail(id: Annotated[str | None, Query()] = None,
-                         env_idx: Annotated[str | None, Query()] = None) -> Response:
+    async def get_detail(
+        id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
+    ) -> Response:
         """Everything known about the session (AgentGym /detail)."""
         lease = await service.lease(_pick_id(id, env_idx))
         refused = finished(lease)
@@ -373,14 +402,22 @@ def build_compat_router(service: EnvService) -> APIRouter:
         if not extra:  # the server's own record: the reset's fields, then the latest state
             if lease.agentgym_reset is None:
                 return _json({"done": lease.env.done, "reward": lease.total_reward, "deleted": False})
-            return _json({**lease.agentgym_reset, "observation": lease.last_observation,
-                          "available_actions": _actions(lease.last_info), "done": lease.env.done,
-                          "reward": lease.total_reward, "deleted": False})
+            return _json(
+                {
+                    **lease.agentgym_reset,
+                    "observation": lease.last_observation,
+                    "available_actions": _actions(lease.last_info),
+                    "done": lease.env.done,
+                    "reward": lease.total_reward,
+                    "deleted": False,
+                }
+            )
         return _json(detail(lease).model_dump())
 
     @router.get("/instruction_text", response_model=str, responses=error_responses(404, 409, 422))
-    async def instruction_text(id: Annotated[str | None, Query()] = None,
-                               env_idx: Annotated[str | None, Query()] = None) -> Response:
+    async def instruction_text(
+        id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
+    ) -> Response:
         """The task's instruction as the current page heads it, where the env's AgentGym server
         has this route (`Env.agentgym_instruction_text`)."""
         lease = await service.lease(_pick_id(id, env_idx))

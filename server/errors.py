@@ -155,8 +155,9 @@ def install_error_handlers(app: FastAPI, metrics: ServerMetrics) -> None:
             # FastAPI's only 400: a JSON body it could not decode that json.loads did not call a
             # JSONDecodeError (e.g. invalid UTF-8 inside a string). Same contract as /step: 422.
             return respond(422, "malformed_json", "request body is not valid JSON")
-        code = {404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
-                413: BodyTooLarge.code}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 408: "request_timeout", 413: BodyTooLarge.code}.get(
+            exc.status_code, "http_error"
+        )
         return respond(exc.status_code, code, str(exc.detail), getattr(exc, "headers", None))
 
     @app.exception_handler(ClientDisconnect)

@@ -38,13 +38,30 @@ class Lease:
     """One live session. All env calls on it happen while holding `lock`."""
 
     __slots__ = (
-        "session_id", "env", "lock", "created_at", "last_used", "episode_id", "total_reward",
-        "last_observation", "last_info", "closed", "agentgym_reset",
+        "session_id",
+        "env",
+        "lock",
+        "created_at",
+        "last_used",
+        "episode_id",
+        "total_reward",
+        "last_observation",
+        "last_info",
+        "closed",
+        "agentgym_reset",
     )
 
-    def __init__(self, session_id: str, env: Env, episode_id: str, observation: str,
-                 info: dict[str, Any], *, total_reward: float = 0.0,
-                 created_at: float | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        env: Env,
+        episode_id: str,
+        observation: str,
+        info: dict[str, Any],
+        *,
+        total_reward: float = 0.0,
+        created_at: float | None = None,
+    ) -> None:
         now = time.time()
         self.session_id = session_id
         self.env = env
@@ -62,8 +79,9 @@ class Lease:
 
 
 class LeaseTable:
-    def __init__(self, capacity: int, *, idle_ttl_s: float, max_age_s: float,
-                 retry_after_s: int, remember: int = 100_000) -> None:
+    def __init__(
+        self, capacity: int, *, idle_ttl_s: float, max_age_s: float, retry_after_s: int, remember: int = 100_000
+    ) -> None:
         self.capacity = capacity
         self.idle_ttl_s = idle_ttl_s
         self.max_age_s = max_age_s

@@ -32,8 +32,13 @@ def is_json_media_type(value: bytes) -> bool:
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, max_body_bytes: int, on_reject: Callable[[], None] | None = None,
-                 on_media_type: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        on_reject: Callable[[], None] | None = None,
+        on_media_type: Callable[[], None] | None = None,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.on_reject = on_reject
@@ -88,7 +93,8 @@ class BodyLimitMiddleware:
             self.on_media_type()
         shown = media_type.decode("latin-1")[:64] or "none"
         response = error_response(
-            415, UnsupportedMediaType.code,
+            415,
+            UnsupportedMediaType.code,
             f"request bodies must be application/json (got content-type {shown})",
         )
         await response(scope, receive, send)
@@ -97,7 +103,9 @@ class BodyLimitMiddleware:
         if self.on_reject is not None:
             self.on_reject()
         response = error_response(
-            413, BodyTooLarge.code, f"request body is larger than {self.max_body_bytes} bytes",
+            413,
+            BodyTooLarge.code,
+            f"request body is larger than {self.max_body_bytes} bytes",
             headers={"Connection": "close"},
         )
         await response(scope, receive, send)

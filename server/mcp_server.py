@@ -140,29 +140,70 @@ class McpTools:
             f"arguments always start the same episode. At most {cls.max_steps} steps an episode."
         )
         self._tools: dict[str, _Tool] = {}
-        self._add("list_tasks", "One page of a split's task ids with each task's metadata.",
-                  ListTasksArgs, self._list_tasks, TaskListResponse)
+        self._add(
+            "list_tasks",
+            "One page of a split's task ids with each task's metadata.",
+            ListTasksArgs,
+            self._list_tasks,
+            TaskListResponse,
+        )
         self._add("start_episode", start_help, CreateSessionRequest, self._start, EpisodeStarted)
-        self._add("act", f"Take one step of the episode. {action_help}", ActArgs, self._act,
-                  StepResponse, action_help=action_help)
-        self._add("fork_episode", "A new session in the identical state (same task, seed, history).",
-                  SessionArgs, self._fork, SessionResponse)
-        self._add("expert_hint", "The env's expert's next action from the current state (null if none).",
-                  SessionArgs, self._expert, ExpertActionResponse)
-        self._add("close_episode", "Release the session now (its episode stays in the store).",
-                  SessionArgs, self._close, ClosedResponse)
-        self._add("list_episode_tools",
-                  "The running episode's own functions with JSON Schemas (tool-calling envs; empty "
-                  "for text envs). They can change during an episode (multi-turn function calling adds some).",
-                  SessionArgs, self._episode_tools, EpisodeTools)
-        self._add("call_episode_tools",
-                  "Call episode functions by name: one step of the episode, in the env's own action "
-                  "format (reported as `action`). Several calls go into one step where the env takes "
-                  "them together (parallel function calls). Text replies go through `act`.",
-                  CallToolsArgs, self._call_tools, ToolCallsStep)
+        self._add(
+            "act",
+            f"Take one step of the episode. {action_help}",
+            ActArgs,
+            self._act,
+            StepResponse,
+            action_help=action_help,
+        )
+        self._add(
+            "fork_episode",
+            "A new session in the identical state (same task, seed, history).",
+            SessionArgs,
+            self._fork,
+            SessionResponse,
+        )
+        self._add(
+            "expert_hint",
+            "The env's expert's next action from the current state (null if none).",
+            SessionArgs,
+            self._expert,
+            ExpertActionResponse,
+        )
+        self._add(
+            "close_episode",
+            "Release the session now (its episode stays in the store).",
+            SessionArgs,
+            self._close,
+            ClosedResponse,
+        )
+        self._add(
+            "list_episode_tools",
+            "The running episode's own functions with JSON Schemas (tool-calling envs; empty "
+            "for text envs). They can change during an episode (multi-turn function calling adds some).",
+            SessionArgs,
+            self._episode_tools,
+            EpisodeTools,
+        )
+        self._add(
+            "call_episode_tools",
+            "Call episode functions by name: one step of the episode, in the env's own action "
+            "format (reported as `action`). Several calls go into one step where the env takes "
+            "them together (parallel function calls). Text replies go through `act`.",
+            CallToolsArgs,
+            self._call_tools,
+            ToolCallsStep,
+        )
 
-    def _add(self, name: str, description: str, arguments: type[BaseModel], run: Callable[[Any], Awaitable[BaseModel]],
-             result: type[BaseModel], action_help: str | None = None) -> None:
+    def _add(
+        self,
+        name: str,
+        description: str,
+        arguments: type[BaseModel],
+        run: Callable[[Any], Awaitable[BaseModel]],
+        result: type[BaseModel],
+        action_help: str | None = None,
+    ) -> None:
         schema = arguments.model_json_schema()
         schema.pop("title", None)
         if action_help is not None:
@@ -199,8 +240,9 @@ class McpTools:
     def _result(model: BaseModel, *, is_error: bool = False) -> types.CallToolResult:
         data = model.model_dump(mode="json")
         text = json.dumps(data, ensure_ascii=False)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=data, is_error=is_error)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=data, is_error=is_error
+        )
 
     # ------------------------------------------------------------------ the tools
     async def _list_tasks(self, args: ListTasksArgs) -> BaseModel:
@@ -264,23 +306,34 @@ def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
     """Serve MCP at /mcp on `app`; returns the async context manager the app's lifespan enters."""
     tools = McpTools(service)
 
-    async def list_tools(_ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None,
-                         ) -> types.ListToolsResult:
+    async def list_tools(
+        _ctx: ServerRequestContext[Any],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools.definitions)
 
-    async def call_tool(_ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
-                        ) -> types.CallToolResult:
+    async def call_tool(
+        _ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+    ) -> types.CallToolResult:
         return await tools.call(params.name, params.arguments)
 
     cls = service.runtime.env_cls
     server: Server[Any] = Server(
-        f"coevo-{service.env_name}", version=__version__,
-        instructions=(f"Episodes of the {service.env_name} environment. Start one with start_episode, "
-                      f"then act until done. Action format: {cls.action_format}"),
-        on_list_tools=list_tools, on_call_tool=call_tool,
+        f"coevo-{service.env_name}",
+        version=__version__,
+        instructions=(
+            f"Episodes of the {service.env_name} environment. Start one with start_episode, "
+            f"then act until done. Action format: {cls.action_format}"
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
     )
     manager = StreamableHTTPSessionManager(
-        app=server, stateless=True, json_response=True, security_settings=_security(service.config.host),
+        app=server,
+        stateless=True,
+        json_response=True,
+        security_settings=_security(service.config.host),
         max_request_body_size=service.config.max_body_bytes,
     )
     # A plain route whose endpoint is an ASGI app (as the SDK mounts it): every method, no slash redirect.

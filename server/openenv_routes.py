@@ -90,8 +90,9 @@ def _reset_result(resp: SessionResponse) -> dict[str, Any]:
 
 
 def _step_result(resp: StepResponse) -> dict[str, Any]:
-    obs = OpenEnvObservation(text=resp.observation, info=resp.info, session_id=resp.session_id,
-                             truncated=resp.truncated)
+    obs = OpenEnvObservation(
+        text=resp.observation, info=resp.info, session_id=resp.session_id, truncated=resp.truncated
+    )
     return OpenEnvResult(observation=obs, reward=resp.reward, done=resp.done or resp.truncated).model_dump(mode="json")
 
 
@@ -123,9 +124,16 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
             return {"episode_id": None, "step_count": 0}
         lease = await service.lease(session_id)
         s = await service.state(session_id)
-        return {"episode_id": lease.episode_id, "step_count": s.steps, "session_id": s.session_id,
-                "task_id": s.task_id, "split": s.split, "seed": s.seed, "done": s.done,
-                "total_reward": s.total_reward}
+        return {
+            "episode_id": lease.episode_id,
+            "step_count": s.steps,
+            "session_id": s.session_id,
+            "task_id": s.task_id,
+            "split": s.split,
+            "seed": s.seed,
+            "done": s.done,
+            "total_reward": s.total_reward,
+        }
 
     async def body_of(request: Request) -> Any:
         raw = await request.body()
@@ -134,7 +142,9 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         try:
             return json.loads(raw)
         except ValueError:
-            raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}]) from None
+            raise RequestValidationError(
+                [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}]
+            ) from None
 
     def parsed(model: type[BaseModel], data: Any) -> Any:
         try:
@@ -142,8 +152,11 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         except ValidationError as exc:
             raise RequestValidationError(exc.errors(include_url=False)) from None
 
-    @router.post("/reset", responses=error_responses(404, 422, 429),
-                 summary="OpenEnv reset, or AgentGym reset when the body names a session (id / env_idx)")
+    @router.post(
+        "/reset",
+        responses=error_responses(404, 422, 429),
+        summary="OpenEnv reset, or AgentGym reset when the body names a session (id / env_idx)",
+    )
     async def openenv_or_agentgym_reset(request: Request) -> Response:
         data = await body_of(request)
         if isinstance(data, dict) and ("id" in data or "env_idx" in data):
@@ -152,24 +165,29 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         _, resp = await service.create(body.task_id, body.split, body.seed)
         return _json(_reset_result(resp))
 
-    @router.post("/step", responses=error_responses(404, 409, 413, 422),
-                 summary="OpenEnv step (action object), or AgentGym step (action string)")
+    @router.post(
+        "/step",
+        responses=error_responses(404, 409, 413, 422),
+        summary="OpenEnv step (action object), or AgentGym step (action string)",
+    )
     async def openenv_or_agentgym_step(request: Request) -> Response:
         data = await body_of(request)
         if isinstance(data, dict) and isinstance(data.get("action"), str):
             return await agentgym_step(parsed(AgentGymStepRequest, data))
         body: OpenEnvStepBody = parsed(OpenEnvStepBody, data)
         if body.session_id is None:
-            raise InvalidRequest("OpenEnv's HTTP /step needs the `session_id` that /reset returned "
-                                 "(or use the /ws session route)")
+            raise InvalidRequest(
+                "OpenEnv's HTTP /step needs the `session_id` that /reset returned (or use the /ws session route)"
+            )
         try:
             text = _action_text(body.action)
         except ValidationError as exc:
             raise RequestValidationError(exc.errors(include_url=False)) from None
         return _json(_step_result(await service.step(body.session_id, text)))
 
-    @router.get("/state", summary="OpenEnv state of a session (episode_id, step_count, ...)",
-                responses=error_responses(404))
+    @router.get(
+        "/state", summary="OpenEnv state of a session (episode_id, step_count, ...)", responses=error_responses(404)
+    )
     async def get_state(session_id: Annotated[str | None, Query()] = None) -> Response:
         return _json(await state(session_id))
 
@@ -177,15 +195,29 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
     async def schema() -> Response:
         action = OpenEnvAction.model_json_schema()
         action["properties"]["action"]["description"] = cls.action_format
-        return _json({"action": action, "observation": OpenEnvObservation.model_json_schema(),
-                      "state": {"type": "object", "properties": {
-                          "episode_id": {"type": ["string", "null"]}, "step_count": {"type": "integer"}}}})
+        return _json(
+            {
+                "action": action,
+                "observation": OpenEnvObservation.model_json_schema(),
+                "state": {
+                    "type": "object",
+                    "properties": {"episode_id": {"type": ["string", "null"]}, "step_count": {"type": "integer"}},
+                },
+            }
+        )
 
     @router.get("/metadata", summary="OpenEnv environment metadata")
     async def metadata() -> Response:
-        return _json({"name": service.env_name, "version": str(cls.version),
-                      "description": f"coevo {service.env_name} env server {__version__}; action: {cls.action_format}",
-                      "readme_content": None, "author": None, "documentation_url": None})
+        return _json(
+            {
+                "name": service.env_name,
+                "version": str(cls.version),
+                "description": f"coevo {service.env_name} env server {__version__}; action: {cls.action_format}",
+                "readme_content": None,
+                "author": None,
+                "documentation_url": None,
+            }
+        )
 
     @router.websocket("/ws")
     async def session_socket(websocket: WebSocket) -> None:
@@ -199,8 +231,14 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
             while True:
                 raw = await websocket.receive_text()
                 if len(raw) > service.config.max_body_bytes:
-                    await send("error", {"message": f"message is larger than {service.config.max_body_bytes} bytes",
-                                         "code": "body_too_large", "status": 413})
+                    await send(
+                        "error",
+                        {
+                            "message": f"message is larger than {service.config.max_body_bytes} bytes",
+                            "code": "body_too_large",
+                            "status": 413,
+                        },
+                    )
                     continue
                 try:
                     message = json.loads(raw)
@@ -227,11 +265,19 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
                     elif kind == "close":
                         break
                     else:
-                        await send("error", {"message": f"Unknown message type: {kind}", "code": "UNKNOWN_TYPE",
-                                             "status": 422})
+                        await send(
+                            "error", {"message": f"Unknown message type: {kind}", "code": "UNKNOWN_TYPE", "status": 422}
+                        )
                 except ValidationError as exc:
-                    await send("error", {"message": "Invalid message", "code": "VALIDATION_ERROR", "status": 422,
-                                         "errors": json.loads(exc.json(include_url=False))})
+                    await send(
+                        "error",
+                        {
+                            "message": "Invalid message",
+                            "code": "VALIDATION_ERROR",
+                            "status": 422,
+                            "errors": json.loads(exc.json(include_url=False)),
+                        },
+                    )
                 except Exception as exc:
                     status, code, text_, _ = classify(exc)
                     service.metrics.error(status, code)
@@ -246,4 +292,3 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
                 await websocket.close()
 
     return router
-

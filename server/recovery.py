@@ -35,8 +35,13 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     version = str(runtime.env_cls.version)
     if episode.env_version != version:
         # Replaying under changed rules would not reproduce the recorded episode.
-        log.warning("not recovering session %s: recorded with %s version %s, serving %s",
-                    session_id, service.env_name, episode.env_version, version)
+        log.warning(
+            "not recovering session %s: recorded with %s version %s, serving %s",
+            session_id,
+            service.env_name,
+            episode.env_version,
+            version,
+        )
         return None
     now = time.time()
     last_active = found.last_active.timestamp()
@@ -50,11 +55,17 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     try:
         env = await runtime.offload(runtime.new_env)
         await runtime.offload(
-            env.restore, {"task_id": episode.task_id, "seed": episode.seed, "actions": found.actions,
-                          "agentgym": bool((episode.info or {}).get("agentgym"))}
+            env.restore,
+            {
+                "task_id": episode.task_id,
+                "seed": episode.seed,
+                "actions": found.actions,
+                "agentgym": bool((episode.info or {}).get("agentgym")),
+            },
         )
-        lease = Lease(session_id, env, episode.id, found.last_observation, found.last_info,
-                      total_reward=found.total_reward)
+        lease = Lease(
+            session_id, env, episode.id, found.last_observation, found.last_info, total_reward=found.total_reward
+        )
         service.leases.add(lease)
     finally:
         service.leases.unreserve()

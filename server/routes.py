@@ -74,8 +74,7 @@ async def parse_batch(request: Request) -> list[tuple[str, str] | BatchStepResul
     try:
         data = from_json(raw)
     except ValueError:
-        raise RequestValidationError([{"type": "json_invalid", "loc": ("body",),
-                                       "msg": "JSON decode error"}]) from None
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}]) from None
     if not isinstance(data, dict) or set(data) != {"items"} or not isinstance(data["items"], list):
         raise InvalidRequest('the body must be {"items": [{"session_id", "action"}, ...]}')
     if len(data["items"]) > BATCH_LIMIT:
@@ -87,10 +86,15 @@ async def parse_batch(request: Request) -> list[tuple[str, str] | BatchStepResul
             out.append((item.session_id, item.action))
         except ValidationError as exc:
             sid = entry.get("session_id") if isinstance(entry, dict) else None
-            out.append(BatchStepResult.model_construct(
-                session_id=sid if isinstance(sid, str) else "", ok=False, result=None, status=422,
-                error=ErrorDetail(code="invalid_request", message=exc.errors()[0]["msg"]),
-            ))
+            out.append(
+                BatchStepResult.model_construct(
+                    session_id=sid if isinstance(sid, str) else "",
+                    ok=False,
+                    result=None,
+                    status=422,
+                    error=ErrorDetail(code="invalid_request", message=exc.errors()[0]["msg"]),
+                )
+            )
     return out
 
 
@@ -98,12 +102,19 @@ async def parse_batch(request: Request) -> list[tuple[str, str] | BatchStepResul
 _BATCH_BODY_DOC = {
     "requestBody": {
         "required": True,
-        "content": {"application/json": {"schema": {
-            "title": "BatchStepRequest", "type": "object", "required": ["items"],
-            "additionalProperties": False,
-            "properties": {"items": {"type": "array", "maxItems": BATCH_LIMIT,
-                                     "items": BatchStepItem.model_json_schema()}},
-        }}},
+        "content": {
+            "application/json": {
+                "schema": {
+                    "title": "BatchStepRequest",
+                    "type": "object",
+                    "required": ["items"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "items": {"type": "array", "maxItems": BATCH_LIMIT, "items": BatchStepItem.model_json_schema()}
+                    },
+                }
+            }
+        },
     }
 }
 _STEP_BODY_DOC = {
@@ -121,16 +132,25 @@ def build_router(service: EnvService) -> APIRouter:
     router = APIRouter()
 
     # The hot routes first: Starlette matches routes in order.
-    @router.post("/sessions/{session_id}/step", response_model=StepResponse,
-                 responses=error_responses(404, 409, 413, 422, 500), tags=["sessions"],
-                 openapi_extra=_STEP_BODY_DOC)
+    @router.post(
+        "/sessions/{session_id}/step",
+        response_model=StepResponse,
+        responses=error_responses(404, 409, 413, 422, 500),
+        tags=["sessions"],
+        openapi_extra=_STEP_BODY_DOC,
+    )
     async def step_session(session_id: str, request: Request) -> Response:
         """Apply one action. 409 after the episode ended (reset to play again)."""
         body = await parse_step(request)
         return json_response(await service.step(session_id, body.action))
 
-    @router.post("/batch/step", response_model=BatchStepResponse, responses=error_responses(413, 422),
-                 tags=["sessions"], openapi_extra=_BATCH_BODY_DOC)
+    @router.post(
+        "/batch/step",
+        response_model=BatchStepResponse,
+        responses=error_responses(413, 422),
+        tags=["sessions"],
+        openapi_extra=_BATCH_BODY_DOC,
+    )
     async def batch_step(request: Request) -> Response:
         """Step many sessions in one request: one result or error per item, in order.
 
@@ -163,8 +183,11 @@ def build_router(service: EnvService) -> APIRouter:
         return Response(await service.tasks(split, offset, limit), media_type="application/json")
 
     @router.post(
-        "/sessions", response_model=SessionResponse, status_code=201,
-        responses=error_responses(404, 422, 429, 500), tags=["sessions"],
+        "/sessions",
+        response_model=SessionResponse,
+        status_code=201,
+        responses=error_responses(404, 422, 429, 500),
+        tags=["sessions"],
     )
     async def create_session(body: Annotated[CreateSessionRequest | None, Body()] = None) -> Response:
         """Lease a session and start its first episode. With only a seed, the task is picked
@@ -173,42 +196,52 @@ def build_router(service: EnvService) -> APIRouter:
         _, resp = await service.create(body.task_id, body.split, body.seed)
         return json_response(resp, 201)
 
-    @router.post("/sessions/{session_id}/reset", response_model=SessionResponse,
-                 responses=_SESSION_ERRORS, tags=["sessions"])
-    async def reset_session(session_id: str,
-                            body: Annotated[ResetRequest | None, Body()] = None) -> Response:
+    @router.post(
+        "/sessions/{session_id}/reset", response_model=SessionResponse, responses=_SESSION_ERRORS, tags=["sessions"]
+    )
+    async def reset_session(session_id: str, body: Annotated[ResetRequest | None, Body()] = None) -> Response:
         """Start a new episode in an existing session."""
         body = body or ResetRequest()
         return json_response(await service.reset(session_id, body.task_id, body.split, body.seed))
 
-    @router.get("/sessions/{session_id}", response_model=SessionState, responses=error_responses(404),
-                tags=["sessions"])
+    @router.get(
+        "/sessions/{session_id}", response_model=SessionState, responses=error_responses(404), tags=["sessions"]
+    )
     async def get_session(session_id: str) -> Response:
         """Where a session stands: task, steps, reward so far, last observation."""
         return json_response(await service.state(session_id))
 
-    @router.delete("/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404),
-                   tags=["sessions"])
+    @router.delete(
+        "/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404), tags=["sessions"]
+    )
     async def close_session(session_id: str) -> Response:
         """Release the session now (its episode stays in the store)."""
         await service.close(session_id)
         return json_response(ClosedResponse(session_id=session_id))
 
-    @router.post("/sessions/{session_id}/fork", response_model=SessionResponse, status_code=201,
-                 responses=error_responses(404, 409, 429, 500), tags=["sessions"])
+    @router.post(
+        "/sessions/{session_id}/fork",
+        response_model=SessionResponse,
+        status_code=201,
+        responses=error_responses(404, 409, 429, 500),
+        tags=["sessions"],
+    )
     async def fork_session(session_id: str) -> Response:
         """A new session in the identical state (same task, seed and history)."""
         return json_response(await service.fork(session_id), 201)
 
-    @router.get("/sessions/{session_id}/expert", response_model=ExpertActionResponse,
-                responses=_SESSION_ERRORS, tags=["sessions"])
+    @router.get(
+        "/sessions/{session_id}/expert",
+        response_model=ExpertActionResponse,
+        responses=_SESSION_ERRORS,
+        tags=["sessions"],
+    )
     async def expert_action(session_id: str) -> Response:
         """The env's privileged expert's next action from the current state (null if none)."""
         action = await service.expert(session_id)
         return json_response(ExpertActionResponse(session_id=session_id, action=action))
 
-    @router.get("/metrics", tags=["server"], response_class=Response,
-                responses={200: {"content": {"text/plain": {}}}})
+    @router.get("/metrics", tags=["server"], response_class=Response, responses={200: {"content": {"text/plain": {}}}})
     async def metrics() -> Response:
         """Prometheus metrics."""
         return Response(service.metrics.render(), media_type=service.metrics.content_type)

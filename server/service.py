@@ -63,25 +63,29 @@ def _new_episode_id() -> str:
 
 
 class EnvService:
-    def __init__(self, runtime: EnvRuntime, config: ServerConfig,
-                 writer: TrajectoryWriter | None) -> None:
+    def __init__(self, runtime: EnvRuntime, config: ServerConfig, writer: TrajectoryWriter | None) -> None:
         self.runtime = runtime
         self.config = config
         self.writer = writer
         self.env_name = runtime.name
         self.leases = LeaseTable(
-            config.max_sessions, idle_ttl_s=config.idle_ttl_s, max_age_s=config.max_age_s,
+            config.max_sessions,
+            idle_ttl_s=config.idle_ttl_s,
+            max_age_s=config.max_age_s,
             retry_after_s=config.retry_after_s,
         )
         self.metrics = ServerMetrics(
-            self.env_name, active=lambda: len(self.leases),
+            self.env_name,
+            active=lambda: len(self.leases),
             pending_rows=lambda: writer.pending if writer is not None else 0,
             store_counts=(lambda: (writer.rows_written, writer.transactions)) if writer is not None else None,
         )
-        self.task_pages = TaskPages(runtime.catalog, runtime.env_cls.default_split,
-                                    max_cached_bytes=config.tasks_cache_bytes)
+        self.task_pages = TaskPages(
+            runtime.catalog, runtime.env_cls.default_split, max_cached_bytes=config.tasks_cache_bytes
+        )
         self.admin_paths = ConfinedDir(
-            Path(config.admin_dir) if config.admin_dir else cache_dir(), config.admin_max_read_bytes,
+            Path(config.admin_dir) if config.admin_dir else cache_dir(),
+            config.admin_max_read_bytes,
         )
         self._durable = writer is not None and config.durability != "buffered"
         #: Recoveries in flight, one per session id: concurrent requests for one id share it,
@@ -127,19 +131,24 @@ class EnvService:
 
     # ------------------------------------------------------------------ metadata
     def health(self) -> HealthResponse:
-        return HealthResponse(env=self.env_name, sessions=len(self.leases),
-                              capacity=self.leases.capacity)
+        return HealthResponse(env=self.env_name, sessions=len(self.leases), capacity=self.leases.capacity)
 
     def info(self) -> InfoResponse:
         cls = self.runtime.env_cls
         # The cap of an instance built with this server's options (an option can change it).
         max_steps = self.runtime.catalog.max_steps
         return InfoResponse(
-            env=self.env_name, env_version=str(cls.version), server_version=__version__,
-            action_format=cls.action_format, action_example=list(cls.action_example), max_steps=max_steps,
-            splits=dict(self.runtime.catalog.splits()), default_split=cls.default_split,
+            env=self.env_name,
+            env_version=str(cls.version),
+            server_version=__version__,
+            action_format=cls.action_format,
+            action_example=list(cls.action_example),
+            max_steps=max_steps,
+            splits=dict(self.runtime.catalog.splits()),
+            default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
-            agent_prompt=cls.agent_prompt, agentgym_style=cls.agentgym_style,
+            agent_prompt=cls.agent_prompt,
+            agentgym_style=cls.agentgym_style,
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:
@@ -147,8 +156,9 @@ class EnvService:
         return await self.task_pages.page(split, offset, limit)
 
     # ------------------------------------------------------------------ sessions
-    async def create(self, task_id: str | None = None, split: str | None = None,
-                     seed: int | None = None, *, agentgym: bool = False) -> tuple[Lease, SessionResponse]:
+    async def create(
+        self, task_id: str | None = None, split: str | None = None, seed: int | None = None, *, agentgym: bool = False
+    ) -> tuple[Lease, SessionResponse]:
         """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`)."""
         self.leases.reserve()
         try:
@@ -164,11 +174,17 @@ class EnvService:
             self.leases.unreserve()
         await self._stored_or_release(lease)
         self.metrics.sessions_created.inc()
-        return lease, SessionResponse(session_id=lease.session_id,
-                                      observation=result.observation, info=result.info)
+        return lease, SessionResponse(session_id=lease.session_id, observation=result.observation, info=result.info)
 
-    async def reset(self, session_id: str, task_id: str | None = None, split: str | None = None,
-                    seed: int | None = None, *, agentgym: bool = False) -> SessionResponse:
+    async def reset(
+        self,
+        session_id: str,
+        task_id: str | None = None,
+        split: str | None = None,
+        seed: int | None = None,
+        *,
+        agentgym: bool = False,
+    ) -> SessionResponse:
         """A new episode in the session, presented as the route that asks wants: AgentGym's
         server-side text when `agentgym` (`Env.agentgym`), ours otherwise."""
         lease = await self.lease(session_id)
@@ -184,29 +200,26 @@ class EnvService:
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             now = time.time()
             if self.writer is not None:
-                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason="reset",
-                                            updated_at=now)
+                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason="reset", updated_at=now)
             lease.episode_id = _new_episode_id()
             lease.total_reward = 0.0
             lease.last_observation, lease.last_info = result.observation, result.info
             lease.last_used = now
             self._record_episode(lease)
             await self._stored()
-        return SessionResponse(session_id=session_id, observation=result.observation,
-                               info=result.info)
+        return SessionResponse(session_id=session_id, observation=result.observation, info=result.info)
 
     def check_action(self, action: str) -> None:
         if len(action) > self._max_action_chars:
             size = len(action.encode("utf-8", "surrogatepass"))
             if size > self.config.max_action_bytes:
-                raise ActionTooLarge(
-                    f"action is {size} bytes; the limit is {self.config.max_action_bytes}"
-                )
+                raise ActionTooLarge(f"action is {size} bytes; the limit is {self.config.max_action_bytes}")
         if "\x00" in action:
             raise InvalidRequest("action contains a NUL character")
 
-    async def step(self, session_id: str, action: str, *, wait_stored: bool = True,
-                   after_done: bool = False) -> StepResponse:
+    async def step(
+        self, session_id: str, action: str, *, wait_stored: bool = True, after_done: bool = False
+    ) -> StepResponse:
         """One step. `wait_stored=False` leaves the commit wait to the caller (a batch waits
         once for all its items). `after_done`: a finished episode takes the step where its env
         allows it (`Env.agentgym_steps_after_done`, the AgentGym routes); otherwise 409."""
@@ -235,14 +248,28 @@ class EnvService:
         lease.last_observation, lease.last_info = result.observation, result.info
         lease.last_used = now
         if self.writer is not None:
-            self.writer.step(StepRow(
-                lease.episode_id, env.steps, action, result.observation, reward,
-                bool(result.done), bool(result.truncated), result.info, elapsed * 1000.0, now,
-                lease.total_reward,
-            ))
+            self.writer.step(
+                StepRow(
+                    lease.episode_id,
+                    env.steps,
+                    action,
+                    result.observation,
+                    reward,
+                    bool(result.done),
+                    bool(result.truncated),
+                    result.info,
+                    elapsed * 1000.0,
+                    now,
+                    lease.total_reward,
+                )
+            )
         return StepResponse.model_construct(
-            session_id=lease.session_id, observation=result.observation, reward=reward,
-            done=bool(result.done), truncated=bool(result.truncated), info=result.info,
+            session_id=lease.session_id,
+            observation=result.observation,
+            reward=reward,
+            done=bool(result.done),
+            truncated=bool(result.truncated),
+            info=result.info,
         )
 
     async def step_many(self, items: list[tuple[str, str] | BatchStepResult]) -> list[BatchStepResult]:
@@ -266,8 +293,11 @@ class EnvService:
                 self.metrics.error(exc.status, exc.code)
                 error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
                 results = [
-                    BatchStepResult.model_construct(session_id=r.session_id, ok=False, result=None,
-                                                    error=error, status=exc.status) if r.ok else r
+                    BatchStepResult.model_construct(
+                        session_id=r.session_id, ok=False, result=None, error=error, status=exc.status
+                    )
+                    if r.ok
+                    else r
                     for r in results
                 ]
         return results
@@ -283,11 +313,13 @@ class EnvService:
             status, code, message, _ = classify(exc)
             self.metrics.error(status, code)
             return BatchStepResult.model_construct(
-                session_id=session_id, ok=False, result=None,
-                error=ErrorDetail.model_construct(code=code, message=message), status=status,
+                session_id=session_id,
+                ok=False,
+                result=None,
+                error=ErrorDetail.model_construct(code=code, message=message),
+                status=status,
             )
-        return BatchStepResult.model_construct(session_id=session_id, ok=True, result=result,
-                                               error=None, status=200)
+        return BatchStepResult.model_construct(session_id=session_id, ok=True, result=result, error=None, status=200)
 
     async def fork(self, session_id: str) -> SessionResponse:
         parent = await self.lease(session_id)
@@ -299,8 +331,12 @@ class EnvService:
                 child_env = await self.runtime.call(self.runtime.new_env)
                 await self.runtime.call(child_env.restore, snapshot)
                 child = Lease(
-                    new_session_id(), child_env, _new_episode_id(), parent.last_observation,
-                    dict(parent.last_info), total_reward=parent.total_reward,
+                    new_session_id(),
+                    child_env,
+                    _new_episode_id(),
+                    parent.last_observation,
+                    dict(parent.last_info),
+                    total_reward=parent.total_reward,
                 )
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
                 self.leases.add(child)
@@ -309,8 +345,7 @@ class EnvService:
             self.leases.unreserve()
         await self._stored_or_release(child)
         self.metrics.sessions_created.inc()
-        return SessionResponse(session_id=child.session_id, observation=child.last_observation,
-                               info=child.last_info)
+        return SessionResponse(session_id=child.session_id, observation=child.last_observation, info=child.last_info)
 
     async def expert(self, session_id: str) -> str | None:
         lease = await self.lease(session_id)
@@ -323,9 +358,16 @@ class EnvService:
         lease = await self.lease(session_id)
         env = lease.env
         return SessionState(
-            session_id=session_id, env=self.env_name, task_id=env.task_id, split=env.split,
-            seed=env.seed, steps=env.steps, done=env.done, total_reward=lease.total_reward,
-            created_at=lease.created_at, last_used_at=lease.last_used,
+            session_id=session_id,
+            env=self.env_name,
+            task_id=env.task_id,
+            split=env.split,
+            seed=env.seed,
+            steps=env.steps,
+            done=env.done,
+            total_reward=lease.total_reward,
+            created_at=lease.created_at,
+            last_used_at=lease.last_used,
             last_observation=lease.last_observation,
         )
 
@@ -342,8 +384,7 @@ class EnvService:
             lease.closed = True
             now = time.time()
             if self.writer is not None:
-                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=reason,
-                                            updated_at=now)
+                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=reason, updated_at=now)
             try:
                 await self.runtime.call(lease.env.close)
             except Exception:
@@ -383,8 +424,7 @@ class EnvService:
         candidates = {sid for sid in session_ids if sid not in self._recovering and self._may_recover(sid)}
         if not candidates or self.writer is None:
             return
-        found = await self.runtime.offload(sessions_with_open_episodes, self.writer.engine,
-                                           candidates, self.env_name)
+        found = await self.runtime.offload(sessions_with_open_episodes, self.writer.engine, candidates, self.env_name)
         self.leases.remember_absent(candidates - found)
 
     async def _recover(self, session_id: str) -> Lease:
@@ -422,8 +462,10 @@ class EnvService:
         try:
             await self.writer.stored()
         except StoreUnavailable as exc:
-            raise NotStored(f"{exc}; the change is applied and will be stored when it is back",
-                            headers={"Retry-After": str(self.config.retry_after_s)}) from None
+            raise NotStored(
+                f"{exc}; the change is applied and will be stored when it is back",
+                headers={"Retry-After": str(self.config.retry_after_s)},
+            ) from None
 
     async def _stored_or_release(self, lease: Lease) -> None:
         """`_stored` for a new session: if it cannot be stored, nobody learns its id, so it is
@@ -435,26 +477,38 @@ class EnvService:
                 lease.closed = True
                 if self.writer is not None:
                     now = time.time()
-                    self.writer.episode_updated(lease.episode_id, closed_at=now,
-                                                close_reason="not_stored", updated_at=now)
+                    self.writer.episode_updated(
+                        lease.episode_id, closed_at=now, close_reason="not_stored", updated_at=now
+                    )
                 with contextlib.suppress(Exception):
                     await self.runtime.call(lease.env.close)
             raise
 
     # ------------------------------------------------------------------ recording
-    def _record_episode(self, lease: Lease, *, parent_id: str | None = None,
-                        start_step: int = 0) -> None:
+    def _record_episode(self, lease: Lease, *, parent_id: str | None = None, start_step: int = 0) -> None:
         if self.writer is None:
             return
         env = lease.env
         now = time.time()
         self.writer.episode_started(
-            id=lease.episode_id, session_id=lease.session_id, env=self.env_name,
-            env_version=str(self.runtime.env_cls.version), task_id=env.task_id, seed=env.seed,
-            split=env.split, status="done" if env.done else "running", close_reason=None,
-            created_at=now, updated_at=now, closed_at=None, total_reward=lease.total_reward,
-            steps=env.steps, parent_id=parent_id, start_step=start_step,
-            observation=lease.last_observation, info=lease.last_info,
+            id=lease.episode_id,
+            session_id=lease.session_id,
+            env=self.env_name,
+            env_version=str(self.runtime.env_cls.version),
+            task_id=env.task_id,
+            seed=env.seed,
+            split=env.split,
+            status="done" if env.done else "running",
+            close_reason=None,
+            created_at=now,
+            updated_at=now,
+            closed_at=None,
+            total_reward=lease.total_reward,
+            steps=env.steps,
+            parent_id=parent_id,
+            start_step=start_step,
+            observation=lease.last_observation,
+            info=lease.last_info,
         )
 
     # ------------------------------------------------------------------ admin

@@ -61,7 +61,9 @@ class TaskPages:
         split, offset, limit, total = key
         ids = self._catalog.task_ids(split, offset, limit)
         page = TaskListResponse(
-            split=split, total=total, offset=offset,
+            split=split,
+            total=total,
+            offset=offset,
             tasks=[TaskEntry(task_id=t, split=split, meta=self._catalog.describe_task(t)) for t in ids],
         )
         return TaskListResponse.__pydantic_serializer__.to_json(page, fallback=str, warnings=False)

@@ -30,8 +30,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from coevo.wire import ErrorBody, ErrorDetail
 
 _DIGITS_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*[0-9]+[ \t]*\r?$")
-_REASONS = {400: b"Bad Request", 408: b"Request Timeout", 413: b"Content Too Large",
-            429: b"Too Many Requests"}
+_REASONS = {400: b"Bad Request", 408: b"Request Timeout", 413: b"Content Too Large", 429: b"Too Many Requests"}
 
 
 @dataclass
@@ -59,8 +58,7 @@ def error_bytes(status: int, code: str, message: str, default_headers: list[tupl
     body = ErrorBody.__pydantic_serializer__.to_json(ErrorBody(error=ErrorDetail(code=code, message=message)))
     head = [b"HTTP/1.1 %d %s\r\n" % (status, _REASONS.get(status, b"Error"))]
     head += [name + b": " + value + b"\r\n" for name, value in default_headers]
-    head += [b"content-type: application/json\r\n", b"content-length: %d\r\n" % len(body),
-             b"connection: close\r\n\r\n"]
+    head += [b"content-type: application/json\r\n", b"content-length: %d\r\n" % len(body), b"connection: close\r\n\r\n"]
     return b"".join(head) + body
 
 
@@ -84,8 +82,11 @@ class _Guarded:
         host = self.client[0] if self.client else ""
         if not self.guard.admit(host):
             self._guard_host: str | None = None
-            self._answer(429, "too_many_connections",
-                         f"this client already has {self.guard.max_client_connections} open connections")
+            self._answer(
+                429,
+                "too_many_connections",
+                f"this client already has {self.guard.max_client_connections} open connections",
+            )
             return
         self._guard_host = host
         self._arm()  # the first request must arrive, whole, within the deadline
@@ -134,8 +135,9 @@ class _Guarded:
         if self.cycle is not None and self.cycle.response_started:
             self.transport.close()
             return
-        self._answer(408, "request_timeout",
-                     f"the request was not received in full within {self.guard.read_timeout_s:g} s")
+        self._answer(
+            408, "request_timeout", f"the request was not received in full within {self.guard.read_timeout_s:g} s"
+        )
 
     def _answer(self, status: int, code: str, message: str) -> None:
         self.transport.write(error_bytes(status, code, message, self.server_state.default_headers))
@@ -177,6 +179,7 @@ def uvicorn_settings(read_timeout_s: float, max_client_connections: int) -> dict
     """Keyword arguments for uvicorn.run/uvicorn.Config that install the guards."""
     try:
         import httptools  # noqa: F401
+
         http = "httptools"
     except ImportError:
         http = "h11"

@@ -97,7 +97,9 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Pat
     assert module_of(ROOT / "agentevol" / "trainer.py") == "coevo.agentevol.trainer"
     assert module_of(ROOT / "coevo" / "store" / "__init__.py") == "coevo.store"
     source = tmp_path / "probe.py"
-    source.write_text("def f():\n    from coevo.cli.signals import on_signal\nfrom . import data\nfrom coevo import cli\n")
+    source.write_text(
+        "def f():\n    from coevo.cli.signals import on_signal\nfrom . import data\nfrom coevo import cli\n"
+    )
     found = sorted(imports(source, "coevo.agentevol.probe"))
     assert found == [(2, "coevo.cli.signals"), (3, "coevo.agentevol"), (4, "coevo.cli")]
     assert [layer(m) for _, m in found] == ["cli", "trainers", "cli"]

@@ -60,7 +60,8 @@ def test_genenv_flags_generated_from_the_class() -> None:
 def test_admin_token_falls_back_to_its_variable_and_is_never_written(tmp_path: Path) -> None:
     assert GenEnvConfig.parse_args([], environ={"COEVO_ADMIN_TOKEN": "s3cret"}) == {"admin_token": "s3cret"}
     assert GenEnvConfig.parse_args(["--admin-token", "mine"], environ={"COEVO_ADMIN_TOKEN": "s3cret"}) == {
-        "admin_token": "mine"}
+        "admin_token": "mine"
+    }
     config = GenEnvConfig(admin_token="s3cret", families=["arithmetic"])  # type: ignore[arg-type]
     assert config.families == ("arithmetic",)  # a list (JSON's tuples) is kept as the field's tuple
     data = config.to_dict()

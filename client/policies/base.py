@@ -83,9 +83,7 @@ class Policy(ABC):
         self.prompt_options: dict[str, Any] = {}
 
     @abstractmethod
-    async def act(
-        self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
-    ) -> list[str | None]:
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
         """The next assistant message of each conversation, in order.
 
         None means the policy has nothing to say for that conversation (the expert sees no

@@ -28,9 +28,7 @@ class ExpertPolicy(Policy):
         prompt = request.prompt or prompt_for(request.env)
         return prompt.format_reply(prompt.expert_thought(action), action)
 
-    async def act(
-        self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
-    ) -> list[str | None]:
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
         if len(requests) == 1:  # the engine's usual call: no task to spawn
             return [await self._one(requests[0])]
         return list(await asyncio.gather(*(self._one(r) for r in requests)))

@@ -66,7 +66,9 @@ def resolve_backend(setting: str | None = None) -> str:
     from coevo.client.policies.vllm_policy import vllm_installed
 
     setting = setting or os.environ.get(BACKEND_ENV) or "auto"
-    return choose_backend(setting, cuda=torch.cuda.is_available(), vllm=vllm_installed(), llamacpp=llama_cpp_available())
+    return choose_backend(
+        setting, cuda=torch.cuda.is_available(), vllm=vllm_installed(), llamacpp=llama_cpp_available()
+    )
 
 
 def _local_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +146,9 @@ def make_policy(spec: str, *, sampling: Sampling | None = None, backend: str | N
     from coevo.client.policies.models import SMOLLM2_ALIASES, default_model_dir
 
     if spec.lower() in SMOLLM2_ALIASES:
-        return local_policy(default_model_dir(), backend=backend, sampling=sampling, **{**options, "name": "smollm2-135m"})
+        return local_policy(
+            default_model_dir(), backend=backend, sampling=sampling, **{**options, "name": "smollm2-135m"}
+        )
     path = Path(spec[len("hf:") :] if spec.startswith("hf:") else spec)
     if not (path / "config.json").is_file():
         raise ValueError(f"unknown policy {spec!r}; expected {POLICY_HELP}")

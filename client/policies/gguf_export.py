@@ -214,4 +214,3 @@ def export_gguf(
         if os.path.exists(tmp_name):
             os.unlink(tmp_name)
     return path
-

@@ -116,7 +116,9 @@ class LlamaCppModel:
         self._ctx = llama_cpp.llama_init_from_model(self._model, params)
         if not self._ctx:
             llama_cpp.llama_model_free(self._model)
-            raise RuntimeError(f"llama.cpp could not create a context for {self.path} ({slots} x {context_tokens} cells)")
+            raise RuntimeError(
+                f"llama.cpp could not create a context for {self.path} ({slots} x {context_tokens} cells)"
+            )
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.n_vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self._model))
         self.batch_tokens = batch_tokens

@@ -57,7 +57,9 @@ def reply_over(text: str, single_line: bool) -> bool:
 def cut_reply(text: str, single_line: bool) -> str:
     """A reply decoded without the stop rules (vLLM) cut where they would have stopped it: at the
     end of the earliest match that makes `reply_over` true (other engines stop on that token)."""
-    ends = [m.end() for m in (_INVENTED_TURN.search(text), _ACTION_LINE_DONE.search(text) if single_line else None) if m]
+    ends = [
+        m.end() for m in (_INVENTED_TURN.search(text), _ACTION_LINE_DONE.search(text) if single_line else None) if m
+    ]
     return text[: min(ends)] if ends else text
 
 
@@ -165,9 +167,13 @@ class ChatModelPolicy(Policy):
     def render(self, messages: list[Message]) -> str:
         # transformers annotates conversations as list[dict[str, str]]; a TypedDict is no dict subtype
         # to mypy, though any mapping of role and content is what the template reads.
-        return str(self.tokenizer.apply_chat_template(
-            messages, tokenize=False, add_generation_prompt=True,  # type: ignore[arg-type]
-        ))
+        return str(
+            self.tokenizer.apply_chat_template(
+                messages,  # type: ignore[arg-type]
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+        )
 
     def count_tokens(self, messages: list[Message]) -> int:
         return len(self.encode(self.render(messages)))
@@ -234,9 +240,7 @@ class ChatModelPolicy(Policy):
         if self._cancelled.is_set():
             raise GenerationCancelled("generation was cancelled")
 
-    async def act(
-        self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
-    ) -> list[str | None]:
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
         replies: list[str | None] = []
         for start in range(0, len(requests), self.max_batch_size):
             chunk = requests[start : start + self.max_batch_size]

@@ -104,7 +104,6 @@ def default_model_dir() -> Path:
     return out
 
 
-
 #: Names of the default model (SmolLM2-135M-Instruct) wherever a model is named: a policy spec,
 #: AgentEvol's `model`, GenEnv's `agent_model` and `env_model`.
 SMOLLM2_ALIASES = ("smollm2", "smollm2-135m", "smollm2-135m-instruct", "default")
@@ -129,6 +128,7 @@ def resolve_model(spec: str, tiny_dir: str | Path, *, corpus: Iterable[str] = ()
         f"model {spec!r} is neither an alias ({', '.join(SMOLLM2_ALIASES)}, tiny) nor a local model "
         "directory (no config.json); nothing is downloaded at run time"
     )
+
 
 # ---------------------------------------------------------------------------- tiny models
 #: What the tiny models' tokenizer is trained on besides the caller's corpus: sample turns and the

@@ -92,9 +92,7 @@ class OpenAIChatPolicy(Policy):
                     if response.is_success:
                         return self._content(response)
                     if response.status_code not in RETRY_STATUSES:
-                        raise ChatCompletionError(
-                            f"{url} answered {response.status_code}: {response.text[:500]}"
-                        )
+                        raise ChatCompletionError(f"{url} answered {response.status_code}: {response.text[:500]}")
                     failure = f"HTTP {response.status_code}: {response.text[:200]}"
                     retry_after = response.headers.get("retry-after")
                 if attempt >= self.retries:
@@ -111,9 +109,7 @@ class OpenAIChatPolicy(Policy):
             raise ChatCompletionError(f"unexpected chat-completions answer: {response.text[:300]}") from exc
         return content or ""
 
-    async def act(
-        self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
-    ) -> list[str | None]:
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
         sampling = sampling or self.sampling
         return list(await asyncio.gather(*(self._one(r, sampling) for r in requests)))
 

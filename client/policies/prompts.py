@@ -32,7 +32,6 @@ from coevo.wire import ActionFold, AgentPrompt, InfoResponse
 ACKNOWLEDGEMENT = "OK. I will think briefly, then give exactly one action per turn."
 
 
-
 def react_format(example: tuple[str, str] = ("", "")) -> str:
     """How to reply: two labelled lines, shown by a worked example when the env gives one."""
     thought, action = example
@@ -41,7 +40,9 @@ def react_format(example: tuple[str, str] = ("", "")) -> str:
             'Reply with two lines: "Thought:" followed by one short sentence of reasoning, then '
             '"Action:" followed by your next action.'
         )
-    return f"Reply with two lines, a short thought and then your action, like this:\nThought: {thought}\nAction: {action}"
+    return (
+        f"Reply with two lines, a short thought and then your action, like this:\nThought: {thought}\nAction: {action}"
+    )
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,7 @@ class RandomPolicy(Policy):
         super().__init__(sampling)
         self.rng = random.Random(seed)
 
-    async def act(
-        self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None
-    ) -> list[str | None]:
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
         replies: list[str | None] = []
         for request in requests:
             available = request.info.get("available_actions")

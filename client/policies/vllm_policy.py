@@ -50,8 +50,9 @@ def sampling_params(sampling: Sampling, stop_ids: Sequence[int], seed: int | Non
     if sampling.greedy:
         params["temperature"] = 0.0
     else:
-        params.update(temperature=sampling.temperature, top_p=sampling.top_p, top_k=sampling.top_k or -1,
-                      min_p=sampling.min_p)
+        params.update(
+            temperature=sampling.temperature, top_p=sampling.top_p, top_k=sampling.top_k or -1, min_p=sampling.min_p
+        )
     if seed is not None:
         params["seed"] = seed
     return params
@@ -158,7 +159,9 @@ class VLLMPolicy(ChatModelPolicy):
 
         self.check_cancelled()
         prompts = [{"prompt_token_ids": ids} for ids in self.prompts_for(requests)]
-        params = SamplingParams(**sampling_params(sampling, self._stop_ids, sampling.seed if sampling.seed is not None else self.seed))
+        params = SamplingParams(
+            **sampling_params(sampling, self._stop_ids, sampling.seed if sampling.seed is not None else self.seed)
+        )
         outputs = self.engine.generate(prompts, sampling_params=params, use_tqdm=False)
         return [
             cut_reply(self.decode(out.outputs[0].token_ids), self.single_line(r)).strip()

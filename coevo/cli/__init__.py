@@ -14,7 +14,6 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Environment servers for LLM agents, and the AgentEvol / GenEnv trainers."""

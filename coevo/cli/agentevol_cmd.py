@@ -42,7 +42,9 @@ def agentevol(
     exit_cleanly_on_sigterm()
     from coevo.agentevol.trainer import AgentEvolTrainer
 
-    console.print(f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})")
+    console.print(
+        f"AgentEvol → {config.output_dir}  (preset {preset or 'none'}, model {config.model}, envs {','.join(config.envs)})"
+    )
     evol = AgentEvolTrainer(config, log=lambda line: console.print(line, markup=False, highlight=False))
     rows = evol.run()
     if not evol.main:  # other processes of a distributed run: the main one reports

@@ -59,12 +59,19 @@ def demo(
     model_rounds: int = typer.Option(DEMO_MODEL_ROUNDS, help="Turns per episode for model policies"),
     max_new_tokens: int = typer.Option(48, help="Longest model reply, in tokens"),
     max_prompt_tokens: int = typer.Option(512, help="Model prompt budget in tokens (oldest turns dropped first)"),
-    backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
+    backend: str = typer.Option(
+        "auto",
+        help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers",
+    ),
     db_url: str = typer.Option(None, "--db-url", help="SQL store (default $COEVO_DB_URL or ./coevo.db)"),
     out_dir: Path = typer.Option(Path("runs/demo"), help="Leaderboard JSON and AgentTraj JSONL go here"),
-    train_steps: int = typer.Option(10, help="Training step: SFT steps of the default model on generated tasks (0: none)"),
+    train_steps: int = typer.Option(
+        10, help="Training step: SFT steps of the default model on generated tasks (0: none)"
+    ),
     train_n: int = typer.Option(50, help="Training step: held-out BFCL tasks per split, scored before and after"),
-    train_model: str = typer.Option("smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"),
+    train_model: str = typer.Option(
+        "smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"
+    ),
 ) -> None:
     """Serve every env, evaluate the expert and the default model, print the leaderboard."""
     import asyncio
@@ -157,8 +164,9 @@ def demo(
         if train_steps > 0 and "bfcl" in servers:
             from coevo.cli.demo_training import run_training_step
 
-            training = run_training_step(servers["bfcl"][0], out_dir, steps=train_steps, n=train_n, log=say,
-                                         model=train_model)
+            training = run_training_step(
+                servers["bfcl"][0], out_dir, steps=train_steps, n=train_n, log=say, model=train_model
+            )
     finally:
         servers_cm.__exit__(None, None, None)
 
@@ -167,7 +175,9 @@ def demo(
     for policy_name in board:
         table.add_column(policy_name, justify="right")
     for env in names:
-        cells = [f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()]
+        cells = [
+            f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()
+        ]
         table.add_row(env, *cells)
     # Returns are on each env's own scale (API-Bank rewards every call), so the overall row
     # gives the success rate alone.

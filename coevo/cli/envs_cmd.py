@@ -11,8 +11,9 @@ from coevo.cli import app
 
 @app.command("envs")
 def list_envs(
-    load: bool = typer.Option(True, "--load/--no-load",
-                              help="Load each env to show its splits (the first load builds an env's caches)"),
+    load: bool = typer.Option(
+        True, "--load/--no-load", help="Load each env to show its splits (the first load builds an env's caches)"
+    ),
 ) -> None:
     """List registered environments and their splits (task counts)."""
     from coevo.envs import registry

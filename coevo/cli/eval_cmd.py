@@ -13,7 +13,9 @@ from coevo.cli import app
 @app.command("eval")
 def evaluate(
     env: str = typer.Option(..., "--env", "-e", help="Env name (see `coevo envs`) or module:Class"),
-    policy: str = typer.Option("expert", "--policy", "-p", help="expert | random | smollm2 | DIR | hf:DIR | openai:MODEL[@URL]"),
+    policy: str = typer.Option(
+        "expert", "--policy", "-p", help="expert | random | smollm2 | DIR | hf:DIR | openai:MODEL[@URL]"
+    ),
     split: str = typer.Option(None, "--split", "-s", help="Split to evaluate on (default: the env's test/valid split)"),
     n: int = typer.Option(20, "--n", help="Number of tasks, spread evenly over the split"),
     offset: int = typer.Option(0, help="Skip this many tasks of the split first"),
@@ -27,7 +29,10 @@ def evaluate(
     max_new_tokens: int = typer.Option(128, help="Longest reply, in tokens"),
     batch_size: int = typer.Option(16, help="Local models: most prompts per forward pass"),
     max_prompt_tokens: int = typer.Option(2048, help="Local models: prompt budget (oldest turns dropped first)"),
-    backend: str = typer.Option("auto", help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers"),
+    backend: str = typer.Option(
+        "auto",
+        help="Local models' engine: auto (llama.cpp on CPU hosts, transformers on GPU hosts) | llamacpp | transformers",
+    ),
     seed: int = typer.Option(0, help="Episode seed (and sampling seed)"),
     out: Path = typer.Option(None, "--out", help="Results JSON (default runs/eval/eval-ENV-SPLIT-POLICY.json)"),
     log_file: Path = typer.Option(None, "--log-file", help="Progress log (default: the results file with .log)"),
@@ -55,7 +60,9 @@ def evaluate(
 
     exit_cleanly_on_sigterm()
     console = Console()
-    sampling = Sampling(temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens, seed=None if temperature <= 0 else seed)
+    sampling = Sampling(
+        temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens, seed=None if temperature <= 0 else seed
+    )
     with console.status(f"loading policy {policy}"):
         agent = make_policy(
             policy, sampling=sampling, backend=backend, max_batch_size=batch_size, max_prompt_tokens=max_prompt_tokens,
@@ -82,7 +89,9 @@ def evaluate(
                 "env": env, "split": chosen, "n": len(tasks), "samples": samples, "max_rounds": max_rounds,
                 "sampling": sampling.__dict__, "seed": seed, "env_version": info.env_version,
             }  # fmt: skip
-            run_id = recorder.start(name=f"eval {env}/{chosen} {agent.name}", kind="eval", policy=agent.name, config=config)
+            run_id = recorder.start(
+                name=f"eval {env}/{chosen} {agent.name}", kind="eval", policy=agent.name, config=config
+            )
             progress = ProgressLog(log_path(chosen), f"{env}/{chosen} · {agent.name}", len(tasks) * samples)
             console.print(f"progress log: {progress.path}")
             with progress_bar(console) as bar:

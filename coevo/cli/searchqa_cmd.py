@@ -18,7 +18,8 @@ def build(
     seed: int = typer.Option(0, help="World seed"),
     corpus: Path = typer.Option(None, help="Index this JSONL passage file instead ({id,title,text} or {id,contents})"),
     questions: Path = typer.Option(
-        None, help="Questions: Bamboogle CSV (Question, Answer), FlashRAG JSONL or Search-R1 parquet (golden_answers)"),
+        None, help="Questions: Bamboogle CSV (Question, Answer), FlashRAG JSONL or Search-R1 parquet (golden_answers)"
+    ),
     out: Path = typer.Option(None, help="Build directory (default: the shared cache)"),
 ) -> None:
     """Build the corpus, questions and BM25 index; `coevo serve searchqa -o build_dir=OUT` serves it."""

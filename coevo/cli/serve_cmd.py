@@ -31,12 +31,17 @@ def serve(
     idle_ttl: float = typer.Option(None, help="Release sessions idle this many seconds (0: never)"),
     max_age: float = typer.Option(None, help="Release sessions older than this many seconds (0: never)"),
     admin_token: str = typer.Option(None, help="Bearer token for POST /admin/* (or $COEVO_ADMIN_TOKEN)"),
-    admin_dir: str = typer.Option(None, "--admin-dir",
-                                  help="Admin commands read paths only under this directory [default: $COEVO_ADMIN_DIR or the data dir]"),
+    admin_dir: str = typer.Option(
+        None,
+        "--admin-dir",
+        help="Admin commands read paths only under this directory [default: $COEVO_ADMIN_DIR or the data dir]",
+    ),
     no_record: bool = typer.Option(False, "--no-record", help="Do not record trajectories (no recovery)"),
     durability: str = typer.Option(
-        None, help="Answer after the store commit (process), after its fsync (machine), or "
-                   "before writing (buffered) [default: $COEVO_DURABILITY or process]"),
+        None,
+        help="Answer after the store commit (process), after its fsync (machine), or "
+        "before writing (buffered) [default: $COEVO_DURABILITY or process]",
+    ),
     log_level: str = typer.Option("info", help="uvicorn log level (access log stays off)"),
 ) -> None:
     """Serve ENV over HTTP."""
@@ -50,13 +55,25 @@ def serve(
         # "tests.fixture_env:GuessEnv" names a module relative to where the user stands.
         sys.path.insert(0, os.getcwd())
     config = ServerConfig.from_env(
-        host=host, port=port, db_url=db_url, max_sessions=max_sessions, idle_ttl_s=idle_ttl,
-        max_age_s=max_age, admin_token=admin_token, admin_dir=admin_dir, record=False if no_record else None,
+        host=host,
+        port=port,
+        db_url=db_url,
+        max_sessions=max_sessions,
+        idle_ttl_s=idle_ttl,
+        max_age_s=max_age,
+        admin_token=admin_token,
+        admin_dir=admin_dir,
+        record=False if no_record else None,
         durability=durability,
     )
     application = create_app(env, env_options=parse_options(option), config=config)
     uvicorn.run(
-        application, host=config.host, port=config.port, workers=1, log_level=log_level,
-        access_log=False, timeout_graceful_shutdown=10,
+        application,
+        host=config.host,
+        port=config.port,
+        workers=1,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=10,
         **uvicorn_settings(config.request_read_timeout_s, config.max_client_connections),
     )

@@ -58,8 +58,12 @@ def eval_plans(
 
     table = Table("metric", "value", title=f"TravelPlanner: {report['queries']} queries")
     for key in (
-        "delivery_rate", "commonsense_micro_pass_rate", "commonsense_macro_pass_rate",
-        "hard_micro_pass_rate", "hard_macro_pass_rate", "final_pass_rate",
+        "delivery_rate",
+        "commonsense_micro_pass_rate",
+        "commonsense_macro_pass_rate",
+        "hard_micro_pass_rate",
+        "hard_macro_pass_rate",
+        "final_pass_rate",
     ):
         table.add_row(key.replace("_", " "), f"{100 * report[key]:.1f}%")
     console = Console()

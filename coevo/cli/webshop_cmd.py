@@ -38,7 +38,11 @@ def build(
         target = out
     with tqdm(total=products, unit=" products", disable=None) as bar:
         manifest = build_data(
-            target, products=products, seed=seed, data=data, db_url=db_url,
+            target,
+            products=products,
+            seed=seed,
+            data=data,
+            db_url=db_url,
             progress=lambda done: bar.update(done - bar.n),
         )
     typer.echo(

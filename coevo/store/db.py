@@ -64,9 +64,7 @@ def make_engine(url: str | None = None, *, create: bool = True, fsync: bool = Fa
         memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
         # An in-memory database lives in one connection: share it across threads, or every
         # pooled connection would see an empty database of its own.
-        engine = create_engine(
-            url, connect_args={"check_same_thread": False}, poolclass=StaticPool if memory else None
-        )
+        engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool if memory else None)
         event.listen(engine, "connect", _sqlite_pragmas("FULL" if fsync else "NORMAL"))
     else:
         engine = create_engine(url, pool_pre_ping=True)

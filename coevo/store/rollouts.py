@@ -70,9 +70,7 @@ _RECORD_FIELDS = (
 )  # fmt: skip
 
 
-def create_run(
-    engine: Engine, *, name: str, kind: str, policy: str, config: Mapping[str, Any] | None = None
-) -> str:
+def create_run(engine: Engine, *, name: str, kind: str, policy: str, config: Mapping[str, Any] | None = None) -> str:
     run_id = uuid.uuid4().hex
     with Session(engine) as db, db.begin():
         db.add(RolloutRun(id=run_id, name=name, kind=kind, policy=policy, config=dict(config or {})))

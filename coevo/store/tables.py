@@ -48,9 +48,7 @@ class Episode(Base):
     total_reward: Mapped[float] = mapped_column(Float, default=0.0)
     steps: Mapped[int] = mapped_column(Integer, default=0)
     #: Fork lineage: the episode this one was copied from, and how many steps it inherited.
-    parent_id: Mapped[str | None] = mapped_column(
-        String(40), ForeignKey("episodes.id"), nullable=True
-    )
+    parent_id: Mapped[str | None] = mapped_column(String(40), ForeignKey("episodes.id"), nullable=True)
     start_step: Mapped[int] = mapped_column(Integer, default=0)
     #: The observation and info `reset` returned (the first turn of the trajectory).
     observation: Mapped[str] = mapped_column(Text, default="")
@@ -62,9 +60,7 @@ class Episode(Base):
 class StepRecord(Base):
     __tablename__ = "steps"
 
-    episode_id: Mapped[str] = mapped_column(
-        String(40), ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True
-    )
+    episode_id: Mapped[str] = mapped_column(String(40), ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
     #: 1-based step number within the episode's full history (forks continue their parent's count).
     index: Mapped[int] = mapped_column(Integer, primary_key=True)
     action: Mapped[str] = mapped_column(Text)

@@ -63,9 +63,7 @@ def open_episode(engine: Engine, session_id: str, env: str) -> OpenEpisode | Non
             ).all()
             for row in rows:
                 if row.index != len(actions) + 1:
-                    raise RuntimeError(
-                        f"episode {node.id} has a gap in its steps at index {len(actions) + 1}"
-                    )
+                    raise RuntimeError(f"episode {node.id} has a gap in its steps at index {len(actions) + 1}")
                 actions.append(row.action)
                 total += row.reward
                 last_obs, last_info = row.observation, dict(row.info or {})
@@ -83,8 +81,7 @@ def sessions_with_open_episodes(engine: Engine, session_ids: Collection[str], en
     with engine.connect() as conn:
         rows = conn.execute(
             select(Episode.session_id)
-            .where(Episode.session_id.in_(list(session_ids)), Episode.env == env,
-                   Episode.closed_at.is_(None))
+            .where(Episode.session_id.in_(list(session_ids)), Episode.env == env, Episode.closed_at.is_(None))
             .distinct()
         )
         return {row[0] for row in rows}

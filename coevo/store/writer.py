@@ -242,8 +242,9 @@ class TrajectoryWriter:
                 log.error("trajectory store refused a row; dropped: %r", op, exc_info=True)
         return written
 
-    def _requeue(self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]],
-                 cause: BaseException) -> None:
+    def _requeue(
+        self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]], cause: BaseException
+    ) -> None:
         """Put the rows back at the head of the queue; their waiters learn the store is down."""
         error = StoreUnavailable(f"the trajectory store is unavailable: {type(cause).__name__}")
         self._ops.extendleft(reversed([op for op in ops if type(op) is not _Barrier]))
@@ -292,8 +293,7 @@ class TrajectoryWriter:
                 episodes[row["id"]] = row
             elif isinstance(op, _EpisodeUpdate):
                 fields = {
-                    k: (_ts(v) if k.endswith("_at") and isinstance(v, float) else v)
-                    for k, v in op.fields.items()
+                    k: (_ts(v) if k.endswith("_at") and isinstance(v, float) else v) for k, v in op.fields.items()
                 }
                 target = episodes.get(op.episode_id)
                 if target is not None:
@@ -310,8 +310,13 @@ class TrajectoryWriter:
             self._drop_connection()  # the next flush reconnects
             raise
 
-    def _execute(self, conn: Connection, episodes: dict[str, dict[str, Any]],
-                 steps: list[dict[str, Any]], updates: dict[str, dict[str, Any]]) -> None:
+    def _execute(
+        self,
+        conn: Connection,
+        episodes: dict[str, dict[str, Any]],
+        steps: list[dict[str, Any]],
+        updates: dict[str, dict[str, Any]],
+    ) -> None:
         if episodes:
             conn.execute(_EPISODES.insert(), list(episodes.values()))
         if steps:

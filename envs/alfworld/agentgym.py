@@ -48,5 +48,5 @@ def reset_text(observation: str) -> str:
 def step_text(observation: str) -> str:
     """A step's text without a leading "You arrive at loc N. " (AgentGym's `process_ob`)."""
     if observation.startswith(_ARRIVE):
-        return observation[observation.find(". ") + 2:]
+        return observation[observation.find(". ") + 2 :]
     return observation

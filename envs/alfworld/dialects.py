@@ -72,14 +72,22 @@ def dialect(name: str) -> Dialect:
 
 def detect_dialect(grammar: str, domain: str) -> Dialect:
     """Which dialect a game file's grammar (and domain) speaks; refuses anything else."""
-    put = "put" if 'template :: "put {o} in/on {r}"' in grammar else (
-        "move" if 'template :: "move {o} to {r}"' in grammar else None)
-    arrive = "loc" if '"You arrive at {lend.name}.' in grammar else (
-        "recep" if '"You arrive at {r.name}.' in grammar else None)
+    put = (
+        "put"
+        if 'template :: "put {o} in/on {r}"' in grammar
+        else ("move" if 'template :: "move {o} to {r}"' in grammar else None)
+    )
+    arrive = (
+        "loc"
+        if '"You arrive at {lend.name}.' in grammar
+        else ("recep" if '"You arrive at {r.name}.' in grammar else None)
+    )
     has_help = "action help" in grammar and "(:action help" in domain
     for candidate in DIALECTS.values():
-        if (put == candidate.put_command.split()[0] and arrive == ("loc" if candidate.arrive_names_location
-                                                                   else "recep")
-                and has_help == candidate.has_help):
+        if (
+            put == candidate.put_command.split()[0]
+            and arrive == ("loc" if candidate.arrive_names_location else "recep")
+            and has_help == candidate.has_help
+        ):
             return candidate
     raise UnknownDialect(f"grammar matches no known ALFWorld dialect (put={put}, arrive={arrive}, help={has_help})")

@@ -56,8 +56,21 @@ def display_list(items: list[str]) -> str:
 class State:
     """Everything actions change, for one episode. Small: a few ints and three short lists."""
 
-    __slots__ = ("loc", "held", "hold_any", "contents", "at_loc", "not_in", "opened",
-                 "clean", "hot", "cool", "sliced", "toggled", "on")
+    __slots__ = (
+        "loc",
+        "held",
+        "hold_any",
+        "contents",
+        "at_loc",
+        "not_in",
+        "opened",
+        "clean",
+        "hot",
+        "cool",
+        "sliced",
+        "toggled",
+        "on",
+    )
 
     def __init__(self, game: Game) -> None:
         init = game.initial

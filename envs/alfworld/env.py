@@ -121,8 +121,10 @@ class Shared:
 class AlfWorldEnv(Env):
     name = "alfworld"
     version = "1"
-    action_format = ("one admissible command, e.g. 'go to fridge 1', 'open fridge 1', 'take apple 1 from "
-                     "countertop 2', 'move apple 1 to fridge 1', 'heat apple 1 with microwave 1', 'use desklamp 1'")
+    action_format = (
+        "one admissible command, e.g. 'go to fridge 1', 'open fridge 1', 'take apple 1 from "
+        "countertop 2', 'move apple 1 to fridge 1', 'heat apple 1 with microwave 1', 'use desklamp 1'"
+    )
     max_steps = 50
     default_split = "train"
     action_example = ("The task needs an apple; apples are often on the countertop.", "go to countertop 1")
@@ -170,11 +172,19 @@ class AlfWorldEnv(Env):
         mapped: list[str] | None = None
         if games == "generated":
             if agentgym_mappings:
-                raise ValueError("agentgym_mappings maps AgentGym's indices onto ALFWorld's game files: "
-                                 "it needs games=alfworld")
-            sizes = {split: int(n) for split, n in (("train", train_size), ("valid_seen", valid_seen_size),
-                                                     ("valid_unseen", valid_unseen_size),
-                                                     ("valid_train", valid_train_size)) if n not in (None, "")}
+                raise ValueError(
+                    "agentgym_mappings maps AgentGym's indices onto ALFWorld's game files: it needs games=alfworld"
+                )
+            sizes = {
+                split: int(n)
+                for split, n in (
+                    ("train", train_size),
+                    ("valid_seen", valid_seen_size),
+                    ("valid_unseen", valid_unseen_size),
+                    ("valid_train", valid_train_size),
+                )
+                if n not in (None, "")
+            }
             generated = GeneratedCatalog(sizes, knobs_from(_knobs_option(knobs)), int(salt))
         elif games == "alfworld":
             path = data_path or os.environ.get("ALFWORLD_DATA")
@@ -223,14 +233,17 @@ class AlfWorldEnv(Env):
             return None
         games = shared.agentgym_games
         if games is None:
-            raise UnknownTask("on ALFWorld's own games AgentGym's indices name games through its mapping files: "
-                              "pass -o agentgym_mappings=<folder with mappings_train.json and mappings_test.json>")
+            raise UnknownTask(
+                "on ALFWorld's own games AgentGym's indices name games through its mapping files: "
+                "pass -o agentgym_mappings=<folder with mappings_train.json and mappings_test.json>"
+            )
         if index >= len(games):
             raise UnknownTask(f"task index {index} is past AgentGym's mapping files ({len(games)} games)")
         task_id = games[index]
         if task_id not in shared.real.paths:
-            raise UnknownTask(f"AgentGym's index {index} names {task_id}/game.tw-pddl, which is not under "
-                              f"{shared.real.root}")
+            raise UnknownTask(
+                f"AgentGym's index {index} names {task_id}/game.tw-pddl, which is not under {shared.real.root}"
+            )
         return task_id
 
     def agentgym_reset_fields(self) -> dict[str, Any]:
@@ -305,8 +318,13 @@ class AlfWorldEnv(Env):
             observation, commands = first.feedback, first.admissible
         else:
             observation, commands = engine.intro(game, self.state), sorted(self._commands)
-        info = {"task": game.task, "task_type": game.goal.task_type, "dialect": game.dialect.name,
-                "available_actions": commands, "won": False}
+        info = {
+            "task": game.task,
+            "task_type": game.goal.task_type,
+            "dialect": game.dialect.name,
+            "available_actions": commands,
+            "won": False,
+        }
         if self.agentgym:
             observation = agentgym.reset_text(observation)
         return ResetResult(observation, info)

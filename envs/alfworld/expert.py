@@ -75,15 +75,13 @@ class _Planner:
         return (g.rec_loc[r] != s.loc) + bool(closed)
 
     def where(self, o: int) -> list[int]:
-        return [r for r in range(self.game.n_recs)
-                if self.state.contents[r] >> o & 1 and self.game.rec_loc[r] >= 0]
+        return [r for r in range(self.game.n_recs) if self.state.contents[r] >> o & 1 and self.game.rec_loc[r] >= 0]
 
     def put_down(self, o: int, r: int, why: str) -> None:
         g = self.game
         self.goto(r, why)
         self.open_if_closed(r)
-        self.do(g.dialect.put(g.obj_names[o], g.rec_names[r]),
-                f"I put the {g.obj_names[o]} in the {g.rec_names[r]}.")
+        self.do(g.dialect.put(g.obj_names[o], g.rec_names[r]), f"I put the {g.obj_names[o]} in the {g.rec_names[r]}.")
 
     # ------------------------------------------------------------ steps
     def free_hands(self, keep: int) -> None:
@@ -94,8 +92,9 @@ class _Planner:
             if not spots:
                 raise NoPlan(f"nowhere to put down {g.obj_names[o]}")
             r = min(spots, key=self.cost)
-            self.put_down(o, r, f"My hands are full. I go to the {g.rec_names[r]} to put down the "
-                                f"{g.obj_names[o]} first.")
+            self.put_down(
+                o, r, f"My hands are full. I go to the {g.rec_names[r]} to put down the {g.obj_names[o]} first."
+            )
 
     def needs_change(self, o: int) -> bool:
         if self.change is None:
@@ -178,8 +177,11 @@ class _Planner:
             raise NoPlan(f"no {g.goal.toggle_type} to look under")
         r, lamp = min(spots, key=lambda p: (not self.state.toggled >> p[1] & 1, g.rec_loc[p[0]] != self.state.loc))
         lname = g.obj_names[lamp]
-        self.goto(r, f"Now I need the {(g.goal.toggle_type or '').lower()}. The {lname} is on the "
-                     f"{g.rec_names[r]}, so I go there.")
+        self.goto(
+            r,
+            f"Now I need the {(g.goal.toggle_type or '').lower()}. The {lname} is on the "
+            f"{g.rec_names[r]}, so I go there.",
+        )
         if not scoring.won(g, self.state):
             self.do("use " + lname, f"I turn on the {lname} and look at the {g.obj_names[o]} under it.")
 
@@ -203,14 +205,17 @@ def opening(game: Game) -> str:
     goal = game.goal
     obj = goal.obj_type.lower()
     if goal.task_type == "look_at_obj_in_light":
-        return (f"To solve the task, I need to find and take a {obj}, then find and use a "
-                f"{(goal.toggle_type or '').lower()}.")
+        return (
+            f"To solve the task, I need to find and take a {obj}, then find and use a "
+            f"{(goal.toggle_type or '').lower()}."
+        )
     what = f"two {obj}s" if goal.task_type == "pick_two_obj_and_place" else f"a {obj}"
     change = _CHANGE.get(goal.task_type)
     tool = {"sinks": "sinkbasin", "microwaves": "microwave", "fridges": "fridge"}
     middle = f", then {change[0]} it with {tool[change[1]]}" if change else ""
-    return (f"To solve the task, I need to find and take {what}{middle}, then put it in "
-            f"{(goal.recep_type or '').lower()}.")
+    return (
+        f"To solve the task, I need to find and take {what}{middle}, then put it in {(goal.recep_type or '').lower()}."
+    )
 
 
 def plan(game: Game, state: State, with_opening: bool = True) -> list[Turn]:

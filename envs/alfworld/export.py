@@ -32,8 +32,10 @@ from coevo.envs.alfworld.problem import write_problem
 from coevo.envs.alfworld.scene import Scene
 
 _LEGACY_GRAMMAR_EDITS = (
-    ('"rhs": "You arrive at {r.name}. #examineReceptacle.feedback#"',
-     '"rhs": "You arrive at {lend.name}. #examineReceptacle.feedback#"'),
+    (
+        '"rhs": "You arrive at {r.name}. #examineReceptacle.feedback#"',
+        '"rhs": "You arrive at {lend.name}. #examineReceptacle.feedback#"',
+    ),
     ('"rhs": "You move the {o.name} to the {r.name}."', '"rhs": "You put the {o.name} in/on the {r.name}."'),
     ('template :: "move {o} to {r}";', 'template :: "put {o} in/on {r}";'),
 )
@@ -121,8 +123,9 @@ def traj_data(scene: Scene, split: str = "valid_unseen") -> dict:
 DATA_FOLDER = "json_2.1.1"
 
 
-def export_game(scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT,
-                data_folder: str = DATA_FOLDER) -> Path:
+def export_game(
+    scene: Scene, out: Path, split: str, index: int, dialect_name: str = DEFAULT_DIALECT, data_folder: str = DATA_FOLDER
+) -> Path:
     """Write one game's folder under `out/<data_folder>/<split>/`; returns its game.tw-pddl path."""
     dialect(dialect_name)  # refuse an unknown dialect before writing anything
     folder = out / data_folder / split / game_dir_name(scene) / f"trial_coevo_{index}"

@@ -17,6 +17,7 @@ from coevo.envs.alfworld.names import display_names
 from coevo.envs.alfworld.scene import Scene
 from coevo.envs.alfworld.scoring import Goal
 
+
 def mask_of(indices: Iterable[int]) -> int:
     mask = 0
     for i in indices:

@@ -172,13 +172,20 @@ def _candidates(plan: FloorPlan, task_type: str, t: Tables) -> tuple[Goal, ...]:
     pickable = plan.objects & t.pickupable
     if task_type == "look_at_obj_in_light":
         lamps = [lamp for lamp in LAMPS if lamp in plan.objects and types & set(FIXTURE_PLACES[lamp])]
-        return tuple(Goal(task_type, obj, toggle_type=lamp) for lamp in lamps for obj in sorted(pickable)
-                     if any(obj in t.can_contain[r] for r in types))
+        return tuple(
+            Goal(task_type, obj, toggle_type=lamp)
+            for lamp in lamps
+            for obj in sorted(pickable)
+            if any(obj in t.can_contain[r] for r in types)
+        )
     appliance = APPLIANCE.get(task_type)
     if appliance and appliance not in types:
         return ()
-    state = {"pick_clean_then_place_in_recep": t.cleanable, "pick_heat_then_place_in_recep": t.heatable,
-             "pick_cool_then_place_in_recep": t.coolable}.get(task_type)
+    state = {
+        "pick_clean_then_place_in_recep": t.cleanable,
+        "pick_heat_then_place_in_recep": t.heatable,
+        "pick_cool_then_place_in_recep": t.coolable,
+    }.get(task_type)
     goals = []
     for obj in sorted(pickable):
         if state is not None and obj not in state:
@@ -270,8 +277,13 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
 
     def properties(cls: str) -> set[str]:
         props = {"pickupable"}
-        for name, members in (("cleanable", t.cleanable), ("heatable", t.heatable), ("coolable", t.coolable),
-                              ("sliceable", t.sliceable), ("isReceptacleObject", t.receptacle_objects)):
+        for name, members in (
+            ("cleanable", t.cleanable),
+            ("heatable", t.heatable),
+            ("coolable", t.coolable),
+            ("sliceable", t.sliceable),
+            ("isReceptacleObject", t.receptacle_objects),
+        ):
             if cls in members:
                 props.add(name)
         return props
@@ -288,8 +300,11 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
         add(goal.obj_type, hosts, properties(goal.obj_type))
 
     # Distractor classes: everything else the floor plan has that fits somewhere here.
-    others = sorted(c for c in p.floorplan.objects & t.pickupable if c != goal.obj_type
-                    and any(c in t.can_contain.get(r.type, ()) for r in receps))
+    others = sorted(
+        c
+        for c in p.floorplan.objects & t.pickupable
+        if c != goal.obj_type and any(c in t.can_contain.get(r.type, ()) for r in receps)
+    )
     rng.shuffle(others)
     if knobs.distractors is not None:
         others = others[: knobs.distractors]
@@ -310,8 +325,9 @@ def _build(p: _Plan, knobs: Knobs, rng: random.Random, t: Tables) -> Scene:
 
     rec_locs = set(locs.values())
     while True:
-        start = mangle(location_id(rng.randint(-12, 12) * 0.25, rng.randint(-12, 12) * 0.25,
-                                   rng.choice((0, 90, 180, 270)), 30)).lower()
+        start = mangle(
+            location_id(rng.randint(-12, 12) * 0.25, rng.randint(-12, 12) * 0.25, rng.choice((0, 90, 180, 270)), 30)
+        ).lower()
         if start not in rec_locs:
             break
     phrasing = knobs.phrasing if knobs.phrasing is not None else rng.randrange(2)

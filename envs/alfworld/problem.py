@@ -17,8 +17,17 @@ from coevo.envs.alfworld.sexpr import parse_sexpr
 _PROPERTY = {p.lower(): p for p in OBJECT_PROPERTIES}
 _STATE = {s.lower(): s for s in OBJECT_STATES}
 #: Predicates that may appear in an initial state without mattering to play or text.
-_IGNORED = {"checked", "examined", "full", "isreceptacleobjectfull", "wasinreceptacle", "moveable",
-            "receptacleobjecttype", "holdsanyreceptacleobject", "="}
+_IGNORED = {
+    "checked",
+    "examined",
+    "full",
+    "isreceptacleobjectfull",
+    "wasinreceptacle",
+    "moveable",
+    "receptacleobjecttype",
+    "holdsanyreceptacleobject",
+    "=",
+}
 
 
 class UnsupportedProblem(ValueError):
@@ -143,10 +152,16 @@ def read_problem(text: str, task: str, type_names: Mapping[str, str]) -> Scene:
 
 def write_problem(scene: Scene) -> str:
     """The scene as a PDDL problem of the ALFRED domain, laid out like ALFWorld's files."""
-    otypes = sorted({o.type for o in scene.objects.values() if o.type}
-                    | {t for _, t in scene.can_contain} | _goal_types(scene.goal, "obj"))
-    rtypes = sorted({r.type for r in scene.receptacles.values() if r.type}
-                    | {t for t, _ in scene.can_contain} | _goal_types(scene.goal, "rec"))
+    otypes = sorted(
+        {o.type for o in scene.objects.values() if o.type}
+        | {t for _, t in scene.can_contain}
+        | _goal_types(scene.goal, "obj")
+    )
+    rtypes = sorted(
+        {r.type for r in scene.receptacles.values() if r.type}
+        | {t for t, _ in scene.can_contain}
+        | _goal_types(scene.goal, "rec")
+    )
     lines = [f"(define (problem {scene.name})", "(:domain alfred)", "(:objects", "agent1 - agent"]
     lines += [f"{t}Type - otype" for t in otypes]
     lines += [f"{t}Type - rtype" for t in rtypes]

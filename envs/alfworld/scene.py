@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from coevo.envs.alfworld.scoring import Goal
 
 #: Object properties a problem can state, by their PDDL predicate.
-OBJECT_PROPERTIES = ("pickupable", "cleanable", "heatable", "coolable", "toggleable", "sliceable",
-                     "isReceptacleObject")
+OBJECT_PROPERTIES = ("pickupable", "cleanable", "heatable", "coolable", "toggleable", "sliceable", "isReceptacleObject")
 #: Object states a problem can start in (and actions change).
 OBJECT_STATES = ("isClean", "isHot", "isCool", "isSliced", "isToggled", "isOn")
 

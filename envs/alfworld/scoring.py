@@ -131,18 +131,27 @@ def parse_goal(goal_expr: list, type_names: Mapping[str, str]) -> Goal:
 
     try:
         if "toggleable" in text:
-            goal = Goal("look_at_obj_in_light", name(_type_after(goal_expr, "objectType", "?o")) or "",
-                        toggle_type=name(_type_after(goal_expr, "objectType", "?ot")))
+            goal = Goal(
+                "look_at_obj_in_light",
+                name(_type_after(goal_expr, "objectType", "?o")) or "",
+                toggle_type=name(_type_after(goal_expr, "objectType", "?ot")),
+            )
         elif "?o2" in text:
-            goal = Goal("pick_two_obj_and_place", name(_type_after(goal_expr, "objectType", "?o1")) or "",
-                        name(_type_after(goal_expr, "receptacleType", "?r")))
+            goal = Goal(
+                "pick_two_obj_and_place",
+                name(_type_after(goal_expr, "objectType", "?o1")) or "",
+                name(_type_after(goal_expr, "receptacleType", "?r")),
+            )
         else:
             task_type = "pick_and_place_simple"
             for candidate, state in STATE_REQUIRED.items():
                 if state and _STATE_PREDICATES[state][1].lower() in text.split():
                     task_type = candidate
-            goal = Goal(task_type, name(_type_after(goal_expr, "objectType", "?o")) or "",
-                        name(_type_after(goal_expr, "receptacleType", "?r")))
+            goal = Goal(
+                task_type,
+                name(_type_after(goal_expr, "objectType", "?o")) or "",
+                name(_type_after(goal_expr, "receptacleType", "?r")),
+            )
     except ValueError as exc:
         raise UnsupportedGoal(f"not one of ALFWorld's six goal shapes: {text[:300]}") from exc
     if not goal.obj_type or _flatten(parse_sexpr(goal_pddl(goal))[0][1]) != _flatten(goal_expr):

@@ -37,8 +37,9 @@ from coevo.envs.alfworld.scoring import TASK_TYPES
 UNSEEN_FLOORPLANS: tuple[int, ...] = (10, 219, 308, 424)
 TEST_FLOORPLANS: tuple[int, ...] = (9, 29, 215, 226, 315, 325, 404, 425)
 ALL_FLOORPLANS: tuple[int, ...] = tuple([*range(1, 31), *range(201, 231), *range(301, 331), *range(401, 431)])
-SEEN_FLOORPLANS: tuple[int, ...] = tuple(n for n in ALL_FLOORPLANS
-                                         if n not in UNSEEN_FLOORPLANS and n not in TEST_FLOORPLANS)
+SEEN_FLOORPLANS: tuple[int, ...] = tuple(
+    n for n in ALL_FLOORPLANS if n not in UNSEEN_FLOORPLANS and n not in TEST_FLOORPLANS
+)
 
 SPLITS: tuple[str, ...] = ("train", "valid_seen", "valid_unseen", "valid_train")
 DEFAULT_SIZES: dict[str, int] = {"train": 3553, "valid_seen": 140, "valid_unseen": 134, "valid_train": 200}
@@ -91,8 +92,10 @@ def type_sequence(split: str, size: int) -> bytes:
     dealt = [0] * len(counts)
     out = bytearray()
     for i in range(size):
-        t = max((t for t in range(len(counts)) if dealt[t] < targets[t]),
-                key=lambda t: (targets[t] * (i + 1) / size - dealt[t], -t))
+        t = max(
+            (t for t in range(len(counts)) if dealt[t] < targets[t]),
+            key=lambda t: (targets[t] * (i + 1) / size - dealt[t], -t),
+        )
         dealt[t] += 1
         out.append(t)
     return bytes(out)
@@ -177,25 +180,32 @@ class GeneratedCatalog:
         return self.knobs.task_type or TASK_TYPES[self._types[split][index]]
 
     def scene(self, split: str, index: int) -> Scene:
-        knobs = dataclasses.replace(self.knobs, task_type=self.task_type(split, index),
-                                    floorplans=self._floorplans(split))
+        knobs = dataclasses.replace(
+            self.knobs, task_type=self.task_type(split, index), floorplans=self._floorplans(split)
+        )
         return generate(knobs, seed_of(split, index, self.salt))
 
     def custom_scene(self, task_id: str) -> Scene:
         """`gen-<seed>[?knob=value&...]`."""
-        head, _, query = task_id[len(CUSTOM_PREFIX):].partition("?")
+        head, _, query = task_id[len(CUSTOM_PREFIX) :].partition("?")
         if not head.isdigit():
             raise ValueError(f"bad generated task id {task_id!r}: expected gen-<seed>[?knob=value&...]")
         knobs = knobs_from(dict(parse_qsl(query, keep_blank_values=True)), self.knobs)
         return generate(knobs, int(head))
 
     def describe(self, split: str, index: int) -> dict[str, Any]:
-        return {"task_type": self.task_type(split, index), "source": "generated",
-                "floorplans": "unseen" if split == "valid_unseen" else "seen"}
+        return {
+            "task_type": self.task_type(split, index),
+            "source": "generated",
+            "floorplans": "unseen" if split == "valid_unseen" else "seen",
+        }
 
 
 #: AgentGym's mapping files, in its index order, and the json_2.1.1 folder each one's games lie in.
-AGENTGYM_MAPPINGS: tuple[tuple[str, str], ...] = (("mappings_train.json", "train"), ("mappings_test.json", "valid_train"))
+AGENTGYM_MAPPINGS: tuple[tuple[str, str], ...] = (
+    ("mappings_train.json", "train"),
+    ("mappings_test.json", "valid_train"),
+)
 
 
 def agentgym_games(folder: str | Path) -> list[str]:
@@ -217,16 +227,20 @@ def agentgym_games(folder: str | Path) -> list[str]:
         try:
             entries = json.loads(path.read_text())
         except FileNotFoundError:
-            raise FileNotFoundError(f"{path}: no AgentGym mapping file (agentgym_mappings names the folder holding "
-                                    f"{' and '.join(n for n, _ in AGENTGYM_MAPPINGS)})") from None
+            raise FileNotFoundError(
+                f"{path}: no AgentGym mapping file (agentgym_mappings names the folder holding "
+                f"{' and '.join(n for n, _ in AGENTGYM_MAPPINGS)})"
+            ) from None
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: not JSON ({exc})") from None
         if not isinstance(entries, list):
             raise ValueError(f"{path}: expected a list of {{item_id, task_type, task_id}} entries")
         for i, entry in enumerate(entries):
             parts = [entry.get(key) if isinstance(entry, dict) else None for key in ("task_type", "task_id")]
-            if not all(isinstance(part, str) and part and "/" not in part and "\\" not in part
-                       and part not in (".", "..") for part in parts):
+            if not all(
+                isinstance(part, str) and part and "/" not in part and "\\" not in part and part not in (".", "..")
+                for part in parts
+            ):
                 raise ValueError(f"{path}: entry {i} needs task_type and task_id, each one folder name: {entry!r}")
             games.append(f"{split}/{parts[0]}/{parts[1]}")
     return games
@@ -275,7 +289,7 @@ class RealCatalog:
 
     def task_ids(self, split: str, offset: int, limit: int | None) -> list[str]:
         ids = self.games[split]
-        return ids[offset:] if limit is None else ids[offset: offset + limit]
+        return ids[offset:] if limit is None else ids[offset : offset + limit]
 
     def owns(self, task_id: str) -> str | None:
         return task_id.split("/", 1)[0] if task_id in self.paths else None
@@ -285,5 +299,7 @@ class RealCatalog:
         parts = task_dir.split("-")
         info: dict[str, Any] = {"task_type": parts[0], "source": "alfworld", "path": str(self.paths[task_id])}
         if len(parts) == 5:
-            info.update(object=parts[1], receptacle=parts[3], floorplan=int(parts[4]) if parts[4].isdigit() else parts[4])
+            info.update(
+                object=parts[1], receptacle=parts[3], floorplan=int(parts[4]) if parts[4].isdigit() else parts[4]
+            )
         return info

@@ -23,7 +23,7 @@ INSTRUCTION = (
     "Commands: go to <receptacle>; open <receptacle>; close <receptacle>; take <object> from <receptacle>; "
     "{put}; use <object>; heat <object> with <receptacle>; clean <object> with <receptacle>; "
     "cool <object> with <receptacle>; slice <object> with <object>; examine <something>; inventory; look. "
-    "Use the names exactly as you see them, e.g. \"cabinet 1\"."
+    'Use the names exactly as you see them, e.g. "cabinet 1".'
 )
 
 

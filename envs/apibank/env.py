@@ -69,8 +69,13 @@ class Shared:
         if task_id in self.shipped:
             return "level1" if task_id.startswith("l1-") else "level2"
         parts = task_id.split("-")
-        if (len(parts) == 3 and parts[0] == "gen" and parts[1] in GENERATED_SPLITS
-                and parts[2].isdigit() and int(parts[2]) < self.sizes[parts[1]]):
+        if (
+            len(parts) == 3
+            and parts[0] == "gen"
+            and parts[1] in GENERATED_SPLITS
+            and parts[2].isdigit()
+            and int(parts[2]) < self.sizes[parts[1]]
+        ):
             return parts[1]
         raise UnknownTask(f"unknown task id {task_id!r}")
 
@@ -92,11 +97,16 @@ def decision_points(dialogue: Dialogue) -> list[int]:
 class ApiBankEnv(Env):
     name = "apibank"
     version = "1"
-    action_format = ("API-Request: [ApiName(key1='value1', key2='value2', ...)] when an API call "
-                     "is expected, otherwise the AI's reply to the user")
+    action_format = (
+        "API-Request: [ApiName(key1='value1', key2='value2', ...)] when an API call "
+        "is expected, otherwise the AI's reply to the user"
+    )
     max_steps = 64
     default_split = "train"
-    action_example = ("The user asks for the weather, so I call the weather API.", "API-Request: [QueryWeather(city='Paris', date='2023-03-01')]")
+    action_example = (
+        "The user asks for the weather, so I call the weather API.",
+        "API-Request: [QueryWeather(city='Paris', date='2023-03-01')]",
+    )
     heldout_splits = ("level1", "test")
     cpu_heavy = False
 
@@ -107,13 +117,17 @@ class ApiBankEnv(Env):
 
     # ----------------------------------------------------------------- shared data
     @classmethod
-    def load_shared(cls, data_dir: str | None = None, retriever: str = "bm25",
-                    train_size: int | str = 5000, test_size: int | str = 500,
-                    **_: Any) -> Shared:
+    def load_shared(
+        cls,
+        data_dir: str | None = None,
+        retriever: str = "bm25",
+        train_size: int | str = 5000,
+        test_size: int | str = 500,
+        **_: Any,
+    ) -> Shared:
         resources = build_resources(data_dir, retriever=str(retriever))
         sizes = {"train": int(train_size), "test": int(test_size)}
-        shipped = {d.task_id: d for level in sorted(resources.shipped)
-                   for d in resources.shipped[level]}
+        shipped = {d.task_id: d for level in sorted(resources.shipped) for d in resources.shipped[level]}
         return Shared(resources, sizes, shipped)
 
     # ----------------------------------------------------------------- catalogue
@@ -138,8 +152,7 @@ class ApiBankEnv(Env):
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
         dialogue = self.shared.dialogue(task_id)
-        return {"level": dialogue.level, "apis": list(dialogue.api_names),
-                "source": dialogue.source}
+        return {"level": dialogue.level, "apis": list(dialogue.api_names), "source": dialogue.source}
 
     # ----------------------------------------------------------------- episode
     def _docs(self) -> list:
@@ -173,8 +186,13 @@ class ApiBankEnv(Env):
         self.api_correct = dict.fromkeys(MODES, 0)
         self.rouge_total = dict.fromkeys(MODES, 0.0)
         first_user = next((t.text for t in self.dialogue.turns if t.role == "User"), "")
-        info = {"task": first_user, "level": self.dialogue.level, "scoring": self.scoring,
-                "expects": self._expects(), "decision_points": len(self.points)}
+        info = {
+            "task": first_user,
+            "level": self.dialogue.level,
+            "scoring": self.scoring,
+            "expects": self._expects(),
+            "decision_points": len(self.points),
+        }
         return ResetResult(self._observation(), info)
 
     def _expects(self) -> str | None:
@@ -204,8 +222,7 @@ class ApiBankEnv(Env):
         truth = self.dialogue.turns[index]
         info: dict[str, Any] = {"kind": "api" if truth.role == "API" else "reply"}
         if truth.role == "API":
-            verdicts = {mode: judge_call(action, truth, self.dialogue.level, self.world, mode)
-                        for mode in MODES}
+            verdicts = {mode: judge_call(action, truth, self.dialogue.level, self.world, mode) for mode in MODES}
             info.update(verdicts[self.scoring].info())
             for mode, verdict in verdicts.items():
                 info[f"correct_{mode}"] = verdict.correct
@@ -213,8 +230,7 @@ class ApiBankEnv(Env):
             reward = 1.0 if verdicts[self.scoring].correct else 0.0
             self.api_calls += 1
             # The world follows the ground truth (teacher forcing), whatever the agent did.
-            self.world.call(truth.api_name, truth.param_dict,
-                            hints_from_record(truth.api_name, truth.result))
+            self.world.call(truth.api_name, truth.param_dict, hints_from_record(truth.api_name, truth.result))
         else:
             scores = {mode: rouge_l(truth.text, action, mode, self.dialogue.level) for mode in MODES}
             for mode, score in scores.items():
@@ -234,10 +250,8 @@ class ApiBankEnv(Env):
         progress: dict[str, Any] = {"api_calls": self.api_calls, "expects": self._expects()}
         for mode in MODES:
             progress[f"api_correct_{mode}"] = self.api_correct[mode]
-            progress[f"api_accuracy_{mode}"] = (self.api_correct[mode] / self.api_calls
-                                                if self.api_calls else None)
-            progress[f"mean_rouge_l_{mode}"] = (self.rouge_total[mode] / self.replies
-                                                if self.replies else None)
+            progress[f"api_accuracy_{mode}"] = self.api_correct[mode] / self.api_calls if self.api_calls else None
+            progress[f"mean_rouge_l_{mode}"] = self.rouge_total[mode] / self.replies if self.replies else None
             if done:
                 progress[f"success_{mode}"] = self.api_correct[mode] == self.api_calls
         for key in ("api_correct", "api_accuracy", "mean_rouge_l", *(("success",) if done else ())):

@@ -36,8 +36,7 @@ class CallVerdict:
         return out
 
 
-def judge_call(action: str, truth: Turn, level: int, world: SandboxSession,
-               mode: ScoringMode) -> CallVerdict:
+def judge_call(action: str, truth: Turn, level: int, world: SandboxSession, mode: ScoringMode) -> CallVerdict:
     """Whether `action` makes the call `truth` records; `world` is the episode's sandbox."""
     parsed = parse_api_call(action)
     if parsed is None:
@@ -48,6 +47,5 @@ def judge_call(action: str, truth: Turn, level: int, world: SandboxSession,
         return CallVerdict(False, error=f"API Name Mismatch: {parsed.name} vs {truth.api_name}")
     session = world.fresh(parse_lists=False) if mode == "official" else world.fork()
     outcome = session.call(parsed.name, parsed.arguments)
-    correct = outcome.valid and is_correct(level, truth.api_name, outcome.result,
-                                           truth.result or {}, mode)
+    correct = outcome.valid and is_correct(level, truth.api_name, outcome.result, truth.result or {}, mode)
     return CallVerdict(correct, outcome.result, None if outcome.valid else outcome.exception)

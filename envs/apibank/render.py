@@ -17,10 +17,10 @@ from coevo.envs.apibank.specs import ApiSpec
 INSTRUCTIONS = {
     1: "Continue the dialogue as the AI assistant, using the APIs described below.",
     2: "Continue the dialogue as the AI assistant. Only ToolSearcher is described below: search "
-       "for the tool you need by keywords, then call the tool it returns.",
+    "for the tool you need by keywords, then call the tool it returns.",
     3: "Fulfil the user's requirement by making API calls one at a time. Only ToolSearcher is "
-       "described below: search for each tool by keywords, then call it; finish with a reply "
-       "to the user.",
+    "described below: search for each tool by keywords, then call it; finish with a reply "
+    "to the user.",
 }
 FORMAT = (
     "When an API call is expected, output only API-Request: [ApiName(key1='value1', "

@@ -46,10 +46,10 @@ def replay(dialogues: Iterable[Dialogue], resources: Any) -> ReplayReport:
         session = SandboxSession(resources, dialogue.level)
         for index in dialogue.api_turns:
             turn = dialogue.turns[index]
-            outcome = session.call(turn.api_name, turn.param_dict,
-                                   hints_from_record(turn.api_name, turn.result))
-            ok = outcome.valid and is_correct(dialogue.level, turn.api_name, outcome.result,
-                                              turn.result or {}, mode="corrected")
+            outcome = session.call(turn.api_name, turn.param_dict, hints_from_record(turn.api_name, turn.result))
+            ok = outcome.valid and is_correct(
+                dialogue.level, turn.api_name, outcome.result, turn.result or {}, mode="corrected"
+            )
             counts = report.by_api.setdefault(turn.api_name, [0, 0])
             counts[1] += 1
             report.calls += 1
@@ -57,9 +57,14 @@ def replay(dialogues: Iterable[Dialogue], resources: Any) -> ReplayReport:
                 counts[0] += 1
                 report.reproduced += 1
             else:
-                report.mismatches.append(ReplayMismatch(
-                    dialogue.task_id, index, turn.api_name, dict(turn.param_dict),
-                    {k: (turn.result or {}).get(k) for k in ("output", "exception")},
-                    {k: outcome.result.get(k) for k in ("output", "exception")},
-                ))
+                report.mismatches.append(
+                    ReplayMismatch(
+                        dialogue.task_id,
+                        index,
+                        turn.api_name,
+                        dict(turn.param_dict),
+                        {k: (turn.result or {}).get(k) for k in ("output", "exception")},
+                        {k: outcome.result.get(k) for k in ("output", "exception")},
+                    )
+                )
     return report

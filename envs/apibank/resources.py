@@ -90,8 +90,7 @@ def recorded_answers(shipped: Mapping[int, list[Dialogue]]) -> tuple[dict, dict]
     return dictionary, translations
 
 
-def build_resources(data_dir: str | os.PathLike[str] | None = None,
-                    retriever: str = "bm25") -> Resources:
+def build_resources(data_dir: str | os.PathLike[str] | None = None, retriever: str = "bm25") -> Resources:
     if retriever not in RETRIEVERS:
         raise ValueError(f"unknown retriever {retriever!r}; choose one of {RETRIEVERS}")
     path = resolve_data_dir(data_dir)
@@ -109,7 +108,13 @@ def build_resources(data_dir: str | os.PathLike[str] | None = None,
     for item in tables["ImageCaptioning"]:
         captions.setdefault(item["url"], item["caption"])
     return Resources(
-        tables=tables, source=source, data_dir=path, retriever=retriever, shipped=shipped,
-        dictionary=dictionary, translations=translations, captions=captions,
+        tables=tables,
+        source=source,
+        data_dir=path,
+        retriever=retriever,
+        shipped=shipped,
+        dictionary=dictionary,
+        translations=translations,
+        captions=captions,
         search_engine=SearchEngineIndex(tables["SearchEngine"]),
     )

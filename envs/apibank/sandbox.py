@@ -104,8 +104,7 @@ class CallResult:
         return self.result.get("exception")
 
 
-def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any],
-                     parse_lists: bool = True) -> dict[str, Any]:
+def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any], parse_lists: bool = True) -> dict[str, Any]:
     """ToolManager.api_call's conversion of (string) arguments to the documented types.
 
     ToolManager passes list arguments on as the strings the call wrote (`parse_lists=False`,
@@ -127,8 +126,9 @@ def coerce_arguments(spec: ApiSpec, arguments: Mapping[str, Any],
         elif kind in ("str", "dict"):
             converted[key] = value
         elif kind in ("list", "list(str)"):
-            converted[key] = parse_literal_list(value) if isinstance(value, str) and parse_lists \
-                else copy.deepcopy(value)
+            converted[key] = (
+                parse_literal_list(value) if isinstance(value, str) and parse_lists else copy.deepcopy(value)
+            )
         elif kind == "bool":
             converted[key] = value if isinstance(value, bool) else value == "True"
         else:
@@ -199,19 +199,20 @@ def execute(
 ) -> CallResult:
     """Run one API call on a session and return API-Bank's result dict."""
     if name not in catalogue:
-        return CallResult({"api_name": name, "input": dict(arguments), "output": None,
-                           "exception": "invalid tool name."}, valid=False)
+        return CallResult(
+            {"api_name": name, "input": dict(arguments), "output": None, "exception": "invalid tool name."}, valid=False
+        )
     spec = catalogue[name]
     fn = IMPLEMENTATIONS[level][name]
     try:
         converted = coerce_arguments(spec, arguments, parse_lists)
     except (InvalidCall, ValueError) as exc:
-        return CallResult({"api_name": name, "input": dict(arguments), "output": None,
-                           "exception": str(exc)}, valid=False)
+        return CallResult(
+            {"api_name": name, "input": dict(arguments), "output": None, "exception": str(exc)}, valid=False
+        )
     missing = _missing_arguments(name, fn, converted)
     if missing:
-        return CallResult({"api_name": name, "input": converted, "output": None,
-                           "exception": missing}, valid=False)
+        return CallResult({"api_name": name, "input": converted, "output": None, "exception": missing}, valid=False)
     record = input_record(fn, converted)
     context = CallContext(state, resources, hints or {})
     try:
@@ -248,10 +249,8 @@ class SandboxSession:
         #: False: list arguments stay strings, as ToolManager passes them (official scoring).
         self.parse_lists = parse_lists
 
-    def call(self, name: str, arguments: Mapping[str, Any],
-             hints: Mapping[str, Any] | None = None) -> CallResult:
-        return execute(self.catalogue, self.level, self.state, self.resources, name, arguments, hints,
-                       self.parse_lists)
+    def call(self, name: str, arguments: Mapping[str, Any], hints: Mapping[str, Any] | None = None) -> CallResult:
+        return execute(self.catalogue, self.level, self.state, self.resources, name, arguments, hints, self.parse_lists)
 
     def fresh(self, parse_lists: bool = True) -> SandboxSession:
         """A session on the initial databases (what a new ToolManager sees), same seed."""
@@ -264,7 +263,10 @@ class SandboxSession:
         clone.parse_lists = self.parse_lists
         tables = self.state.tables
         owned = {name: tables.read(name) for name in tables.written}
-        clone.state = SessionState(SessionTables(self.resources.tables, owned),
-                                   seed=self.state.seed, calls=self.state.calls,
-                                   memory=dict(self.state.memory))
+        clone.state = SessionState(
+            SessionTables(self.resources.tables, owned),
+            seed=self.state.seed,
+            calls=self.state.calls,
+            memory=dict(self.state.memory),
+        )
         return clone

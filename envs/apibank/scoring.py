@@ -45,8 +45,12 @@ def _jaccard_over_half(a: str, b: str, lower: bool = False) -> bool:
 def content_and_fields(field: str, *same_fields: str, lower: bool = False) -> Check:
     def check(response: Result, truth: Result) -> bool:
         ok = _jaccard_over_half(response["input"][field], truth["input"][field], lower)
-        return ok and all(response["input"][f] == truth["input"][f] for f in same_fields) \
+        return (
+            ok
+            and all(response["input"][f] == truth["input"][f] for f in same_fields)
             and _same(response, truth, "output", "exception")
+        )
+
     return check
 
 
@@ -62,12 +66,15 @@ def delete_by(time_field: str) -> Check:
         if truth["output"] == "success" and response["output"] == "success":
             return response["input"][time_field] == truth["input"][time_field]
         return _same(response, truth, "output", "exception")
+
     return check
 
 
 def _devices(devices: Any) -> list[dict[str, Any]]:
-    normalised = [{**d, "name": d["name"].strip().lower(), "description": d["description"].strip()}
-                  for d in copy.deepcopy(devices)]
+    normalised = [
+        {**d, "name": d["name"].strip().lower(), "description": d["description"].strip()}
+        for d in copy.deepcopy(devices)
+    ]
     return sorted(normalised, key=lambda d: d["name"])
 
 
@@ -83,6 +90,7 @@ def scene_devices(compare_output: bool) -> Check:
         elif truth["output"] is None and response["output"] is not None:
             return False
         return response["exception"] == truth["exception"]
+
     return check
 
 
@@ -112,8 +120,10 @@ def appointment_registration(response: Result, truth: Result) -> bool:
 
 def stripped_field(field: str) -> Check:
     def check(response: Result, truth: Result) -> bool:
-        return str(response["input"][field]).strip() == str(truth["input"][field]).strip() \
-            and _same(response, truth, "output", "exception")
+        return str(response["input"][field]).strip() == str(truth["input"][field]).strip() and _same(
+            response, truth, "output", "exception"
+        )
+
     return check
 
 
@@ -132,9 +142,11 @@ def modify_registration(response: Result, truth: Result) -> bool:
 
 def query_registration(response: Result, truth: Result) -> bool:
     r, t = response["input"], truth["input"]
-    return r["patient_name"].strip() == t["patient_name"].strip() \
-        and _errors_equal(_date(r["date"]), _date(t["date"])) \
+    return (
+        r["patient_name"].strip() == t["patient_name"].strip()
+        and _errors_equal(_date(r["date"]), _date(t["date"]))
         and _same(response, truth, "output", "exception")
+    )
 
 
 def _span(value: str) -> Any:
@@ -186,14 +198,16 @@ def _history_day(value: str) -> Any:
 
 
 def query_history_today(response: Result, truth: Result) -> bool:
-    return _errors_equal(_history_day(response["input"]["date"]), _history_day(truth["input"]["date"])) \
-        and _same(response, truth, "output", "exception")
+    return _errors_equal(_history_day(response["input"]["date"]), _history_day(truth["input"]["date"])) and _same(
+        response, truth, "output", "exception"
+    )
 
 
 def timed_switch(with_on: bool, device_field: str = "device_id") -> Check:
     """The original reads the device from `name` (its parameter's name); the recorded calls and
     the sandbox say `device_id`, so under the original's rule (`device_field="name"`) no call is
     ever right (KeyError)."""
+
     def check(response: Result, truth: Result) -> bool:
         r, t = response["input"], truth["input"]
         if r[device_field].strip().lower() != t[device_field].strip().lower():
@@ -204,12 +218,14 @@ def timed_switch(with_on: bool, device_field: str = "device_id") -> Check:
         if with_on and r["on"] != t["on"]:
             return False
         return _same(response, truth, "output", "exception")
+
     return check
 
 
 def symptom(response: Result, truth: Result) -> bool:
-    return response["input"]["symptom"].strip().lower() == truth["input"]["symptom"].strip().lower() \
-        and _same(response, truth, "output", "exception")
+    return response["input"]["symptom"].strip().lower() == truth["input"]["symptom"].strip().lower() and _same(
+        response, truth, "output", "exception"
+    )
 
 
 def search_engine(response: Result, truth: Result) -> bool:
@@ -217,8 +233,8 @@ def search_engine(response: Result, truth: Result) -> bool:
         return False
 
     def ordered(out: Any) -> Any:
-        return None if out is None else sorted(out, key=lambda x: x["title"] + x["abstract"],
-                                               reverse=True)
+        return None if out is None else sorted(out, key=lambda x: x["title"] + x["abstract"], reverse=True)
+
     return ordered(response["output"]) == ordered(truth["output"])
 
 
@@ -231,13 +247,13 @@ def named_output_and_exception(response: Result, truth: Result) -> bool:
 
 
 def calculator(response: Result, truth: Result) -> bool:
-    return response["input"]["formula"].replace(" ", "") == truth["input"]["formula"].replace(" ", "") \
-        and _same(response, truth, "output", "exception")
+    return response["input"]["formula"].replace(" ", "") == truth["input"]["formula"].replace(" ", "") and _same(
+        response, truth, "output", "exception"
+    )
 
 
 def get_today(response: Result, truth: Result) -> bool:
-    return response["output"] is not None and response["exception"] is None \
-        and response["input"] is None
+    return response["output"] is not None and response["exception"] is None and response["input"] is None
 
 
 def register_user(response: Result, truth: Result) -> bool:
@@ -247,28 +263,36 @@ def register_user(response: Result, truth: Result) -> bool:
 
 
 def query_balance(response: Result, truth: Result) -> bool:
-    return response["input"]["token"].strip() == truth["input"]["token"].strip() \
-        and _same(response, truth, "output", "exception")
+    return response["input"]["token"].strip() == truth["input"]["token"].strip() and _same(
+        response, truth, "output", "exception"
+    )
 
 
 def send_email(response: Result, truth: Result) -> bool:
     r, t = response["input"], truth["input"]
-    return r["receiver"].strip().lower() == t["receiver"].strip().lower() \
-        and r["subject"].strip() == t["subject"].strip() \
-        and r["content"].strip() == t["content"].strip() \
+    return (
+        r["receiver"].strip().lower() == t["receiver"].strip().lower()
+        and r["subject"].strip() == t["subject"].strip()
+        and r["content"].strip() == t["content"].strip()
         and _same(response, truth, "output", "exception")
+    )
 
 
 def document_qa(response: Result, truth: Result) -> bool:
     r, t = response["input"], truth["input"]
-    return r["url"].strip() == t["url"].strip() and r["question"].strip() == t["question"].strip() \
+    return (
+        r["url"].strip() == t["url"].strip()
+        and r["question"].strip() == t["question"].strip()
         and _same(response, truth, "output", "exception")
+    )
 
 
 def translate(response: Result, truth: Result) -> bool:
-    return response.get("api_name") == truth.get("api_name") \
-        and response["input"]["src"] == truth["input"]["src"] \
+    return (
+        response.get("api_name") == truth.get("api_name")
+        and response["input"]["src"] == truth["input"]["src"]
         and _same(response, truth, "output", "exception")
+    )
 
 
 def play_music(response: Result, truth: Result) -> bool:
@@ -290,10 +314,12 @@ LEVEL12_CHECKS: dict[str, Check] = {
     "DeleteMeeting": delete_by("start_time"),
     "AddScene": scene_devices(compare_output=False),
     "ModifyScene": scene_devices(compare_output=True),
-    "DeleteScene": lambda r, t: r["input"]["name"].strip().lower() == t["input"]["name"].strip().lower()
-    and _same(r, t, "output", "exception"),
-    "QueryScene": lambda r, t: r["input"]["name"].strip().lower() == t["input"]["name"].strip().lower()
-    and _same(r, t, "output", "exception"),
+    "DeleteScene": lambda r, t: (
+        r["input"]["name"].strip().lower() == t["input"]["name"].strip().lower() and _same(r, t, "output", "exception")
+    ),
+    "QueryScene": lambda r, t: (
+        r["input"]["name"].strip().lower() == t["input"]["name"].strip().lower() and _same(r, t, "output", "exception")
+    ),
     "AppointmentRegistration": appointment_registration,
     "CancelRegistration": stripped_field("appointment_id"),
     "ModifyRegistration": modify_registration,
@@ -323,15 +349,21 @@ LEVEL12_CHECKS: dict[str, Check] = {
 LEVEL3_CHECKS: dict[str, Check] = {
     "AddMeeting": meeting_topic_rest_equal,
     "Calculator": calculator,
-    "EmailReminder": lambda r, t: {k: v for k, v in r["input"].items() if k != "content"}
-    == {k: v for k, v in t["input"].items() if k != "content"} and _same(r, t, "output", "exception"),
-    "HotelAvailability": lambda r, t: all(r["input"][k] == t["input"][k] for k in
-                                          ("destination", "check_in_date", "check_out_date"))
-    and r["output"]["hotels"] == t["output"]["hotels"],
+    "EmailReminder": lambda r, t: (
+        {k: v for k, v in r["input"].items() if k != "content"}
+        == {k: v for k, v in t["input"].items() if k != "content"}
+        and _same(r, t, "output", "exception")
+    ),
+    "HotelAvailability": lambda r, t: (
+        all(r["input"][k] == t["input"][k] for k in ("destination", "check_in_date", "check_out_date"))
+        and r["output"]["hotels"] == t["output"]["hotels"]
+    ),
     "NearbyRestaurants": lambda r, t: r["input"] == t["input"],
-    "TaxCalculator": lambda r, t: r["input"]["salary"] == t["input"]["salary"]
-    and r["output"]["salary_after_tax"] == t["output"]["salary_after_tax"]
-    and r["exception"] == t["exception"],
+    "TaxCalculator": lambda r, t: (
+        r["input"]["salary"] == t["input"]["salary"]
+        and r["output"]["salary_after_tax"] == t["output"]["salary_after_tax"]
+        and r["exception"] == t["exception"]
+    ),
     "PersonalInfoUpdate": lambda r, t: _same(r, t, "input", "output"),
     "ToolSearcher": output_and_exception,
 }
@@ -346,8 +378,7 @@ OFFICIAL_LEVEL12_CHECKS: dict[str, Check] = {
 }
 
 
-def is_correct(level: int, api_name: str, response: Result, truth: Result,
-               mode: ScoringMode = "official") -> bool:
+def is_correct(level: int, api_name: str, response: Result, truth: Result, mode: ScoringMode = "official") -> bool:
     """API-Bank's verdict for one call whose name already matches the ground truth.
 
     A rule that raises counts as wrong (the original's evaluator turns KeyError into a wrong

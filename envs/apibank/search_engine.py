@@ -24,8 +24,9 @@ def word_tokenize(text: str) -> list[str]:
 
 
 class OkapiBM25:
-    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75,
-                 epsilon: float = 0.25) -> None:
+    def __init__(
+        self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+    ) -> None:
         self.k1, self.b = k1, b
         self.frequencies = [Counter(doc) for doc in documents]
         self.lengths = np.array([len(doc) for doc in documents], dtype=float)

@@ -66,8 +66,7 @@ class Dialogue:
 def parse_turn(row: Mapping[str, Any]) -> Turn:
     role = row["role"]
     if role == "API":
-        return Turn("API", api_name=row["api_name"], param_dict=dict(row["param_dict"]),
-                    result=row["result"])
+        return Turn("API", api_name=row["api_name"], param_dict=dict(row["param_dict"]), result=row["result"])
     if role not in ("User", "AI"):
         raise ValueError(f"unknown dialogue role {role!r}")
     return Turn(role, text=row["text"])
@@ -93,8 +92,7 @@ def load_shipped(samples_dir: Path) -> dict[int, list[Dialogue]]:
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder} is missing (expected API-Bank's {sub} dialogues)")
         dialogues = [
-            load_dialogue_file(path, level, f"l{level}-{path.stem}")
-            for path in sorted(folder.glob("*.jsonl"))
+            load_dialogue_file(path, level, f"l{level}-{path.stem}") for path in sorted(folder.glob("*.jsonl"))
         ]
         found[level] = [d for d in dialogues if d.turns]
     return found
@@ -116,8 +114,10 @@ class Request:
 
 
 def _time(rng: random.Random, year: int = 2023) -> str:
-    return (f"{year}-{rng.randint(4, 12):02d}-{rng.randint(1, 28):02d} "
-            f"{rng.choice([8, 9, 10, 11, 13, 14, 15, 16, 17]):02d}:{rng.choice(['00', '30'])}:00")
+    return (
+        f"{year}-{rng.randint(4, 12):02d}-{rng.randint(1, 28):02d} "
+        f"{rng.choice([8, 9, 10, 11, 13, 14, 15, 16, 17]):02d}:{rng.choice(['00', '30'])}:00"
+    )
 
 
 def _said(output: Any) -> str:
@@ -129,6 +129,7 @@ def _done(what: str) -> Callable[[Any, str | None], str]:
         if exception:
             return f"Sorry, I couldn't {what}: {exception}"
         return f"Done, I managed to {what}."
+
     return reply
 
 
@@ -137,6 +138,7 @@ def _found(subject: str) -> Callable[[Any, str | None], str]:
         if exception:
             return f"Sorry, I couldn't get {subject}: {exception}"
         return f"Here is {subject}: {_said(output)}"
+
     return reply
 
 
@@ -176,14 +178,18 @@ class DialogueWriter:
         kind = self.rng.choice(["add", "delete", "modify", "query"])
         if kind == "add":
             username, password, token = self.any_user()
-            content = self.rng.choice(["Team dinner", "Gym session", "Visit grandparents",
-                                       "Doctor visit", "Study group"])
+            content = self.rng.choice(
+                ["Team dinner", "Gym session", "Visit grandparents", "Doctor visit", "Study group"]
+            )
             location = self.rng.choice(["Downtown", "City Hall", "Main Street Cafe", "Home"])
             when = _time(self.rng)
-            return Request(f"Please add '{content}' at {location} to my agenda for {when}.",
-                           "AddAgenda", {"token": token, "content": content, "time": when,
-                                         "location": location},
-                           _done("add the agenda item"), (username, password))
+            return Request(
+                f"Please add '{content}' at {location} to my agenda for {when}.",
+                "AddAgenda",
+                {"token": token, "content": content, "time": when, "location": location},
+                _done("add the agenda item"),
+                (username, password),
+            )
         found = self.user_with("Agenda")
         if found is None:
             return None
@@ -193,20 +199,32 @@ class DialogueWriter:
         api = {"delete": "DeleteAgenda", "modify": "ModifyAgenda", "query": "QueryAgenda"}[kind]
         when = item["time"] if len(item["time"]) > 10 else item["time"] + " 00:00:00"
         location = item["location"] if kind != "modify" else self.rng.choice(["Room 101", "Online"])
-        ask = {"delete": f"Remove '{item['content']}' from my agenda.",
-               "modify": f"Move my agenda item '{item['content']}' to {location}.",
-               "query": f"What do I have in my agenda about '{item['content']}'?"}[kind]
+        ask = {
+            "delete": f"Remove '{item['content']}' from my agenda.",
+            "modify": f"Move my agenda item '{item['content']}' to {location}.",
+            "query": f"What do I have in my agenda about '{item['content']}'?",
+        }[kind]
         reply = _found("your agenda item") if kind == "query" else _done(f"{kind} the agenda item")
-        return Request(ask, api, {"token": token, "content": item["content"], "time": when,
-                                  "location": location}, reply, (username, password))
+        return Request(
+            ask,
+            api,
+            {"token": token, "content": item["content"], "time": when, "location": location},
+            reply,
+            (username, password),
+        )
 
     def alarm(self) -> Request | None:
         kind = self.rng.choice(["add", "delete", "modify", "query"])
         if kind == "add":
             username, password, token = self.any_user()
             when = _time(self.rng)
-            return Request(f"Set an alarm for {when}.", "AddAlarm", {"token": token, "time": when},
-                           _done("set the alarm"), (username, password))
+            return Request(
+                f"Set an alarm for {when}.",
+                "AddAlarm",
+                {"token": token, "time": when},
+                _done("set the alarm"),
+                (username, password),
+            )
         found = self.user_with("Alarm")
         if found is None:
             return None
@@ -215,12 +233,17 @@ class DialogueWriter:
         token = self.table("Account")[username]["token"]
         if kind == "modify":
             to_time = item["time"][:11] + self.rng.choice(["06:00:00", "06:45:00", "07:30:00"])
-            return Request(f"Change my {item['time']} alarm to {to_time}.", "ModifyAlarm",
-                           {"token": token, "from_time": item["time"], "to_time": to_time},
-                           _done("modify the alarm"), (username, password))
+            return Request(
+                f"Change my {item['time']} alarm to {to_time}.",
+                "ModifyAlarm",
+                {"token": token, "from_time": item["time"], "to_time": to_time},
+                _done("modify the alarm"),
+                (username, password),
+            )
         api = "DeleteAlarm" if kind == "delete" else "QueryAlarm"
-        ask = (f"Cancel my alarm at {item['time']}." if kind == "delete"
-               else f"Do I have an alarm set at {item['time']}?")
+        ask = (
+            f"Cancel my alarm at {item['time']}." if kind == "delete" else f"Do I have an alarm set at {item['time']}?"
+        )
         reply = _done("delete the alarm") if kind == "delete" else _found("your alarm")
         return Request(ask, api, {"token": token, "time": item["time"]}, reply, (username, password))
 
@@ -228,12 +251,17 @@ class DialogueWriter:
         kind = self.rng.choice(["add", "delete", "modify", "query"])
         if kind == "add":
             username, password, token = self.any_user()
-            content = self.rng.choice(["Call the bank", "Pick up the parcel", "Pay the rent",
-                                       "Buy flowers", "Charge the car"])
+            content = self.rng.choice(
+                ["Call the bank", "Pick up the parcel", "Pay the rent", "Buy flowers", "Charge the car"]
+            )
             when = _time(self.rng)
-            return Request(f"Remind me to {content.lower()} at {when}.", "AddReminder",
-                           {"token": token, "content": content, "time": when},
-                           _done("add the reminder"), (username, password))
+            return Request(
+                f"Remind me to {content.lower()} at {when}.",
+                "AddReminder",
+                {"token": token, "content": content, "time": when},
+                _done("add the reminder"),
+                (username, password),
+            )
         found = self.user_with("Reminder")
         if found is None:
             return None
@@ -242,12 +270,15 @@ class DialogueWriter:
         token = self.table("Account")[username]["token"]
         when = item["time"] if kind != "modify" else item["time"][:11] + "18:00:00"
         api = {"delete": "DeleteReminder", "modify": "ModifyReminder", "query": "QueryReminder"}[kind]
-        ask = {"delete": f"Delete my reminder '{item['content']}'.",
-               "modify": f"Move my reminder '{item['content']}' to {when}.",
-               "query": f"Show me my reminder about '{item['content']}'."}[kind]
+        ask = {
+            "delete": f"Delete my reminder '{item['content']}'.",
+            "modify": f"Move my reminder '{item['content']}' to {when}.",
+            "query": f"Show me my reminder about '{item['content']}'.",
+        }[kind]
         reply = _found("your reminder") if kind == "query" else _done(f"{kind} the reminder")
-        return Request(ask, api, {"token": token, "content": item["content"], "time": when},
-                       reply, (username, password))
+        return Request(
+            ask, api, {"token": token, "content": item["content"], "time": when}, reply, (username, password)
+        )
 
     def meeting(self) -> Request | None:
         kind = self.rng.choice(["add", "delete", "modify", "query"])
@@ -258,12 +289,19 @@ class DialogueWriter:
             end = start[:11] + f"{int(start[11:13]) + 1:02d}" + start[13:]
             attendees = self.rng.sample(["Ana Ruiz", "Ben Cole", "Chen Wei", "Dana Fox"], 2)
             return Request(
-                f"Book a meeting '{topic}' from {start} to {end} in Room 7 with "
-                f"{' and '.join(attendees)}.",
-                "AddMeeting", {"token": token, "meeting_topic": topic, "start_time": start,
-                               "end_time": end, "location": "Room 7",
-                               "attendees": _list_arg(attendees)},
-                _done("add the meeting"), (username, password))
+                f"Book a meeting '{topic}' from {start} to {end} in Room 7 with {' and '.join(attendees)}.",
+                "AddMeeting",
+                {
+                    "token": token,
+                    "meeting_topic": topic,
+                    "start_time": start,
+                    "end_time": end,
+                    "location": "Room 7",
+                    "attendees": _list_arg(attendees),
+                },
+                _done("add the meeting"),
+                (username, password),
+            )
         found = self.user_with("Meeting")
         if found is None:
             return None
@@ -271,15 +309,26 @@ class DialogueWriter:
         item = self.rng.choice(items)
         token = self.table("Account")[username]["token"]
         api = {"delete": "DeleteMeeting", "modify": "ModifyMeeting", "query": "QueryMeeting"}[kind]
-        ask = {"delete": f"Cancel my meeting '{item['meeting_topic']}'.",
-               "modify": f"Update my meeting '{item['meeting_topic']}'; keep the same time.",
-               "query": f"Give me the details of my meeting '{item['meeting_topic']}'."}[kind]
+        ask = {
+            "delete": f"Cancel my meeting '{item['meeting_topic']}'.",
+            "modify": f"Update my meeting '{item['meeting_topic']}'; keep the same time.",
+            "query": f"Give me the details of my meeting '{item['meeting_topic']}'.",
+        }[kind]
         reply = _found("your meeting") if kind == "query" else _done(f"{kind} the meeting")
-        return Request(ask, api, {
-            "token": token, "meeting_topic": item["meeting_topic"], "start_time": item["start_time"],
-            "end_time": item["end_time"], "location": item["location"],
-            "attendees": _list_arg(list(item["attendees"])),
-        }, reply, (username, password))
+        return Request(
+            ask,
+            api,
+            {
+                "token": token,
+                "meeting_topic": item["meeting_topic"],
+                "start_time": item["start_time"],
+                "end_time": item["end_time"],
+                "location": item["location"],
+                "attendees": _list_arg(list(item["attendees"])),
+            },
+            reply,
+            (username, password),
+        )
 
     def account(self) -> Request | None:
         username, password, token = self.any_user()
@@ -287,19 +336,36 @@ class DialogueWriter:
         if kind == "balance":
             if username not in self.table("Bank"):
                 return None
-            return Request("How much money is in my bank account?", "QueryBalance",
-                           {"token": token}, _found("your balance"), (username, password))
+            return Request(
+                "How much money is in my bank account?",
+                "QueryBalance",
+                {"token": token},
+                _found("your balance"),
+                (username, password),
+            )
         if kind == "password":
             new = f"{username[:4]}{self.rng.randint(1000, 9999)}!"
-            return Request(f"Change my password to {new}.", "ModifyPassword",
-                           {"token": token, "old_password": password, "new_password": new},
-                           _done("change the password"), (username, password))
+            return Request(
+                f"Change my password to {new}.",
+                "ModifyPassword",
+                {"token": token, "old_password": password, "new_password": new},
+                _done("change the password"),
+                (username, password),
+            )
         if kind == "delete":
-            return Request("Please delete my account.", "DeleteAccount", {"token": token},
-                           _done("delete the account"), (username, password))
-        return Request(f"Log me in as {username} with password {password}x.", "GetUserToken",
-                       {"username": username, "password": password + "x"},
-                       _found("your token"))
+            return Request(
+                "Please delete my account.",
+                "DeleteAccount",
+                {"token": token},
+                _done("delete the account"),
+                (username, password),
+            )
+        return Request(
+            f"Log me in as {username} with password {password}x.",
+            "GetUserToken",
+            {"username": username, "password": password + "x"},
+            _found("your token"),
+        )
 
     # ------------------------------------------------------------------ open APIs
     def health(self) -> Request | None:
@@ -313,21 +379,27 @@ class DialogueWriter:
                 records = self.table("HealthData")[user]
                 day = self.rng.choice(records)["time"][:10]
                 start, end = f"{day} 00:00:00", f"{day} 23:59:59"
-                return Request(f"Show the health data of user {user} on {day}.", "QueryHealthData",
-                               {"user_id": user, "start_time": start, "end_time": end},
-                               _found("the health data"))
+                return Request(
+                    f"Show the health data of user {user} on {day}.",
+                    "QueryHealthData",
+                    {"user_id": user, "start_time": start, "end_time": end},
+                    _found("the health data"),
+                )
             when = _time(self.rng)
-            data = [{"name": "blood_pressure", "value": f"{self.rng.randint(110, 140)}/80"},
-                    {"name": "heart_rate", "value": str(self.rng.randint(60, 90))}]
-            return Request(f"Record health data for user {user} at {when}: {data}.",
-                           "RecordHealthData",
-                           {"user_id": user, "time": when, "health_data": _list_arg(data)},
-                           _done("record the health data"))
+            data = [
+                {"name": "blood_pressure", "value": f"{self.rng.randint(110, 140)}/80"},
+                {"name": "heart_rate", "value": str(self.rng.randint(60, 90))},
+            ]
+            return Request(
+                f"Record health data for user {user} at {when}: {data}.",
+                "RecordHealthData",
+                {"user_id": user, "time": when, "health_data": _list_arg(data)},
+                _done("record the health data"),
+            )
         symptoms = sorted(self.table("Symptom"))
         symptom = "hiccups" if kind == "missing" else self.rng.choice(symptoms)
         api = "EmergencyKnowledge" if kind == "emergency" else "SymptomSearch"
-        return Request(f"I have {symptom}. What could it be?", api, {"symptom": symptom},
-                       _found("what I found"))
+        return Request(f"I have {symptom}. What could it be?", api, {"symptom": symptom}, _found("what I found"))
 
     def appointment(self) -> Request | None:
         appointments = self.table("Appointments")
@@ -336,26 +408,36 @@ class DialogueWriter:
             name = self.rng.choice(["Lena Ortiz", "Omar Haddad", "Priya Nair", "Tom Becker"])
             doctor = self.rng.choice(["Dr. Rivera", "Dr. Kim", "Dr. Osei"])
             day = f"2023-{self.rng.randint(5, 11):02d}-{self.rng.randint(1, 28):02d}"
-            return Request(f"Register an appointment for {name} with {doctor} on {day}.",
-                           "AppointmentRegistration",
-                           {"patient_name": name, "date": day, "doctor_name": doctor},
-                           _found("your appointment ID"))
+            return Request(
+                f"Register an appointment for {name} with {doctor} on {day}.",
+                "AppointmentRegistration",
+                {"patient_name": name, "date": day, "doctor_name": doctor},
+                _found("your appointment ID"),
+            )
         appointment_id = self.rng.choice(sorted(appointments))
         item = appointments[appointment_id]
         if kind == "cancel":
-            return Request(f"Cancel appointment {appointment_id}.", "CancelRegistration",
-                           {"appointment_id": appointment_id}, _done("cancel the appointment"))
+            return Request(
+                f"Cancel appointment {appointment_id}.",
+                "CancelRegistration",
+                {"appointment_id": appointment_id},
+                _done("cancel the appointment"),
+            )
         if kind == "modify":
             day = f"2023-{self.rng.randint(5, 11):02d}-{self.rng.randint(1, 28):02d}"
             doctor = self.rng.choice(["Dr. Rivera", "Dr. Kim", "Dr. Osei"])
-            return Request(f"Move appointment {appointment_id} to {day} with {doctor}.",
-                           "ModifyRegistration",
-                           {"appointment_id": appointment_id, "new_appointment_date": day,
-                            "new_appointment_doctor": doctor}, _done("modify the appointment"))
-        return Request(f"Which appointments does {item['patient_name']} have on {item['date']}?",
-                       "QueryRegistration",
-                       {"patient_name": item["patient_name"], "date": item["date"]},
-                       _found("the appointments"))
+            return Request(
+                f"Move appointment {appointment_id} to {day} with {doctor}.",
+                "ModifyRegistration",
+                {"appointment_id": appointment_id, "new_appointment_date": day, "new_appointment_doctor": doctor},
+                _done("modify the appointment"),
+            )
+        return Request(
+            f"Which appointments does {item['patient_name']} have on {item['date']}?",
+            "QueryRegistration",
+            {"patient_name": item["patient_name"], "date": item["date"]},
+            _found("the appointments"),
+        )
 
     def smart_home(self) -> Request | None:
         kind = self.rng.choice(["query", "delete", "add", "modify", "switch", "cancel"])
@@ -363,34 +445,45 @@ class DialogueWriter:
         if kind in ("query", "delete") and scenes:
             name = self.rng.choice(sorted(scenes))
             api = "QueryScene" if kind == "query" else "DeleteScene"
-            ask = (f"Which devices are in the '{name}' scene?" if kind == "query"
-                   else f"Delete the '{name}' scene.")
+            ask = f"Which devices are in the '{name}' scene?" if kind == "query" else f"Delete the '{name}' scene."
             reply = _found("the scene") if kind == "query" else _done("delete the scene")
             return Request(ask, api, {"name": name}, reply)
         if kind in ("add", "modify"):
-            devices = [{"name": "lamp", "description": "Smart lamp in the hall"},
-                       {"name": "fan", "description": "Smart fan in the hall"}]
+            devices = [
+                {"name": "lamp", "description": "Smart lamp in the hall"},
+                {"name": "fan", "description": "Smart fan in the hall"},
+            ]
             if kind == "modify" and scenes:
                 name = self.rng.choice(sorted(scenes))
             else:
                 name = self.rng.choice(["evening calm", "party mode", "work focus"])
             api = "AddScene" if kind == "add" else "ModifyScene"
-            return Request(f"Set the '{name}' scene to a hall lamp and a hall fan.", api,
-                           {"name": name, "devices": _list_arg(devices)}, _done(f"{kind} the scene"))
+            return Request(
+                f"Set the '{name}' scene to a hall lamp and a hall fan.",
+                api,
+                {"name": name, "devices": _list_arg(devices)},
+                _done(f"{kind} the scene"),
+            )
         switches = self.table("TimeSwitch")
         if kind == "cancel" and switches:
             device = self.rng.choice(sorted(switches))
             if not switches[device]:
                 return None
             when = switches[device][0]["time"]
-            return Request(f"Cancel the timed switch of the {device} at {when}.",
-                           "CancelTimedSwitch", {"device_id": device, "time": when},
-                           _done("cancel the timed switch"))
+            return Request(
+                f"Cancel the timed switch of the {device} at {when}.",
+                "CancelTimedSwitch",
+                {"device_id": device, "time": when},
+                _done("cancel the timed switch"),
+            )
         device = self.rng.choice(["lamp", "heater", "kettle", "fan"])
         when, on = _time(self.rng), self.rng.choice(["True", "False"])
-        return Request(f"Switch the {device} {'on' if on == 'True' else 'off'} at {when}.",
-                       "TimedSwitch", {"device_id": device, "time": when, "on": on},
-                       _done("set the timed switch"))
+        return Request(
+            f"Switch the {device} {'on' if on == 'True' else 'off'} at {when}.",
+            "TimedSwitch",
+            {"device_id": device, "time": when, "on": on},
+            _done("set the timed switch"),
+        )
 
     def finance(self) -> Request | None:
         kind = self.rng.choice(["stock", "hotel", "open"])
@@ -398,82 +491,133 @@ class DialogueWriter:
             stocks = self.table("Stock")
             code = self.rng.choice(sorted(stocks))
             day = self.rng.choice(sorted(stocks[code]))
-            return Request(f"What was the price of {code} on {day}?", "QueryStock",
-                           {"stock_code": code, "date": day}, _found("the stock price"))
+            return Request(
+                f"What was the price of {code} on {day}?",
+                "QueryStock",
+                {"stock_code": code, "date": day},
+                _found("the stock price"),
+            )
         if kind == "hotel":
             hotel = self.rng.choice(["Harbor View Hotel", "Hilton", "Park Inn", "Grand Plaza"])
             day = self.rng.randint(1, 20)
             adults = self.rng.randint(1, 4)
             rooms = 1 if adults <= 2 else 2
-            return Request(f"Book {rooms} room(s) at {hotel} for {adults} adult(s) from "
-                           f"2024-02-{day:02d} to 2024-02-{day + 3:02d}.", "BookHotel",
-                           {"hotel_name": hotel, "check_in_time": f"2024-02-{day:02d}",
-                            "check_out_time": f"2024-02-{day + 3:02d}", "room_count": str(rooms),
-                            "adult_count": str(adults), "child_count": "0"},
-                           _found("your order ID"))
+            return Request(
+                f"Book {rooms} room(s) at {hotel} for {adults} adult(s) from "
+                f"2024-02-{day:02d} to 2024-02-{day + 3:02d}.",
+                "BookHotel",
+                {
+                    "hotel_name": hotel,
+                    "check_in_time": f"2024-02-{day:02d}",
+                    "check_out_time": f"2024-02-{day + 3:02d}",
+                    "room_count": str(rooms),
+                    "adult_count": str(adults),
+                    "child_count": "0",
+                },
+                _found("your order ID"),
+            )
         account = f"acct{self.rng.randint(1000, 9999)}"
-        return Request(f"Open a bank account '{account}' with password s3cret for Mia Stone.",
-                       "OpenBankAccount",
-                       {"account": account, "password": "s3cret", "name": "Mia Stone"},
-                       _done("open the account"))
+        return Request(
+            f"Open a bank account '{account}' with password s3cret for Mia Stone.",
+            "OpenBankAccount",
+            {"account": account, "password": "s3cret", "name": "Mia Stone"},
+            _done("open the account"),
+        )
 
     def knowledge(self) -> Request | None:
-        kind = self.rng.choice(["calc", "today", "history", "wiki", "search", "dictionary",
-                                "translate", "image", "speech", "document", "email", "music"])
+        kind = self.rng.choice(
+            [
+                "calc",
+                "today",
+                "history",
+                "wiki",
+                "search",
+                "dictionary",
+                "translate",
+                "image",
+                "speech",
+                "document",
+                "email",
+                "music",
+            ]
+        )
         rng = self.rng
         if kind == "calc":
             a, b, c = rng.randint(2, 60), rng.randint(2, 30), rng.randint(2, 9)
             formula = rng.choice([f"({a}+{b})*{c}", f"{a}*{b}-{c}", f"({a}-{b})/{c}", f"{a}+{b}*{c}"])
-            return Request(f"Calculate {formula}.", "Calculator", {"formula": formula},
-                           _found("the result"))
+            return Request(f"Calculate {formula}.", "Calculator", {"formula": formula}, _found("the result"))
         if kind == "today":
             return Request("What's the date today?", "GetToday", {}, _found("today's date"))
         if kind == "history":
             day = rng.choice(sorted(self.table("History")))
-            return Request(f"What happened in history on {day}?", "QueryHistoryToday",
-                           {"date": day}, _found("what happened on that day"))
+            return Request(
+                f"What happened in history on {day}?",
+                "QueryHistoryToday",
+                {"date": day},
+                _found("what happened on that day"),
+            )
         if kind == "wiki":
             topic = rng.choice(sorted(self.table("Wiki")))
-            return Request(f"Look up {topic} on Wikipedia.", "Wiki", {"keyword": topic},
-                           _found("the Wikipedia entry"))
+            return Request(f"Look up {topic} on Wikipedia.", "Wiki", {"keyword": topic}, _found("the Wikipedia entry"))
         if kind == "search":
             docs = self.table("SearchEngine")["raw_documents"]
             words = rng.choice(docs)["title"].lower().split()
             keyword = " ".join(words[-3:])
-            return Request(f"Search the web for {keyword}.", "SearchEngine", {"keyword": keyword},
-                           _found("the top results"))
+            return Request(
+                f"Search the web for {keyword}.", "SearchEngine", {"keyword": keyword}, _found("the top results")
+            )
         if kind == "dictionary":
             word = rng.choice(sorted(self.session.resources.dictionary))
-            return Request(f"What does '{word}' mean?", "Dictionary", {"keyword": word},
-                           _found("the definition"))
+            return Request(f"What does '{word}' mean?", "Dictionary", {"keyword": word}, _found("the definition"))
         if kind == "translate":
             text, lang = rng.choice(sorted(self.session.resources.translations))
-            return Request(f"Translate '{text}' into {lang}.", "Translate",
-                           {"src": text, "tgt_lang": lang}, _found("the translation"))
+            return Request(
+                f"Translate '{text}' into {lang}.",
+                "Translate",
+                {"src": text, "tgt_lang": lang},
+                _found("the translation"),
+            )
         if kind == "image":
             item = rng.choice(self.table("ImageCaptioning")[:500])
-            return Request(f"Describe the image at {item['url']}.", "ImageCaption",
-                           {"url": item["url"]}, _found("the caption"))
+            return Request(
+                f"Describe the image at {item['url']}.", "ImageCaption", {"url": item["url"]}, _found("the caption")
+            )
         if kind == "speech":
             url = rng.choice(sorted(self.table("SpeechRecognition")))
-            return Request(f"Transcribe the audio at {url}.", "SpeechRecognition", {"url": url},
-                           _found("the transcript"))
+            return Request(
+                f"Transcribe the audio at {url}.", "SpeechRecognition", {"url": url}, _found("the transcript")
+            )
         if kind == "document":
             url = rng.choice(sorted(self.table("QuestionAnswering")))
-            return Request(f"Who wrote the document at {url}?", "DocumentQA",
-                           {"url": url, "question": "Who wrote this article?"},
-                           _found("the answer"))
+            return Request(
+                f"Who wrote the document at {url}?",
+                "DocumentQA",
+                {"url": url, "question": "Who wrote this article?"},
+                _found("the answer"),
+            )
         if kind == "email":
             to = rng.choice(["ana@example.com", "ben.cole@example.com", "team@example.org"])
-            return Request(f"Email {to} with subject 'Status' saying the report is ready.",
-                           "SendEmail", {"receiver": to, "subject": "Status",
-                                         "content": "The report is ready."},
-                           _done("send the email"))
+            return Request(
+                f"Email {to} with subject 'Status' saying the report is ready.",
+                "SendEmail",
+                {"receiver": to, "subject": "Status", "content": "The report is ready."},
+                _done("send the email"),
+            )
         song = rng.choice(["Blue Skies", "Morning Light", "River Song"])
         return Request(f"Play {song}.", "PlayMusic", {"music_name": song}, _found("the player link"))
 
-    FAMILIES = ("agenda", "alarm", "reminder", "meeting", "account", "health", "appointment",
-                "smart_home", "finance", "knowledge")
+    FAMILIES = (
+        "agenda",
+        "alarm",
+        "reminder",
+        "meeting",
+        "account",
+        "health",
+        "appointment",
+        "smart_home",
+        "finance",
+        "knowledge",
+    )
 
     def request(self) -> Request:
         for _ in range(20):
@@ -481,8 +625,7 @@ class DialogueWriter:
             built = getattr(self, family)()
             if built is not None:
                 return built
-        return self.knowledge() or Request("What's the date today?", "GetToday", {},
-                                           _found("today's date"))
+        return self.knowledge() or Request("What's the date today?", "GetToday", {}, _found("today's date"))
 
 
 def _keywords_for(session: SandboxSession, api: str) -> str:
@@ -519,8 +662,7 @@ def generate_level12(resources: Any, task_id: str, seed: int, level: int) -> Dia
     logged_in: set[str] = set()
     for position in range(rng.choice([1, 1, 2, 2, 3])):
         request = writer.request()
-        recorder.say("User", request.ask if position == 0 else f"Also, {request.ask[0].lower()}"
-                     f"{request.ask[1:]}")
+        recorder.say("User", request.ask if position == 0 else f"Also, {request.ask[0].lower()}{request.ask[1:]}")
         if level == 2:
             recorder.say("AI", "Let me search for a suitable tool.")
             recorder.call("ToolSearcher", {"keywords": _keywords_for(session, request.api)})
@@ -554,14 +696,21 @@ def generate_level3(resources: Any, task_id: str, seed: int) -> Dialogue:
         city = rng.choice(sorted(l3.COORDINATES))
         recorder.say("User", f"What should I wear in {city} today?")
         geo = step("Geocoding", {"address": city}).output
-        weather = step("GetWeatherForCoordinates", {"latitude": str(geo["latitude"]),
-                                                     "longitude": str(geo["longitude"])}).output
-        clothes = step("ClothingRecommendation", {
-            "temperature": str(float(weather["temperature"])),
-            "humidity": str(float(weather["humidity"])),
-            "weather_conditions": weather["description"]}).output
-        answer = f"In {city} it is {weather['description'].lower()}; wear: " \
-                 f"{', '.join(clothes['clothing_options']) or 'anything comfortable'}."
+        weather = step(
+            "GetWeatherForCoordinates", {"latitude": str(geo["latitude"]), "longitude": str(geo["longitude"])}
+        ).output
+        clothes = step(
+            "ClothingRecommendation",
+            {
+                "temperature": str(float(weather["temperature"])),
+                "humidity": str(float(weather["humidity"])),
+                "weather_conditions": weather["description"],
+            },
+        ).output
+        answer = (
+            f"In {city} it is {weather['description'].lower()}; wear: "
+            f"{', '.join(clothes['clothing_options']) or 'anything comfortable'}."
+        )
     elif plan == "movies":
         user = rng.choice(sorted(l3.PREFERENCES))
         recorder.say("User", f"Recommend movies for {user} based on their preferences.")
@@ -582,8 +731,11 @@ def generate_level3(resources: Any, task_id: str, seed: int) -> Dialogue:
         for member in members:
             if step("TravelStatus", {"member_name": member}).output == "Traveling":
                 travelling.append(member)
-        answer = (f"Travelling members of {org}: {', '.join(travelling)}." if travelling
-                  else f"Nobody in {org} is travelling.")
+        answer = (
+            f"Travelling members of {org}: {', '.join(travelling)}."
+            if travelling
+            else f"Nobody in {org} is travelling."
+        )
     elif plan == "likes":
         user_id = rng.choice(sorted(l3.POSTS))
         recorder.say("User", f"How many likes did user {user_id}'s posts get in total?")
@@ -595,8 +747,9 @@ def generate_level3(resources: Any, task_id: str, seed: int) -> Dialogue:
         source, destination, departure = rng.choice(l3.FLIGHTS)
         day = departure.strftime("%Y-%m-%d")
         recorder.say("User", f"Find me a flight from {source} to {destination} on {day}.")
-        flights = step("FlightSearch", {"source": source, "destination": destination,
-                                        "travel_dates": day}).output["flights"]
+        flights = step("FlightSearch", {"source": source, "destination": destination, "travel_dates": day}).output[
+            "flights"
+        ]
         answer = f"I found {len(flights)} flight(s): {flights}."
     recorder.say("AI", answer)
     return Dialogue(task_id, 3, tuple(recorder.turns))

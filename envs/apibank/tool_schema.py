@@ -9,8 +9,16 @@ from __future__ import annotations
 from coevo.envs.apibank.specs import ApiSpec
 from coevo.envs.base import EpisodeTool
 
-_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array",
-          "list(str)": "array", "dict": "object", "json": "object"}
+_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "list(str)": "array",
+    "dict": "object",
+    "json": "object",
+}
 
 
 def api_tool(spec: ApiSpec) -> EpisodeTool:

@@ -108,8 +108,7 @@ class ToolIndex:
         self._retriever: Bm25Retriever | MiniLMRetriever | None = None
         self._build_lock = threading.Lock()
         self._token_entry = next(
-            ({**s.doc(), "desc_for_search": search_text(s)} for s in self.specs
-             if s.name == "GetUserToken"),
+            ({**s.doc(), "desc_for_search": search_text(s)} for s in self.specs if s.name == "GetUserToken"),
             None,
         )
 

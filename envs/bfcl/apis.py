@@ -58,9 +58,7 @@ def _methods_of(class_name: str, instance: Any) -> tuple[str, ...]:
     names = _public_methods.get(class_name)
     if names is None:
         names = tuple(
-            name
-            for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
-            if not name.startswith("_")
+            name for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod) if not name.startswith("_")
         )
         with _class_lock:
             _public_methods[class_name] = names
@@ -114,9 +112,7 @@ def _fill_mutable_defaults(method: Any, args: tuple, kwargs: dict[str, Any]) -> 
     if defaults is None:
         params = list(inspect.signature(method).parameters.values())
         defaults = tuple(
-            (i, p.name, p.default)
-            for i, p in enumerate(params)
-            if isinstance(p.default, (list, dict, set))
+            (i, p.name, p.default) for i, p in enumerate(params) if isinstance(p.default, (list, dict, set))
         )
         with _class_lock:
             _mutable_defaults[func] = defaults
@@ -137,17 +133,13 @@ class ApiWorld:
 
     __slots__ = ("instances", "_owner")
 
-    def __init__(
-        self, involved_classes: Sequence[str], initial_config: Mapping[str, Any], long_context: bool
-    ) -> None:
+    def __init__(self, involved_classes: Sequence[str], initial_config: Mapping[str, Any], long_context: bool) -> None:
         self.instances: dict[str, Any] = {}
         self._owner: dict[str, str] = {}
         for class_name in involved_classes:
             instance = api_class(class_name)()
             if not _stateless(class_name):
-                instance._load_scenario(
-                    copy.deepcopy(initial_config.get(class_name, {})), long_context=long_context
-                )
+                instance._load_scenario(copy.deepcopy(initial_config.get(class_name, {})), long_context=long_context)
             self.instances[class_name] = instance
             for method in _methods_of(class_name, instance):
                 self._owner[method] = class_name

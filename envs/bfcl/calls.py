@@ -153,10 +153,7 @@ def _escape_keyword_args(body: str) -> str:
     renames = [
         tok
         for tok, nxt in zip(tokens, tokens[1:])
-        if tok.type == tokenize.NAME
-        and keyword.iskeyword(tok.string)
-        and nxt.type == tokenize.OP
-        and nxt.string == "="
+        if tok.type == tokenize.NAME and keyword.iskeyword(tok.string) and nxt.type == tokenize.OP and nxt.string == "="
     ]
     if not renames:
         return body
@@ -176,9 +173,7 @@ def _kwarg_name(name: str) -> str:
     return name
 
 
-def _call_from_node(
-    node: ast.Call, source: str, language: Language, allow_positional: bool
-) -> Call:
+def _call_from_node(node: ast.Call, source: str, language: Language, allow_positional: bool) -> Call:
     name = dotted_name(node.func)
     if name is None:
         return Call(ast.unparse(node.func), error="the called object must be a function name")
@@ -198,8 +193,7 @@ def _call_from_node(
         if node.args:
             if not allow_positional:
                 raise NotLiteral(
-                    "positional arguments are not supported; name every argument, "
-                    f"e.g. {name}(param=value)"
+                    f"positional arguments are not supported; name every argument, e.g. {name}(param=value)"
                 )
             for a in node.args:
                 if isinstance(a, ast.Starred):
@@ -264,10 +258,7 @@ def decode_source_call(text: str, language: Language) -> Decoded:
     name = dotted_name(node.func)
     if name is None:
         return Decoded([], "python", "the called object must be a function name")
-    if node.args and (
-        language is Language.JAVA
-        or any(isinstance(a, (ast.Name, ast.Starred)) for a in node.args)
-    ):
+    if node.args and (language is Language.JAVA or any(isinstance(a, (ast.Name, ast.Starred)) for a in node.args)):
         return Decoded([], "python", "a positional argument; name every argument")
     kwargs: dict[str, Any] = {}
     for kw in node.keywords:
@@ -342,9 +333,7 @@ def decode_json(text: str) -> Decoded | None:
     return Decoded(calls, "json")
 
 
-def decode_reply(
-    text: str, language: Language = Language.PYTHON, decoder: str = DEFAULT_DECODER
-) -> Decoded:
+def decode_reply(text: str, language: Language = Language.PYTHON, decoder: str = DEFAULT_DECODER) -> Decoded:
     """The calls in an agent reply, read by `decoder` ("bfcl" or "lenient", module docstring)."""
     if not isinstance(text, str):
         return Decoded([], None, "the reply must be text")

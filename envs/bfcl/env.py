@@ -57,9 +57,7 @@ _RELEVANCE_TEXT = {  # (a call is wanted, a call was made) -> observation
     (False, True): "Incorrect: a function was called but none applies.",
 }
 _NOT_FULFILLED = " Not every request was fulfilled."
-_UNREADABLE_NOTE = (
-    "(No function call could be read from your last reply: {error}. The turn ended.)\n\n"
-)
+_UNREADABLE_NOTE = "(No function call could be read from your last reply: {error}. The turn ended.)\n\n"
 
 
 class _TruthCache:
@@ -119,7 +117,10 @@ class BfclEnv(Env):
     #: A turn allows 20 call steps (the 21st force-quits) plus the reply that ends it.
     max_steps = MAX_TURNS * 22
     default_split = "simple_python"
-    action_example = ("The user wants the weather in Paris, so I call get_weather with that city.", "[get_weather(city='Paris')]")
+    action_example = (
+        "The user wants the weather in Paris, so I call get_weather with that city.",
+        "[get_weather(city='Paris')]",
+    )
     agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("simple_python", "multiple", "parallel", "parallel_multiple")
     #: Python calls like the held-out categories', from the live (user-contributed) entries.
@@ -215,9 +216,7 @@ class BfclEnv(Env):
 
     def _shown_functions(self, entry: Entry) -> list[dict[str, Any]]:
         if not entry.multi_turn:
-            return prompts.prompt_functions(
-                entry.functions, entry.category, self.shared.underscore_names
-            )
+            return prompts.prompt_functions(entry.functions, entry.category, self.shared.underscore_names)
         key = (tuple(entry.involved_classes), tuple(self._missed_names(entry)))
         cached = self.shared.prompt_cache.get(key)
         if cached is None:

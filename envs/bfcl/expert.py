@@ -21,9 +21,7 @@ from coevo.envs.bfcl.tasks import Language
 
 NO_CALL_REPLY = "None of the provided functions can be used to answer this request."
 TURN_DONE_REPLY = "I have completed the requested operations."
-CANNOT_PROCEED_REPLY = (
-    "I cannot complete this request: a required function or piece of information is missing."
-)
+CANNOT_PROCEED_REPLY = "I cannot complete this request: a required function or piece of information is missing."
 
 
 def _choose(values: Sequence[Any], required: bool = False) -> tuple[bool, Any]:
@@ -71,7 +69,7 @@ def single_turn_answer(
 ) -> str:
     calls = []
     for expected in possible_answer:
-        (name, params), = expected.items()
+        ((name, params),) = expected.items()
         doc = next((d for d in docs if d["name"] == name), None)
         properties = doc["parameters"]["properties"] if doc else {}
         required = doc["parameters"].get("required", []) if doc else []
@@ -153,9 +151,7 @@ def _java(value: Any, declared: str, item: str | None) -> str:
 
 
 def _java_array_type(item: str | None) -> str:
-    return {"integer": "int", "long": "long", "String": "String", "char": "char"}.get(
-        item or "", "Object"
-    )
+    return {"integer": "int", "long": "long", "String": "String", "char": "char"}.get(item or "", "Object")
 
 
 def _java_element(value: Any, item: str | None, quote: bool) -> str:

@@ -283,9 +283,7 @@ def _arith(node: ast.expr) -> Any:
         return True
     if isinstance(node, ast.IfExp):
         return _arith(node.body) if _arith(node.test) else _arith(node.orelse)
-    raise Refused(
-        f"{_clip(node)}: arithmetic on {type(node).__name__} is not computed (BFCL runs it as code)"
-    )
+    raise Refused(f"{_clip(node)}: arithmetic on {type(node).__name__} is not computed (BFCL runs it as code)")
 
 
 def _guard(op: ast.operator, left: Any, right: Any) -> None:

@@ -55,17 +55,12 @@ def prompt_functions(
         lang = _LANGUAGE_NAME[language]
         for spec in doc["parameters"]["properties"].values():
             if spec["type"] == "any":
-                spec["description"] += (
-                    f" This parameter can be of any type of {lang} object in string representation."
-                )
+                spec["description"] += f" This parameter can be of any type of {lang} object in string representation."
             else:
-                spec["description"] += (
-                    f" This is {lang} {spec['type']} type parameter in string representation."
-                )
+                spec["description"] += f" This is {lang} {spec['type']} type parameter in string representation."
             if spec["type"] in _SOURCE_LIST_TYPES[language]:
                 spec["description"] += (
-                    f" The list elements are of type {spec['items']['type']}; "
-                    "they are not in string representation."
+                    f" The list elements are of type {spec['items']['type']}; they are not in string representation."
                 )
                 del spec["items"]
             if language is Language.JAVASCRIPT and spec["type"] == "dict" and "properties" in spec:
@@ -85,9 +80,7 @@ def system_prompt(functions: Sequence[dict[str, Any]]) -> str:
     tool_call_format = style["tool_call_no_tag"].format(
         output_format=t.OUTPUT_FORMAT_MAPPING["python"], param_types=t.PARAM_TYPE_MAPPING["python"]
     )
-    available = style["available_tools"].format(
-        format="json", functions=json.dumps(list(functions), indent=4)
-    )
+    available = style["available_tools"].format(format="json", functions=json.dumps(list(functions), indent=4))
     return t.PROMPT_TEMPLATE_MAPPING["plaintext"].format(
         persona=style["persona"],
         task=style["task"],
@@ -97,9 +90,7 @@ def system_prompt(functions: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def opening_messages(
-    first_turn: Sequence[dict[str, str]], functions: Sequence[dict[str, Any]]
-) -> list[dict[str, str]]:
+def opening_messages(first_turn: Sequence[dict[str, str]], functions: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """The first turn's messages with the system prompt in front (merged into an entry's own
     system message, as BFCL does)."""
     messages = [dict(m) for m in first_turn]
@@ -120,16 +111,9 @@ def render_messages(messages: Sequence[dict[str, str]]) -> str:
 
 def added_functions_message(docs: Sequence[dict[str, Any]]) -> str:
     """miss_func: the user message that hands over the held-out functions."""
-    return _templates().DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(
-        functions=list(docs)
-    )
+    return _templates().DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(functions=list(docs))
 
 
 def tool_results_message(call_names: Sequence[str], results: Sequence[str]) -> str:
     """The user message carrying one step's execution results."""
-    return repr(
-        [
-            {"role": "tool", "name": name, "content": content}
-            for name, content in zip(call_names, results)
-        ]
-    )
+    return repr([{"role": "tool", "name": name, "content": content} for name, content in zip(call_names, results)])

@@ -97,9 +97,7 @@ def _first_answer_type(possible: Sequence[Any]) -> type | None:
     return None
 
 
-def _type_check(
-    value: Any, possible: Sequence[Any], expected: type, item_type: type | None
-) -> tuple[bool, bool]:
+def _type_check(value: Any, possible: Sequence[Any], expected: type, item_type: type | None) -> tuple[bool, bool]:
     """(type ok, value is a variable): a value of the possible answer's own type, when that type
     differs from the declared one, is taken as a variable name and compared without conversion.
     Element types of arrays are checked one level deep against each list candidate."""
@@ -110,9 +108,7 @@ def _type_check(
             return True, is_variable
         items = cast("list[Any]", value)  # item_type is only given for arrays
         for candidate in possible:
-            if type(candidate) is list and not all(
-                _type_check(item, candidate, item_type, None)[0] for item in items
-            ):
+            if type(candidate) is list and not all(_type_check(item, candidate, item_type, None)[0] for item in items):
                 continue
             return True, is_variable
     if answer_type is not None and type(value) is answer_type:
@@ -144,9 +140,7 @@ def _dict_matches(value: dict, candidate: dict) -> bool:
     for key, item in value.items():
         if key not in candidate:
             return False
-        if (standardize(item) if type(item) is str else item) not in _standardize_items(
-            candidate[key]
-        ):
+        if (standardize(item) if type(item) is str else item) not in _standardize_items(candidate[key]):
             return False
     return all(key in value or OPTIONAL in allowed for key, allowed in candidate.items())
 
@@ -191,9 +185,7 @@ def check_call(
             )
     for param, value in call.kwargs.items():
         if param not in properties or param not in possible:
-            return CheckResult.fail(
-                "simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}."
-            )
+            return CheckResult.fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
         result = _check_value(param, value, properties[param], possible[param], language)
         if not result.valid:
             return result
@@ -206,9 +198,7 @@ def check_call(
     return CheckResult.ok()
 
 
-def _check_value(
-    param: str, value: Any, spec: dict[str, Any], possible: list[Any], language: Language
-) -> CheckResult:
+def _check_value(param: str, value: Any, spec: dict[str, Any], possible: list[Any], language: Language) -> CheckResult:
     declared: str = spec["type"]
     item_type: type | None = None
     if language is Language.PYTHON:
@@ -260,9 +250,7 @@ def _check_value(
     else:
         ok, kind = value in possible, "value_error:others"
     if not ok:
-        return CheckResult.fail(
-            kind, f"Invalid value for parameter {param!r}: {value!r}. Expected one of {possible}."
-        )
+        return CheckResult.fail(kind, f"Invalid value for parameter {param!r}: {value!r}. Expected one of {possible}.")
     return CheckResult.ok()
 
 

@@ -140,9 +140,7 @@ class BfclCatalog:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         if not (self.data_dir / f"{_FILE_PREFIX}_simple_python.json").is_file():
             raise BfclDataMissing(f"no BFCL data in {self.data_dir}")
-        self.counts: dict[str, int] = {
-            c: _count_lines(self._question_path(c)) for c in CATEGORIES
-        }
+        self.counts: dict[str, int] = {c: _count_lines(self._question_path(c)) for c in CATEGORIES}
         self._loaded: dict[str, tuple[list[str], dict[str, Entry]]] = {}
         self._docs: dict[str, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
@@ -215,9 +213,7 @@ class BfclCatalog:
                 MULTI_TURN_FUNC_DOC_FILE_MAPPING,
             )
 
-            docs = _read_jsonl(
-                self.data_dir / "multi_turn_func_doc" / MULTI_TURN_FUNC_DOC_FILE_MAPPING[class_name]
-            )
+            docs = _read_jsonl(self.data_dir / "multi_turn_func_doc" / MULTI_TURN_FUNC_DOC_FILE_MAPPING[class_name])
             with self._lock:
                 self._docs[class_name] = docs
         return docs

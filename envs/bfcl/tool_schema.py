@@ -9,8 +9,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-_TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer", "str": "string",
-          "bool": "boolean", "list": "array"}
+_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+}
 
 
 def json_schema(parameters: dict[str, Any]) -> dict[str, Any]:

@@ -75,8 +75,14 @@ def build_generated(passages: int, seed: int = 0, out: Path | None = None) -> Pa
         for split, items in splits.items():
             for q in items:
                 f.write(json.dumps({**q.to_json(), "split": split}) + "\n")
-    meta = {"format": FORMAT_VERSION, "source": "generated", "passages": len(docs), "seed": seed,
-            "splits": {k: len(v) for k, v in splits.items()}, "build_s": round(time.perf_counter() - start, 2)}
+    meta = {
+        "format": FORMAT_VERSION,
+        "source": "generated",
+        "passages": len(docs),
+        "seed": seed,
+        "splits": {k: len(v) for k, v in splits.items()},
+        "build_s": round(time.perf_counter() - start, 2),
+    }
     (tmp / "meta.json").write_text(json.dumps(meta, indent=2))
     _publish(tmp, out)
     return out

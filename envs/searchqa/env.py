@@ -68,7 +68,10 @@ class SearchQAEnv(Env):
     action_format = "<search>query</search> or <answer>text</answer>"
     max_steps = 8
     default_split = "train"
-    action_example = ("I need the founder first, so I search for the company.", "<search>founder of Velmora Works</search>")
+    action_example = (
+        "I need the founder first, so I search for the company.",
+        "<search>founder of Velmora Works</search>",
+    )
     heldout_splits = ("test",)
     cpu_heavy = True
     # AgentGym's search server: the session in env_idx, the item index in id; its items are the
@@ -151,13 +154,25 @@ class SearchQAEnv(Env):
         if kind == "answer":  # Search-R1 shows nothing after the answer: the episode is over
             em = exact_match(arg, self.question.answers)
             return StepResult(
-                "", em, True,
-                info={"valid": True, "answer": arg, "em": em, "f1": f1(arg, self.question.answers),
-                      "answers": self.question.answers, "searches": self.searches},
+                "",
+                em,
+                True,
+                info={
+                    "valid": True,
+                    "answer": arg,
+                    "em": em,
+                    "f1": f1(arg, self.question.answers),
+                    "answers": self.question.answers,
+                    "searches": self.searches,
+                },
             )
         if self.searches >= self.shared.max_searches:
-            return StepResult(f"Search limit reached ({self.shared.max_searches}). Give your answer now.",
-                              0.0, False, info={"valid": False, "searches": self.searches})
+            return StepResult(
+                f"Search limit reached ({self.shared.max_searches}). Give your answer now.",
+                0.0,
+                False,
+                info={"valid": False, "searches": self.searches},
+            )
         self.searches += 1
         hits = self.shared.index.search(arg, self.shared.top_k)
         self.seen.update((h.title, h.text) for h in hits)

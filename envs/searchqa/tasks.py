@@ -27,24 +27,124 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-_ONSETS = ["b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "j", "k", "kr", "l", "m", "n", "p", "qu",
-           "r", "s", "sh", "st", "t", "th", "tr", "v", "w", "z", "el", "or", "an", "is"]
+_ONSETS = [
+    "b",
+    "br",
+    "c",
+    "ch",
+    "d",
+    "dr",
+    "f",
+    "g",
+    "gr",
+    "h",
+    "j",
+    "k",
+    "kr",
+    "l",
+    "m",
+    "n",
+    "p",
+    "qu",
+    "r",
+    "s",
+    "sh",
+    "st",
+    "t",
+    "th",
+    "tr",
+    "v",
+    "w",
+    "z",
+    "el",
+    "or",
+    "an",
+    "is",
+]
 _NUCLEI = ["a", "e", "i", "o", "u", "ae", "ai", "ea", "ei", "ia", "io", "ou", "y"]
 _CODAS = ["", "", "n", "r", "l", "s", "th", "m", "nd", "rk", "x", "v", "st"]
 _COUNTRY_SUFFIX = ["ia", "land", "ova", "stan", "mark", "ora", "esh", "avia"]
 _CITY_SUFFIX = ["", "", "ford", "burg", "ville", "haven", "grad", "polis", "mouth", "by"]
 _REGIONS = ["northern", "southern", "eastern", "western", "central", "coastal", "highland", "island"]
-_OCCUPATIONS = ["chemist", "painter", "novelist", "engineer", "economist", "composer", "architect",
-                "astronomer", "physician", "historian", "mathematician", "sculptor", "poet", "botanist",
-                "diplomat", "philosopher", "geologist", "photographer", "linguist", "cartographer"]
-_INDUSTRIES = ["shipping", "software", "textile", "mining", "publishing", "railway", "pharmaceutical",
-               "aerospace", "brewing", "insurance", "glassware", "telegraph", "banking", "optics"]
-_COMPANY_SUFFIX = ["Works", "Holdings", "Industries", "Press", "Company", "Group", "Brothers", "Trading",
-                   "Dynamics", "Foundry", "Partners", "Media"]
+_OCCUPATIONS = [
+    "chemist",
+    "painter",
+    "novelist",
+    "engineer",
+    "economist",
+    "composer",
+    "architect",
+    "astronomer",
+    "physician",
+    "historian",
+    "mathematician",
+    "sculptor",
+    "poet",
+    "botanist",
+    "diplomat",
+    "philosopher",
+    "geologist",
+    "photographer",
+    "linguist",
+    "cartographer",
+]
+_INDUSTRIES = [
+    "shipping",
+    "software",
+    "textile",
+    "mining",
+    "publishing",
+    "railway",
+    "pharmaceutical",
+    "aerospace",
+    "brewing",
+    "insurance",
+    "glassware",
+    "telegraph",
+    "banking",
+    "optics",
+]
+_COMPANY_SUFFIX = [
+    "Works",
+    "Holdings",
+    "Industries",
+    "Press",
+    "Company",
+    "Group",
+    "Brothers",
+    "Trading",
+    "Dynamics",
+    "Foundry",
+    "Partners",
+    "Media",
+]
 _WORK_KINDS = ["novel", "memoir", "play", "poetry collection", "treatise", "travelogue", "biography"]
-_ADJECTIVES = ["Silent", "Crimson", "Hollow", "Distant", "Golden", "Broken", "Forgotten", "Restless",
-               "Pale", "Burning", "Quiet", "Endless", "Bitter", "Gentle", "Northern", "Last", "Hidden",
-               "Iron", "Glass", "Winter", "Amber", "Wandering", "Sunken", "Velvet"]
+_ADJECTIVES = [
+    "Silent",
+    "Crimson",
+    "Hollow",
+    "Distant",
+    "Golden",
+    "Broken",
+    "Forgotten",
+    "Restless",
+    "Pale",
+    "Burning",
+    "Quiet",
+    "Endless",
+    "Bitter",
+    "Gentle",
+    "Northern",
+    "Last",
+    "Hidden",
+    "Iron",
+    "Glass",
+    "Winter",
+    "Amber",
+    "Wandering",
+    "Sunken",
+    "Velvet",
+]
 
 
 def _word(rng: random.Random, syllables: int) -> str:
@@ -168,23 +268,33 @@ def generate_world(passages: int, seed: int = 0) -> World:
             w.orgs[name] = Org(name, "university", rng.randint(1100, 1950), founder, city)
         else:
             name = names.draw(lambda r: f"{r.choice(family)} {r.choice(_COMPANY_SUFFIX)}")
-            w.orgs[name] = Org(name, "company", rng.randint(1750, 2010), founder, rng.choice(city_names),
-                               rng.choice(_INDUSTRIES))
+            w.orgs[name] = Org(
+                name, "company", rng.randint(1750, 2010), founder, rng.choice(city_names), rng.choice(_INDUSTRIES)
+            )
     universities = [o for o in w.orgs.values() if o.kind == "university"]
     companies = [o.name for o in w.orgs.values() if o.kind == "company"]
     for person in w.people.values():
         person.alma_mater = rng.choice(universities).name
 
     for _ in range(n_works):
-        title = names.draw(lambda r: f"The {r.choice(_ADJECTIVES)} {_word(r, r.randint(1, 2))}"
-                           + (f" of {_word(r, 2)}" if r.random() < 0.5 else ""))
-        w.works[title] = Work(title, rng.choice(_WORK_KINDS), rng.randint(1750, 2020), rng.choice(people),
-                              rng.choice(companies))
+        title = names.draw(
+            lambda r: (
+                f"The {r.choice(_ADJECTIVES)} {_word(r, r.randint(1, 2))}"
+                + (f" of {_word(r, 2)}" if r.random() < 0.5 else "")
+            )
+        )
+        w.works[title] = Work(
+            title, rng.choice(_WORK_KINDS), rng.randint(1750, 2020), rng.choice(people), rng.choice(companies)
+        )
     return w
 
 
 def _university_name(city: str, r: random.Random) -> str:
-    return f"{r.choice(['University', 'Institute', 'College'])} of {city}" if r.random() < 0.5 else f"{_word(r, 2)} University"
+    return (
+        f"{r.choice(['University', 'Institute', 'College'])} of {city}"
+        if r.random() < 0.5
+        else f"{_word(r, 2)} University"
+    )
 
 
 def _a(word: str) -> str:
@@ -195,16 +305,28 @@ def passages_of(w: World) -> list[tuple[str, str]]:
     """(title, text) for every entity; the sentence shapes are what the expert reads."""
     out: list[tuple[str, str]] = []
     for country in w.countries.values():
-        out.append((country.name, f"{country.name} is a country in the {country.region} region. Its capital is "
-                                  f"{country.capital}. {country.name} has a population of about "
-                                  f"{country.population_m} million."))
+        out.append(
+            (
+                country.name,
+                f"{country.name} is a country in the {country.region} region. Its capital is "
+                f"{country.capital}. {country.name} has a population of about "
+                f"{country.population_m} million.",
+            )
+        )
     for city in w.cities.values():
-        out.append((city.name, f"{city.name} is a city in {city.country}. It was founded in {city.founded} and has "
-                               f"about {city.population:,} inhabitants."))
+        out.append(
+            (
+                city.name,
+                f"{city.name} is a city in {city.country}. It was founded in {city.founded} and has "
+                f"about {city.population:,} inhabitants.",
+            )
+        )
     for p in w.people.values():
         city = w.cities[p.birth_city]
-        text = (f"{p.name} (born {p.born}) is {_a(p.occupation)}. {p.name} was born in {city.name}, {city.country}. "
-                f"{p.name} studied at {p.alma_mater}.")
+        text = (
+            f"{p.name} (born {p.born}) is {_a(p.occupation)}. {p.name} was born in {city.name}, {city.country}. "
+            f"{p.name} studied at {p.alma_mater}."
+        )
         if p.spouse:
             text += f" {p.name} is married to {p.spouse}."
         out.append((p.name, text))
@@ -213,8 +335,10 @@ def passages_of(w: World) -> list[tuple[str, str]]:
         if o.kind == "university":
             text = f"{o.name} is a university in {city.name}, {city.country}. It was founded in {o.founded} by {o.founder}."
         else:
-            text = (f"{o.name} is {_a(o.industry)} company founded in {o.founded} by {o.founder}. "
-                    f"It is headquartered in {city.name}, {city.country}.")
+            text = (
+                f"{o.name} is {_a(o.industry)} company founded in {o.founded} by {o.founder}. "
+                f"It is headquartered in {city.name}, {city.country}."
+            )
         out.append((o.name, text))
     for b in w.works.values():
         out.append((b.title, f"{b.title} is a {b.year} {b.kind} by {b.author}. It was published by {b.publisher}."))
@@ -232,18 +356,42 @@ class Template:
 TEMPLATES = {
     t.name: t
     for t in [
-        Template("founder_birth_city", "In which city was the founder of {anchor} born?",
-                 r"founded in \d+ by (?P<x>[^.]+)\.", r"was born in (?P<x>[^,]+), "),
-        Template("author_birth_year", "In what year was the author of {anchor} born?",
-                 r"\d+ [a-z ]+ by (?P<x>[^.]+)\. It was published", r"\(born (?P<x>\d+)\)"),
-        Template("birth_country_capital", "What is the capital of the country where {anchor} was born?",
-                 r"was born in [^,]+, (?P<x>[^.]+)\.", r"Its capital is (?P<x>[^.]+)\."),
-        Template("alma_mater_founder", "Who founded the university where {anchor} studied?",
-                 r"studied at (?P<x>[^.]+)\.", r"founded in \d+ by (?P<x>[^.]+)\."),
-        Template("publisher_country", "In which country is the company that published {anchor} headquartered?",
-                 r"published by (?P<x>[^.]+)\.", r"headquartered in [^,]+, (?P<x>[^.]+)\."),
-        Template("founder_spouse", "Who is the spouse of the founder of {anchor}?",
-                 r"founded in \d+ by (?P<x>[^.]+)\.", r"is married to (?P<x>[^.]+)\."),
+        Template(
+            "founder_birth_city",
+            "In which city was the founder of {anchor} born?",
+            r"founded in \d+ by (?P<x>[^.]+)\.",
+            r"was born in (?P<x>[^,]+), ",
+        ),
+        Template(
+            "author_birth_year",
+            "In what year was the author of {anchor} born?",
+            r"\d+ [a-z ]+ by (?P<x>[^.]+)\. It was published",
+            r"\(born (?P<x>\d+)\)",
+        ),
+        Template(
+            "birth_country_capital",
+            "What is the capital of the country where {anchor} was born?",
+            r"was born in [^,]+, (?P<x>[^.]+)\.",
+            r"Its capital is (?P<x>[^.]+)\.",
+        ),
+        Template(
+            "alma_mater_founder",
+            "Who founded the university where {anchor} studied?",
+            r"studied at (?P<x>[^.]+)\.",
+            r"founded in \d+ by (?P<x>[^.]+)\.",
+        ),
+        Template(
+            "publisher_country",
+            "In which country is the company that published {anchor} headquartered?",
+            r"published by (?P<x>[^.]+)\.",
+            r"headquartered in [^,]+, (?P<x>[^.]+)\.",
+        ),
+        Template(
+            "founder_spouse",
+            "Who is the spouse of the founder of {anchor}?",
+            r"founded in \d+ by (?P<x>[^.]+)\.",
+            r"is married to (?P<x>[^.]+)\.",
+        ),
     ]
 }
 
@@ -294,8 +442,12 @@ def _compose(w: World, template: str, anchor: str) -> tuple[str, str] | None:
 
 
 _ANCHORS = {
-    "founder_birth_city": "companies", "founder_spouse": "companies", "author_birth_year": "works",
-    "birth_country_capital": "people", "alma_mater_founder": "people", "publisher_country": "works",
+    "founder_birth_city": "companies",
+    "founder_spouse": "companies",
+    "author_birth_year": "works",
+    "birth_country_capital": "people",
+    "alma_mater_founder": "people",
+    "publisher_country": "works",
 }
 
 
@@ -327,8 +479,11 @@ def generate_questions(w: World, count: int, seed: int) -> list[Question]:
             continue
         bridge, answer = composed
         t = TEMPLATES[template]
-        out.append(Question(f"q{len(out)}", t.question.format(anchor=anchor), [answer], template, anchor, bridge,
-                            [anchor, bridge]))
+        out.append(
+            Question(
+                f"q{len(out)}", t.question.format(anchor=anchor), [answer], template, anchor, bridge, [anchor, bridge]
+            )
+        )
     return out
 
 
@@ -376,10 +531,13 @@ def read_question_file(path: Path) -> list[Question]:
         question = row.get("Question") or row.get("question")
         answers = _golds(row)
         if not question or not answers:
-            raise ValueError(f"{path}: row {i} lacks a question (Question/question) or its gold answers "
-                             "(golden_answers, reward_model.ground_truth.target or Answer)")
+            raise ValueError(
+                f"{path}: row {i} lacks a question (Question/question) or its gold answers "
+                "(golden_answers, reward_model.ground_truth.target or Answer)"
+            )
         split = (row.get("extra_info") or {}).get("split") or row.get("split") or "test"
         source = row.get("data_source")
-        out.append(Question(f"user{i}", str(question), answers, source=str(source) if source else None,
-                            split=str(split)))
+        out.append(
+            Question(f"user{i}", str(question), answers, source=str(source) if source else None, split=str(split))
+        )
     return out

@@ -119,11 +119,18 @@ class SimulatorShared:
                 errors[error.split(":")[0][:80]] += 1
             valid = task is not None
             context = {k: v for k, v in proposal.context.items() if not k.startswith("_")}
-            rows.append(store.SimGenerationRecord(
-                task_id=task.task_id if task is not None else None, valid=valid, error=error,
-                backend=self.backend, policy_version=self.policy.version, seed=seed,
-                context=context, output=proposal.output,
-            ))
+            rows.append(
+                store.SimGenerationRecord(
+                    task_id=task.task_id if task is not None else None,
+                    valid=valid,
+                    error=error,
+                    backend=self.backend,
+                    policy_version=self.policy.version,
+                    seed=seed,
+                    context=context,
+                    output=proposal.output,
+                )
+            )
             accepted.append(proposal if valid else None)
         ids = store.add_generations(self.engine, rows)
         out = []
@@ -230,8 +237,9 @@ class SimulatorEnv(Env):
         (then llm_model names the served model)."""
         engine = make_engine(db_url)
         family_list = _split_list(families, ["function_calling"])
-        sources = _split_list(base_sources, family_list if backend == "parametric" else
-                              [*family_list, "bfcl", "alfworld"])
+        sources = _split_list(
+            base_sources, family_list if backend == "parametric" else [*family_list, "bfcl", "alfworld"]
+        )
         base, status = build_base_pool(sources, int(base_size), int(base_seed))
         policy: EnvPolicy
         if backend == "parametric":
@@ -247,10 +255,16 @@ class SimulatorEnv(Env):
             model = policy_path or llm_model
             if not model:
                 raise ValueError("the llm backend needs llm_model (or policy_path): a model directory or served name")
-            generator = (OpenAIGenerator(llm_endpoint, model, llm_api_key) if llm_endpoint
-                         else TransformersGenerator(model))
-            policy = LLMPolicy(generator, base, examples_per_prompt=int(llm_examples),
-                               max_new_tokens=int(llm_max_new_tokens), temperature=float(llm_temperature))
+            generator = (
+                OpenAIGenerator(llm_endpoint, model, llm_api_key) if llm_endpoint else TransformersGenerator(model)
+            )
+            policy = LLMPolicy(
+                generator,
+                base,
+                examples_per_prompt=int(llm_examples),
+                max_new_tokens=int(llm_max_new_tokens),
+                temperature=float(llm_temperature),
+            )
         else:
             raise ValueError(f"unknown backend {backend!r}: parametric or llm")
         return SimulatorShared(engine, backend, policy, base, status, max_attempts=int(max_attempts))
@@ -273,11 +287,18 @@ class SimulatorEnv(Env):
             result = shared.generate(gen.count, gen.seed, gen.family, fill=gen.fill)
             return {
                 "tasks": [
-                    {"task_id": g.task.task_id, "family": g.task.family, "generation_id": g.generation_id,
-                     "context": g.context, "output": g.output}
+                    {
+                        "task_id": g.task.task_id,
+                        "family": g.task.family,
+                        "generation_id": g.generation_id,
+                        "context": g.context,
+                        "output": g.output,
+                    }
                     for g in result["generated"]
                 ],
-                "attempts": result["attempts"], "valid": result["valid"], "errors": result["errors"],
+                "attempts": result["attempts"],
+                "valid": result["valid"],
+                "errors": result["errors"],
                 "policy_version": shared.policy.version,
             }
         if command == "set_context":
@@ -288,10 +309,14 @@ class SimulatorEnv(Env):
         if command == "stats":
             attempts = shared.counters["attempts"]
             return {
-                "backend": shared.backend, "policy_version": shared.policy.version,
-                "attempts": attempts, "valid": shared.counters["valid"], "invalid": shared.counters["invalid"],
+                "backend": shared.backend,
+                "policy_version": shared.policy.version,
+                "attempts": attempts,
+                "valid": shared.counters["valid"],
+                "invalid": shared.counters["invalid"],
                 "validity_rate": shared.counters["valid"] / attempts if attempts else None,
-                "policy_loads": shared.counters["loads"], "base_tasks": len(shared.base),
+                "policy_loads": shared.counters["loads"],
+                "base_tasks": len(shared.base),
                 "base_sources": shared.base_sources,
             }
         if command == "policy":

@@ -160,7 +160,7 @@ def parse_calls(text: str) -> list[ParsedCall]:
         end = _balanced_end(body, m.end() - 1)
         if end is None:
             break
-        snippet = body[m.start():end]
+        snippet = body[m.start() : end]
         try:
             node = ast.parse(snippet, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -202,11 +202,7 @@ def values_equal(gold: Any, pred: Any) -> bool:
             and all(values_equal(g, p) for g, p in zip(gold, pred))
         )
     if isinstance(gold, dict):
-        return (
-            isinstance(pred, dict)
-            and set(gold) == set(pred)
-            and all(values_equal(gold[k], pred[k]) for k in gold)
-        )
+        return isinstance(pred, dict) and set(gold) == set(pred) and all(values_equal(gold[k], pred[k]) for k in gold)
     if gold is None:
         return pred is None
     return bool(gold == pred)
@@ -257,7 +253,7 @@ def _assign(golds: list[dict[str, Any]], preds: list[ParsedCall], tools: Sequenc
         return True
     first, rest = golds[0], golds[1:]
     for i, pred in enumerate(preds):
-        if call_matches(first, pred, tools) and _assign(rest, preds[:i] + preds[i + 1:], tools):
+        if call_matches(first, pred, tools) and _assign(rest, preds[:i] + preds[i + 1 :], tools):
             return True
     return False
 

@@ -100,11 +100,18 @@ def env_step_tasks(env_name: str, count: int, seed: int, max_advance: int = 3) -
             continue
         gold_calls = _calls_as_gold(expert)
         if gold_calls is not None:
-            task = SimTask(f"{env_name}.step", prompt, gold_calls, "tool_call",
-                           meta={"env": env_name, "env_task_id": env.task_id})
+            task = SimTask(
+                f"{env_name}.step", prompt, gold_calls, "tool_call", meta={"env": env_name, "env_task_id": env.task_id}
+            )
         else:
-            task = SimTask(f"{env_name}.step", prompt, [expert], "exact", choices=choices,
-                           meta={"env": env_name, "env_task_id": env.task_id})
+            task = SimTask(
+                f"{env_name}.step",
+                prompt,
+                [expert],
+                "exact",
+                choices=choices,
+                meta={"env": env_name, "env_task_id": env.task_id},
+            )
         try:
             check(task)
         except InvalidTask as exc:

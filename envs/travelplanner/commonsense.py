@@ -200,7 +200,9 @@ def is_valid_information_in_current_city(query: Query, plan: Sequence[Day], db: 
         current = day["current_city"]
         # A travel day gives two cities; otherwise the official code keeps the city *string*,
         # so the loops below walk its characters.
-        cities: Sequence[str] = list(_route_cities(current)) if "from" in current else extract_before_parenthesis(current)
+        cities: Sequence[str] = (
+            list(_route_cities(current)) if "from" in current else extract_before_parenthesis(current)
+        )
         if "transportation" in day and filled(day["transportation"]):
             for city in cities:
                 if city not in day["transportation"]:
@@ -279,8 +281,12 @@ def is_not_absent(query: Query, plan: Sequence[Day], db: Sandbox) -> CheckResult
     given = 0
     for i, day in enumerate(_days(query, plan)):
         for key, label in (
-            ("transportation", "Transportation"), ("breakfast", "Breakfast"), ("lunch", "Lunch"),
-            ("dinner", "Dinner"), ("attraction", "Attraction"), ("accommodation", "Accommodation"),
+            ("transportation", "Transportation"),
+            ("breakfast", "Breakfast"),
+            ("lunch", "Lunch"),
+            ("dinner", "Dinner"),
+            ("attraction", "Attraction"),
+            ("accommodation", "Accommodation"),
         ):
             if key not in day:
                 return False, f"No {label} Info."
@@ -291,7 +297,9 @@ def is_not_absent(query: Query, plan: Sequence[Day], db: Sandbox) -> CheckResult
             return False, f"No attaction in day {i + 1} is not allowed."
         if i != query.days - 1 and day["accommodation"] in ("", "-"):
             return False, f"No accommodation in day {i + 1} is not allowed."
-        if (day["breakfast"] in ("", "-") or day["lunch"] in ("", "-") or day["dinner"] in ("", "-")) and "from " not in current:
+        if (
+            day["breakfast"] in ("", "-") or day["lunch"] in ("", "-") or day["dinner"] in ("", "-")
+        ) and "from " not in current:
             return False, f"No meal in day {i + 1} is not allowed."
         given += sum(1 for value in day.values() if filled(value))
     if given / (6 * query.days) < 0.5:

@@ -230,8 +230,14 @@ class Sandbox:
     # ------------------------------------------------------------------ queries
     # Statements are built once with bound parameters: SQLAlchemy then reuses their compiled form.
     _FLIGHT_COLUMNS = (
-        FlightRow.flight_number, FlightRow.price, FlightRow.dep_time, FlightRow.arr_time,
-        FlightRow.elapsed, FlightRow.flight_date, FlightRow.origin, FlightRow.destination,
+        FlightRow.flight_number,
+        FlightRow.price,
+        FlightRow.dep_time,
+        FlightRow.arr_time,
+        FlightRow.elapsed,
+        FlightRow.flight_date,
+        FlightRow.origin,
+        FlightRow.destination,
         FlightRow.distance,
     )
     _FLIGHTS_ON_DAY = (
@@ -248,25 +254,43 @@ class Sandbox:
         .where(FlightRow.origin == bindparam("origin"), FlightRow.destination == bindparam("destination"))
         .order_by(FlightRow.id)
     )
-    _FLIGHTS_NUMBERED = select(*_FLIGHT_COLUMNS).where(FlightRow.flight_number == bindparam("number")).order_by(FlightRow.id)
+    _FLIGHTS_NUMBERED = (
+        select(*_FLIGHT_COLUMNS).where(FlightRow.flight_number == bindparam("number")).order_by(FlightRow.id)
+    )
     _ACCOMMODATIONS = (
         select(
-            AccommodationRow.name, AccommodationRow.price, AccommodationRow.room_type, AccommodationRow.house_rules,
-            AccommodationRow.minimum_nights, AccommodationRow.maximum_occupancy, AccommodationRow.review_rate,
+            AccommodationRow.name,
+            AccommodationRow.price,
+            AccommodationRow.room_type,
+            AccommodationRow.house_rules,
+            AccommodationRow.minimum_nights,
+            AccommodationRow.maximum_occupancy,
+            AccommodationRow.review_rate,
             AccommodationRow.city,
         )
         .where(AccommodationRow.city == bindparam("city"))
         .order_by(AccommodationRow.id)
     )
     _RESTAURANTS = (
-        select(RestaurantRow.name, RestaurantRow.average_cost, RestaurantRow.cuisines, RestaurantRow.rating, RestaurantRow.city)
+        select(
+            RestaurantRow.name,
+            RestaurantRow.average_cost,
+            RestaurantRow.cuisines,
+            RestaurantRow.rating,
+            RestaurantRow.city,
+        )
         .where(RestaurantRow.city == bindparam("city"))
         .order_by(RestaurantRow.id)
     )
     _ATTRACTIONS = (
         select(
-            AttractionRow.name, AttractionRow.latitude, AttractionRow.longitude, AttractionRow.address,
-            AttractionRow.phone, AttractionRow.website, AttractionRow.city,
+            AttractionRow.name,
+            AttractionRow.latitude,
+            AttractionRow.longitude,
+            AttractionRow.address,
+            AttractionRow.phone,
+            AttractionRow.website,
+            AttractionRow.city,
         )
         .where(AttractionRow.city == bindparam("city"))
         .order_by(AttractionRow.id)
@@ -287,7 +311,9 @@ class Sandbox:
 
     def _flights(self, origin: str, destination: str, flight_date: str) -> tuple[Flight, ...]:
         """Flights of one route on one day, in table order (what FlightSearch shows)."""
-        return self._rows(self._FLIGHTS_ON_DAY, {"origin": origin, "destination": destination, "day": flight_date}, Flight)
+        return self._rows(
+            self._FLIGHTS_ON_DAY, {"origin": origin, "destination": destination, "day": flight_date}, Flight
+        )
 
     def _route_flights(self, origin: str, destination: str) -> tuple[Flight, ...]:
         """Every flight of a route, all dates (for budget estimates)."""

@@ -95,7 +95,10 @@ class TravelPlannerEnv(Env):
     #: The official ReAct agent's step limit.
     max_steps = 30
     default_split = "train"
-    action_example = ("I need flights first, so I search them for the travel dates.", "FlightSearch[New York, London, 2022-03-16]")
+    action_example = (
+        "I need flights first, so I search them for the travel dates.",
+        "FlightSearch[New York, London, 2022-03-16]",
+    )
     heldout_splits = ("validation",)
     cpu_heavy = True
 
@@ -217,7 +220,9 @@ class TravelPlannerEnv(Env):
         if self.task_id is None or self.done or self.task.itinerary is None:
             return None
         plan = self.task.itinerary.plan()
-        plan_text = json.dumps(plan, ensure_ascii=False) if self.shared.expert_plan_format == "json" else render_text(plan)
+        plan_text = (
+            json.dumps(plan, ensure_ascii=False) if self.shared.expert_plan_format == "json" else render_text(plan)
+        )
         if self.shared.mode == "sole-planning":
             return plan_text
         script = expert_script(self.task)
@@ -249,9 +254,12 @@ def expert_script(task: Task) -> list[str]:
             ]
     for city in itinerary.cities:
         script += [
-            f"AccommodationSearch[{city}]", f"NotebookWrite[Accommodations in {city}]",
-            f"RestaurantSearch[{city}]", f"NotebookWrite[Restaurants in {city}]",
-            f"AttractionSearch[{city}]", f"NotebookWrite[Attractions in {city}]",
+            f"AccommodationSearch[{city}]",
+            f"NotebookWrite[Accommodations in {city}]",
+            f"RestaurantSearch[{city}]",
+            f"NotebookWrite[Restaurants in {city}]",
+            f"AttractionSearch[{city}]",
+            f"NotebookWrite[Attractions in {city}]",
         ]
     return script
 
@@ -274,6 +282,9 @@ def _summary(evaluation: PlanEvaluation) -> str:
             lines.append(f"{part.capitalize()} constraints: not evaluated.")
             continue
         failed = [f"{c['name']} ({c['message']})" for c in checks.values() if c["passed"] is False]
-        lines.append(f"{part.capitalize()} constraints: " + ("all passed." if not failed else "failed " + "; ".join(failed) + "."))
+        lines.append(
+            f"{part.capitalize()} constraints: "
+            + ("all passed." if not failed else "failed " + "; ".join(failed) + ".")
+        )
     lines.append(f"Final pass: {'yes' if evaluation.final_pass else 'no'}.")
     return "\n".join(lines)

@@ -156,7 +156,8 @@ class ExpertPlanner:
         rule = self.query.constraint("house rule")
         room = self.query.constraint("room type")
         valid = [
-            a for a in self.db.accommodations(city)
+            a
+            for a in self.db.accommodations(city)
             if a.minimum_nights <= nights
             and (rule is None or FORBIDDING_RULE.get(rule, "\0") not in a.house_rules)
             and (room is None or ROOM_TYPE_OK.get(room, lambda _: True)(a.room_type))
@@ -179,7 +180,9 @@ class ExpertPlanner:
                 flights = self.db.flights(origin, destination, day)
                 if flights:
                     cheapest = min(flights, key=lambda f: f.price)
-                    options["flight"] = Leg(origin, destination, day, "flight", cheapest.price * self.people, flight=cheapest)
+                    options["flight"] = Leg(
+                        origin, destination, day, "flight", cheapest.price * self.people, flight=cheapest
+                    )
             drive = self.db.drive(origin, destination)
             taxi = drive_cost(self.db, origin, destination, "taxi")
             if taxi is not None and drive is not None:
@@ -279,7 +282,9 @@ class ExpertPlanner:
                     if len(chosen[city]) < capacity[city]:
                         moves.append((new.average_cost, None))
                     for old in chosen[city]:
-                        rest = [r for r in chosen[city] if r is not old] + [r for c2, rs in chosen.items() if c2 != city for r in rs]
+                        rest = [r for r in chosen[city] if r is not old] + [
+                            r for c2, rs in chosen.items() if c2 != city for r in rs
+                        ]
                         keeps = {c for r in rest for c in wanted if c in r.cuisines} | gain_set
                         if have <= keeps:
                             moves.append((new.average_cost - old.average_cost, old))
@@ -301,7 +306,9 @@ class ExpertPlanner:
         assignment: dict[_Slot, Restaurant] = {}
         for city, restaurants in chosen.items():
             queue = sorted(restaurants, key=lambda r: r.average_cost)
-            ordered = [s for s in slots if s.city == city and s.required] + [s for s in slots if s.city == city and not s.required]
+            ordered = [s for s in slots if s.city == city and s.required] + [
+                s for s in slots if s.city == city and not s.required
+            ]
             if len(queue) > len(ordered):
                 return None
             for slot, restaurant in zip(ordered, queue):
@@ -360,7 +367,21 @@ class ExpertPlanner:
             sleeping = stops[stop] if day < self.query.days - 1 else None
             stay = stay_of.get(sleeping) if sleeping else None
             record["accommodation"] = f"{stay.name}, {stay.city}" if stay else "-"
-            days.append({key: record[key] for key in ("days", "current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")})
+            days.append(
+                {
+                    key: record[key]
+                    for key in (
+                        "days",
+                        "current_city",
+                        "transportation",
+                        "breakfast",
+                        "attraction",
+                        "lunch",
+                        "dinner",
+                        "accommodation",
+                    )
+                }
+            )
         return Itinerary(route, legs, tuple(stays), tuple(days), total)
 
     def _attraction_names(self, city: str) -> list[str]:

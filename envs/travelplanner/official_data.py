@@ -31,10 +31,29 @@ from coevo.envs.travelplanner.schema import (
 )
 
 #: Strings pandas.read_csv reads as NaN by default.
-PANDAS_NA = frozenset({
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-})
+PANDAS_NA = frozenset(
+    {
+        "",
+        "#N/A",
+        "#N/A N/A",
+        "#NA",
+        "-1.#IND",
+        "-1.#QNAN",
+        "-NaN",
+        "-nan",
+        "1.#IND",
+        "1.#QNAN",
+        "<NA>",
+        "N/A",
+        "NA",
+        "NULL",
+        "NaN",
+        "None",
+        "n/a",
+        "nan",
+        "null",
+    }
+)
 
 FILES = {
     "flights": "flights/clean_Flights_2022.csv",
@@ -52,18 +71,35 @@ def _integer(value: str) -> int:
 
 _CONVERT: dict[str, dict[str, Callable[[str], Any]]] = {
     "flights": {
-        "Flight Number": str, "Price": _integer, "DepTime": str, "ArrTime": str,
-        "ActualElapsedTime": str, "FlightDate": str, "OriginCityName": str, "DestCityName": str,
+        "Flight Number": str,
+        "Price": _integer,
+        "DepTime": str,
+        "ArrTime": str,
+        "ActualElapsedTime": str,
+        "FlightDate": str,
+        "OriginCityName": str,
+        "DestCityName": str,
         "Distance": float,
     },
     "accommodations": {
-        "NAME": str, "price": float, "room type": str, "house_rules": str, "minimum nights": float,
-        "maximum occupancy": _integer, "review rate number": float, "city": str,
+        "NAME": str,
+        "price": float,
+        "room type": str,
+        "house_rules": str,
+        "minimum nights": float,
+        "maximum occupancy": _integer,
+        "review rate number": float,
+        "city": str,
     },
     "restaurants": {"Name": str, "Average Cost": _integer, "Cuisines": str, "Aggregate Rating": float, "City": str},
     "attractions": {
-        "Name": str, "Latitude": float, "Longitude": float, "Address": str, "Phone": str,
-        "Website": str, "City": str,
+        "Name": str,
+        "Latitude": float,
+        "Longitude": float,
+        "Address": str,
+        "Phone": str,
+        "Website": str,
+        "City": str,
     },
 }
 
@@ -133,12 +169,14 @@ def write_official_folder(db: Sandbox, folder: Path) -> None:
     dump(FILES["restaurants"], Restaurant.COLUMNS, (row for c in cities for row in db.restaurants(c)))
     dump(FILES["attractions"], Attraction.COLUMNS, (row for c in cities for row in db.attractions(c)))
     dump(
-        FILES["flights"], Flight.COLUMNS,
+        FILES["flights"],
+        Flight.COLUMNS,
         (row for a in cities for b in cities if a != b for row in db.route_flights(a, b)),
     )
     drives = (db.drive(a, b) for a in cities for b in cities if a != b)
     dump(
-        FILES["distances"], ("origin", "destination", "cost", "duration", "distance"),
+        FILES["distances"],
+        ("origin", "destination", "cost", "duration", "distance"),
         ((d.origin, d.destination, "", d.duration or "", d.distance or "") for d in drives if d is not None),
     )
     path = folder / FILES["cities"]

@@ -38,13 +38,13 @@ def extract_from_to(text: str) -> tuple[str | None, str | None]:
 
 
 def extract_before_parenthesis(text: str) -> str:
-    """"Austin(Texas)" -> "Austin"; text without a parenthesised part is returned unchanged."""
+    """ "Austin(Texas)" -> "Austin"; text without a parenthesised part is returned unchanged."""
     match = _BEFORE_PARENTHESIS.search(text)
     return match.group(1) if match else text
 
 
 def name_and_city(text: str) -> tuple[str, str]:
-    """"Name, City" -> ("Name", "City") split at the last comma; ("-", "-") when there is none."""
+    """ "Name, City" -> ("Name", "City") split at the last comma; ("-", "-") when there is none."""
     match = _NAME_CITY.search(text)
     if not match:
         return "-", "-"
@@ -52,7 +52,7 @@ def name_and_city(text: str) -> tuple[str, str]:
 
 
 def transportation_kind(text: str) -> str | None:
-    """"Taxi", "Self-driving" or "Flight" by keyword, checked in that order."""
+    """ "Taxi", "Self-driving" or "Flight" by keyword, checked in that order."""
     lowered = text.lower()
     if "taxi" in lowered:
         return "Taxi"

@@ -27,8 +27,15 @@ class Flight(_FlightFields):
     __slots__ = ()
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
-        "Flight Number", "Price", "DepTime", "ArrTime", "ActualElapsedTime", "FlightDate",
-        "OriginCityName", "DestCityName", "Distance",
+        "Flight Number",
+        "Price",
+        "DepTime",
+        "ArrTime",
+        "ActualElapsedTime",
+        "FlightDate",
+        "OriginCityName",
+        "DestCityName",
+        "Distance",
     )
 
 
@@ -47,8 +54,14 @@ class Accommodation(_AccommodationFields):
     __slots__ = ()
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
-        "NAME", "price", "room type", "house_rules", "minimum nights", "maximum occupancy",
-        "review rate number", "city",
+        "NAME",
+        "price",
+        "room type",
+        "house_rules",
+        "minimum nights",
+        "maximum occupancy",
+        "review rate number",
+        "city",
     )
 
 
@@ -80,7 +93,13 @@ class Attraction(_AttractionFields):
     __slots__ = ()
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
-        "Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City",
+        "Name",
+        "Latitude",
+        "Longitude",
+        "Address",
+        "Phone",
+        "Website",
+        "City",
     )
 
 

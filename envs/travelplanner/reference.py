@@ -30,34 +30,49 @@ def reference_entries(query: Query, itinerary: Itinerary | None, db: Sandbox) ->
         legs = [(query.org, cities[0], query.date[0]), (cities[-1], query.org, query.date[-1])] if cities else []
     entries: list[dict[str, str]] = []
     for city in cities:
-        entries.append({
-            "Description": f"Attractions in {city}",
-            "Content": _table_or(Attraction.COLUMNS, db.attractions(city), "There is no attraction in this city."),
-        })
-        entries.append({
-            "Description": f"Restaurants in {city}",
-            "Content": _table_or(Restaurant.COLUMNS, db.restaurants(city), "There is no restaurant in this city."),
-        })
-        entries.append({
-            "Description": f"Accommodations in {city}",
-            "Content": _table_or(Accommodation.COLUMNS, db.accommodations(city), "There is no attraction in this city."),
-        })
+        entries.append(
+            {
+                "Description": f"Attractions in {city}",
+                "Content": _table_or(Attraction.COLUMNS, db.attractions(city), "There is no attraction in this city."),
+            }
+        )
+        entries.append(
+            {
+                "Description": f"Restaurants in {city}",
+                "Content": _table_or(Restaurant.COLUMNS, db.restaurants(city), "There is no restaurant in this city."),
+            }
+        )
+        entries.append(
+            {
+                "Description": f"Accommodations in {city}",
+                "Content": _table_or(
+                    Accommodation.COLUMNS, db.accommodations(city), "There is no attraction in this city."
+                ),
+            }
+        )
     for origin, destination, day in legs:
-        entries.append({
-            "Description": f"Flight from {origin} to {destination} on {day}",
-            "Content": _table_or(
-                Flight.COLUMNS, db.flights(origin, destination, day),
-                f"There is no flight from {origin} to {destination} on {day}.",
-            ),
-        })
-        entries.append({
-            "Description": f"Self-driving from {origin} to {destination}",
-            "Content": distance_text(db, origin, destination, "self-driving"),
-        })
-        entries.append({
-            "Description": f"Taxi from {origin} to {destination}",
-            "Content": distance_text(db, origin, destination, "taxi"),
-        })
+        entries.append(
+            {
+                "Description": f"Flight from {origin} to {destination} on {day}",
+                "Content": _table_or(
+                    Flight.COLUMNS,
+                    db.flights(origin, destination, day),
+                    f"There is no flight from {origin} to {destination} on {day}.",
+                ),
+            }
+        )
+        entries.append(
+            {
+                "Description": f"Self-driving from {origin} to {destination}",
+                "Content": distance_text(db, origin, destination, "self-driving"),
+            }
+        )
+        entries.append(
+            {
+                "Description": f"Taxi from {origin} to {destination}",
+                "Content": distance_text(db, origin, destination, "taxi"),
+            }
+        )
     return entries
 
 

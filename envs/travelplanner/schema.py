@@ -35,9 +35,7 @@ class FlightRow(SandboxBase):
     destination: Mapped[str] = mapped_column("DestCityName", String(128))
     distance: Mapped[float] = mapped_column("Distance", Float)
 
-    __table_args__ = (
-        Index("ix_travelplanner_flights_route", "OriginCityName", "DestCityName", "FlightDate"),
-    )
+    __table_args__ = (Index("ix_travelplanner_flights_route", "OriginCityName", "DestCityName", "FlightDate"),)
 
 
 class AccommodationRow(SandboxBase):

@@ -43,7 +43,9 @@ class PlanEvaluation:
         def table(results: Mapping[str, CheckResult] | None, names: Mapping[str, str]) -> dict[str, Any] | None:
             if results is None:
                 return None
-            return {key: {"name": names[key], "passed": ok, "message": message} for key, (ok, message) in results.items()}
+            return {
+                key: {"name": names[key], "passed": ok, "message": message} for key, (ok, message) in results.items()
+            }
 
         return {
             "delivered": self.delivered,

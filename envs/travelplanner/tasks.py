@@ -86,7 +86,7 @@ def _ordinal(day: int) -> str:
 
 
 def spoken_date(iso: str) -> str:
-    """"2022-03-13" -> "March 13th"."""
+    """ "2022-03-13" -> "March 13th"."""
     d = date.fromisoformat(iso)
     return f"{d.strftime('%B')} {_ordinal(d.day)}"
 
@@ -216,7 +216,11 @@ def _draw(rng: random.Random, db: Sandbox, level: str, days: int) -> GeneratedTa
     constraint = _constraints(rng, level, people)
     try:
         budgets = estimate_budgets(
-            db, org, dest, days, dates,
+            db,
+            org,
+            dest,
+            days,
+            dates,
             people=None if level == "easy" else people,
             local_constraint=constraint if level == "hard" else None,
         )
@@ -224,9 +228,15 @@ def _draw(rng: random.Random, db: Sandbox, level: str, days: int) -> GeneratedTa
         return None
     budget = level_budget(level, days, people, budgets)
     fields: dict[str, Any] = {
-        "org": org, "dest": dest, "days": days, "visiting_city_number": VISITING_CITIES[days],
-        "date": list(dates), "people_number": people, "local_constraint": constraint,
-        "budget": budget, "level": level,
+        "org": org,
+        "dest": dest,
+        "days": days,
+        "visiting_city_number": VISITING_CITIES[days],
+        "date": list(dates),
+        "people_number": people,
+        "local_constraint": constraint,
+        "budget": budget,
+        "level": level,
     }
     fields["query"] = query_text(fields, rng)
     query = Query.from_record(fields)

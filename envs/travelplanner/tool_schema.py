@@ -25,8 +25,11 @@ def tools(mode: str) -> list[EpisodeTool]:
     """The tools a `mode` episode offers (sole-planning offers only the Planner)."""
     data = _catalogue()
     allowed = set(data["sole_planning"]) if mode == "sole-planning" else None
-    return [EpisodeTool(t["name"], t["description"], t["parameters"]) for t in data["tools"]
-            if allowed is None or t["name"] in allowed]
+    return [
+        EpisodeTool(t["name"], t["description"], t["parameters"])
+        for t in data["tools"]
+        if allowed is None or t["name"] in allowed
+    ]
 
 
 def action(mode: str, name: str, arguments: Mapping[str, Any]) -> str:

@@ -32,8 +32,14 @@ NULL_ACTION = (
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 TOOL_NAMES = (
-    "FlightSearch", "GoogleDistanceMatrix", "AccommodationSearch", "RestaurantSearch",
-    "AttractionSearch", "CitySearch", "NotebookWrite", "Planner",
+    "FlightSearch",
+    "GoogleDistanceMatrix",
+    "AccommodationSearch",
+    "RestaurantSearch",
+    "AttractionSearch",
+    "CitySearch",
+    "NotebookWrite",
+    "Planner",
 )
 
 
@@ -74,7 +80,9 @@ def flight_search(db: Sandbox, argument: str) -> ToolResult:
     except IndexError:
         return ToolResult("Illegal Flight Search. Please try again.", None, ok=False)
     return _table(
-        False, Flight.COLUMNS, db.flights(origin, destination, day),
+        False,
+        Flight.COLUMNS,
+        db.flights(origin, destination, day),
         f"There is no flight from {origin} to {destination} on {day}.",
     )
 
@@ -127,7 +135,9 @@ def distance_text(db: Sandbox, origin: str, destination: str, mode: str) -> str:
         cost = int(km * 0.05)
     elif mode == "taxi":
         cost = int(km)
-    return f"{mode}, from {origin} to {destination}, duration: {drive.duration}, distance: {drive.distance}, cost: {cost}"
+    return (
+        f"{mode}, from {origin} to {destination}, duration: {drive.duration}, distance: {drive.distance}, cost: {cost}"
+    )
 
 
 def distance_matrix(db: Sandbox, argument: str) -> ToolResult:

@@ -83,8 +83,17 @@ class StoredProduct:
 
     def shown(self) -> ShownProduct:
         return ShownProduct(
-            self.asin, self.title, self.price_tag, RATING, self.options, self.description,
-            self.bullet_points, self.attributes, self.category, self.query, self.product_category,
+            self.asin,
+            self.title,
+            self.price_tag,
+            RATING,
+            self.options,
+            self.description,
+            self.bullet_points,
+            self.attributes,
+            self.category,
+            self.query,
+            self.product_category,
         )
 
     def purchasable(self) -> Purchasable:
@@ -95,9 +104,20 @@ class StoredProduct:
 
 def _stored(row: Any) -> StoredProduct:
     return StoredProduct(
-        row.idx, row.asin, row.title, row.description, tuple(row.bullet_points), row.price_tag, row.price,
-        dict(row.options), tuple(row.attributes), row.category, row.query, row.product_category,
-        row.instruction, tuple(row.instruction_attributes or ()),
+        row.idx,
+        row.asin,
+        row.title,
+        row.description,
+        tuple(row.bullet_points),
+        row.price_tag,
+        row.price,
+        dict(row.options),
+        tuple(row.attributes),
+        row.category,
+        row.query,
+        row.product_category,
+        row.instruction,
+        tuple(row.instruction_attributes or ()),
     )
 
 

@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from coevo.envs.base import (
-    Env, EpisodeFinished, EpisodeNotStarted, ResetResult, StepResult, UnknownSplit, UnknownTask,
+    Env,
+    EpisodeFinished,
+    EpisodeNotStarted,
+    ResetResult,
+    StepResult,
+    UnknownSplit,
+    UnknownTask,
 )
 from coevo.envs.options import flag
 from coevo.envs.webshop import expert, pages
@@ -262,8 +268,9 @@ class WebShopEnv(Env):
         if arg == pages.BUY_NOW.lower():
             assert self.product_idx is not None
             product = self.data.catalog.product(self.product_idx)
-            total, details = webshop_reward(product.purchasable(), self.goal.spec(), product.price, self.options,
-                                            self.data.noun_of)
+            total, details = webshop_reward(
+                product.purchasable(), self.goal.spec(), product.price, self.options, self.data.noun_of
+            )
             self.where = "done"
             self.page = pages.done_page(product.asin, self.options, total)
             return total, {"reward_details": details, "purchased": product.asin}

@@ -59,7 +59,11 @@ def options_to_pick(goal: Goal, offered: Mapping[str, Sequence[str]]) -> dict[st
     chosen: dict[str, str] = {}
     for text in wanted:
         best = max(
-            ((token_set_ratio(normalize_color(v), normalize_color(text)), g, v) for g, vs in offered.items() for v in vs),
+            (
+                (token_set_ratio(normalize_color(v), normalize_color(text)), g, v)
+                for g, vs in offered.items()
+                for v in vs
+            ),
             default=None,
         )
         if best is not None and best[0] > 85 and best[1] not in chosen:

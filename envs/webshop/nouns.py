@@ -122,8 +122,9 @@ class SpacyNouns:
         try:
             self.nlp = spacy.load(model, disable=["parser", "ner", "lemmatizer"])
         except OSError as exc:
-            raise ValueError(f"spaCy cannot load {model!r} (install the pipeline package or give its folder): "
-                             f"{exc}") from None
+            raise ValueError(
+                f"spaCy cannot load {model!r} (install the pipeline package or give its folder): {exc}"
+            ) from None
         self.model = model
         self._cached = lru_cache(maxsize=65536)(self._nouns)
 

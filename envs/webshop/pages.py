@@ -144,19 +144,44 @@ def sub_page(instruction: str, product: ShownProduct, which: str) -> Page:
 def options_json(options: Mapping[str, str]) -> str:
     """Jinja's `tojson` as Flask configures it: sorted keys, ASCII, HTML-safe escapes."""
     text = json.dumps(dict(options), sort_keys=True)
-    return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
-    )
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
 
 
 def done_page(asin: str, options: Mapping[str, str], reward: float) -> Page:
     """The final page as WebShop's text env shows it (its MTurk fields render as "None")."""
     nodes = [
-        "Thank you for shopping with us!", "Your code: ", "None", " (Paste it in your MTurk interface.)",
-        "Purchased", "asin", asin, "options", options_json(options),
-        "attrs", "None", "category", "None", "query", "None", "product category", "None",
-        "Target", "asin", "options", "attrs", "price upper", "instuction text",  # sic
-        "category", "product category", "query", "Goal ", "None",
-        "Reward", "Your score (min 0.0, max 1.0)", str(reward), "Reward Details ", "None",
+        "Thank you for shopping with us!",
+        "Your code: ",
+        "None",
+        " (Paste it in your MTurk interface.)",
+        "Purchased",
+        "asin",
+        asin,
+        "options",
+        options_json(options),
+        "attrs",
+        "None",
+        "category",
+        "None",
+        "query",
+        "None",
+        "product category",
+        "None",
+        "Target",
+        "asin",
+        "options",
+        "attrs",
+        "price upper",
+        "instuction text",  # sic
+        "category",
+        "product category",
+        "query",
+        "Goal ",
+        "None",
+        "Reward",
+        "Your score (min 0.0, max 1.0)",
+        str(reward),
+        "Reward Details ",
+        "None",
     ]
     return Page(_join(nodes), False, {})

@@ -112,7 +112,10 @@ def option_matches(purchased_values: Sequence[str], goal_options: Mapping[str, s
 
 
 def reward(
-    purchased: Purchasable, goal: GoalSpec, price: float, chosen_options: Mapping[str, str],
+    purchased: Purchasable,
+    goal: GoalSpec,
+    price: float,
+    chosen_options: Mapping[str, str],
     noun_of: NounExtractor = nouns,
 ) -> tuple[float, dict[str, Any]]:
     """WebShop's total reward for buying `purchased` at `price` with `chosen_options`, and its parts."""

@@ -262,8 +262,10 @@ def agentgym_ceilings(products: Iterable[tuple[float, bool]]) -> np.ndarray:
     order; NaN for products without an instruction (no goals, no draw).
     """
     rng = random.Random(AGENTGYM_CEILING_SEED)
-    return np.asarray([price_clause(price, rng)[0] if has_instruction else math.nan
-                       for price, has_instruction in products], dtype=np.float64)
+    return np.asarray(
+        [price_clause(price, rng)[0] if has_instruction else math.nan for price, has_instruction in products],
+        dtype=np.float64,
+    )
 
 
 def combinations(options: Mapping[str, Sequence[str]]) -> int:
@@ -312,8 +314,12 @@ class Goal:
 
     def spec(self) -> GoalSpec:
         return GoalSpec(
-            self.product.title, self.product.query, self.product.product_category,
-            self.attributes, self.options, self.price_upper,
+            self.product.title,
+            self.product.query,
+            self.product.product_category,
+            self.attributes,
+            self.options,
+            self.price_upper,
         )
 
 
@@ -439,11 +445,18 @@ Prepared = tuple[dict[str, Any], list[str], int, list[dict[str, Any]]]
 
 def _prepare(product: Product, seed: int, analyze: Analyzer, human: list[dict[str, Any]]) -> Prepared:
     row = {
-        "asin": product.asin, "title": product.title, "description": product.description,
-        "bullet_points": product.bullet_points, "price_tag": product.price_tag,
-        "price": product_price(product, seed), "options": product.options,
-        "attributes": product.attributes, "category": product.category, "query": product.query,
-        "product_category": product.product_category, "instruction": product.instruction,
+        "asin": product.asin,
+        "title": product.title,
+        "description": product.description,
+        "bullet_points": product.bullet_points,
+        "price_tag": product.price_tag,
+        "price": product_price(product, seed),
+        "options": product.options,
+        "attributes": product.attributes,
+        "category": product.category,
+        "query": product.query,
+        "product_category": product.product_category,
+        "instruction": product.instruction,
         "instruction_attributes": product.instruction_attributes,
     }
     usable = product.instruction is not None and bool(product.instruction_attributes)
@@ -536,10 +549,14 @@ def build(
                 goal_counts.append(goals)
                 for entry in human_ins:
                     if entry.get("instruction_attributes"):  # WebShop skips goals without attributes
-                        humans.append(HumanInstruction(
-                            idx, entry["instruction"], list(entry["instruction_attributes"]),
-                            list(entry.get("instruction_options") or []),
-                        ))
+                        humans.append(
+                            HumanInstruction(
+                                idx,
+                                entry["instruction"],
+                                list(entry["instruction_attributes"]),
+                                list(entry.get("instruction_options") or []),
+                            )
+                        )
                 if len(batch) >= _BATCH:
                     conn.execute(insert(ProductRow.__table__), batch)
                     batch.clear()
@@ -548,9 +565,10 @@ def build(
             if batch:
                 conn.execute(insert(ProductRow.__table__), batch)
             for start in range(0, len(humans), _BATCH):
-                conn.execute(insert(HumanGoalRow.__table__), [
-                    {"idx": start + i, **asdict(h)} for i, h in enumerate(humans[start : start + _BATCH])
-                ])
+                conn.execute(
+                    insert(HumanGoalRow.__table__),
+                    [{"idx": start + i, **asdict(h)} for i, h in enumerate(humans[start : start + _BATCH])],
+                )
         if progress:
             progress(count)
         engine.dispose()
@@ -568,10 +586,14 @@ def build(
             np.save(tmp / "human_order.npy", shuffled_order(len(humans), shuffle_seed))
 
         manifest = Manifest(
-            format_version=FORMAT_VERSION, source=source, products=count, seed=seed,
+            format_version=FORMAT_VERSION,
+            source=source,
+            products=count,
+            seed=seed,
             shuffle_seed=shuffle_seed,
             catalog=SQLITE_FILE if db_url is None else make_url(db_url).render_as_string(hide_password=True),
-            synthetic_goals=int(offsets[-1]), human_goals=len(humans),
+            synthetic_goals=int(offsets[-1]),
+            human_goals=len(humans),
             build_seconds=round(time.perf_counter() - started, 3),
         )
         (tmp / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2))

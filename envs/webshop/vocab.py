@@ -33,11 +33,20 @@ class ProductType:
 
 
 def _product_type(entry: dict[str, Any], named: dict[str, tuple[str, ...]]) -> ProductType:
-    options = tuple((name, named[values] if isinstance(values, str) else tuple(values))
-                    for name, values in entry["options"])
+    options = tuple(
+        (name, named[values] if isinstance(values, str) else tuple(values)) for name, values in entry["options"]
+    )
     low, high = entry["price"]
-    return ProductType(entry["query"], entry["product_category"], tuple(entry["heads"]), tuple(entry["attributes"]),
-                       tuple(entry["features"]), options, (float(low), float(high)), entry.get("audience", ""))
+    return ProductType(
+        entry["query"],
+        entry["product_category"],
+        tuple(entry["heads"]),
+        tuple(entry["attributes"]),
+        tuple(entry["features"]),
+        options,
+        (float(low), float(high)),
+        entry.get("audience", ""),
+    )
 
 
 _DATA = json.loads(VOCAB_FILE.read_text(encoding="utf-8"))

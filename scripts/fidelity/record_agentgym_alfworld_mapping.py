@@ -107,8 +107,13 @@ def main() -> None:
     parser.add_argument("agentgym", type=Path, help="a checkout of github WooooDyy/AgentGym")
     parser.add_argument("--commit", help="the checkout's commit, where it is no git work tree")
     args = parser.parse_args()
-    commit = args.commit or subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
-                                           capture_output=True, text=True).stdout.strip() or "unknown"
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "-C", str(args.agentgym), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or "unknown"
+    )
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         data = tmp / "data"

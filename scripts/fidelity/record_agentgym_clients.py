@@ -99,10 +99,19 @@ class Recorder:
             for found in _session_ids(parts.path, answer):
                 if found not in self.sessions:
                     self.sessions.append(found)
-            self.exchanges.append(self._mask({
-                "by": self.by, "method": method, "path": parts.path, "query": parts.query,
-                "body": json, "status": res.status_code, "answer": answer,
-            }))
+            self.exchanges.append(
+                self._mask(
+                    {
+                        "by": self.by,
+                        "method": method,
+                        "path": parts.path,
+                        "query": parts.query,
+                        "body": json,
+                        "status": res.status_code,
+                        "answer": answer,
+                    }
+                )
+            )
             return res
 
         return call
@@ -238,8 +247,13 @@ def main() -> None:
     _import_clients(args.agentgym)
     import requests
 
-    commit = args.commit or subprocess.run(["git", "-C", str(args.agentgym), "rev-parse", "HEAD"],
-                                           capture_output=True, text=True).stdout.strip() or None
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "-C", str(args.agentgym), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or None
+    )
     fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
     recorders = (("searchqa", _record_searchqa), ("alfworld", _record_alfworld), ("webshop", _record_webshop))
     for env, record in recorders:
@@ -252,12 +266,16 @@ def main() -> None:
                 outputs = record(base, rec, requests)
         finally:
             requests.get, requests.post, requests.delete = real_get, real_post, real_delete
-        fixture["servers"][env] = {"env_options": SERVERS[env], "exchanges": rec.exchanges,
-                                   "client_outputs": rec._mask(outputs)}
+        fixture["servers"][env] = {
+            "env_options": SERVERS[env],
+            "exchanges": rec.exchanges,
+            "client_outputs": rec._mask(outputs),
+        }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges"
-                                        for env, s in fixture["servers"].items()))
+    print(
+        f"wrote {OUT}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges" for env, s in fixture["servers"].items())
+    )
 
 
 if __name__ == "__main__":

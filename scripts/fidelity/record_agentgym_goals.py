@@ -102,12 +102,17 @@ def main() -> None:
     fixture = {
         "agentgym_commit": AGENTGYM_COMMIT,
         "how": "AgentGym's load_products(num_products=1000, human_goals=None), get_goals(..., None), "
-               "then random.seed(233); random.shuffle(goals), on the records and ins below",
+        "then random.seed(233); random.shuffle(goals), on the records and ins below",
         "items_shuffle": records,
         "items_ins_v2": ins,
         "goals": [
-            {"index": i, "asin": g["asin"], "instruction_text": g["instruction_text"],
-             "price_upper": g["price_upper"], "goal_options": g["goal_options"]}
+            {
+                "index": i,
+                "asin": g["asin"],
+                "instruction_text": g["instruction_text"],
+                "price_upper": g["price_upper"],
+                "goal_options": g["goal_options"],
+            }
             for i, g in enumerate(goals)
         ],
     }

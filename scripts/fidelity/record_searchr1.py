@@ -24,9 +24,33 @@ from typing import Any
 OUT = Path(__file__).resolve().parents[2] / "tests" / "searchqa" / "fixtures" / "searchr1.json"
 
 WORDS = ["Paris", "who founded Velmora Works", "1843", "the author of The Silent Kraith", "Ann Lee", "x"]
-FRAGMENTS = ["<search>", "</search>", "<answer>", "</answer>", "<SEARCH>", "</SEARCH>", "<Answer>", "</Answer>",
-             "<think>", "</think>", "<information>", "</information>", "search[", "answer[", "]", " ", "\n",
-             "<search >", "< search>", "</ search>", "<search/>", "<<search>>", "<search>>", "I think ", "."]
+FRAGMENTS = [
+    "<search>",
+    "</search>",
+    "<answer>",
+    "</answer>",
+    "<SEARCH>",
+    "</SEARCH>",
+    "<Answer>",
+    "</Answer>",
+    "<think>",
+    "</think>",
+    "<information>",
+    "</information>",
+    "search[",
+    "answer[",
+    "]",
+    " ",
+    "\n",
+    "<search >",
+    "< search>",
+    "</ search>",
+    "<search/>",
+    "<<search>>",
+    "<search>>",
+    "I think ",
+    ".",
+]
 DOCS = [  # retrieval results as the Search-R1 retriever returns them (document.contents)
     {"contents": '"Velmora Works"\nVelmora Works is a shipping company founded in 1843 by Ann Lee.'},
     {"contents": '"Ann Lee"\nAnn Lee (born 1801) is a chemist.\nShe was born in Brisford.'},
@@ -62,16 +86,29 @@ def replies(count: int, seed: int) -> list[str]:
     """Well-formed actions, near misses, and random tag soup, in that mix."""
     rng = random.Random(seed)
     shapes = [
-        lambda w: f"<search>{w}</search>", lambda w: f"<answer>{w}</answer>",
-        lambda w: f"<think>{w}</think>\n<search> {w} </search>", lambda w: f"<think>ok</think><answer> {w} </answer>",
-        lambda w: f"<SEARCH>{w}</SEARCH>", lambda w: f"<Answer>{w}</Answer>", lambda w: f"search[{w}]",
-        lambda w: f"answer[{w}]", lambda w: f"<search><answer>{w}</answer></search>",
-        lambda w: f"<answer><search>{w}</search></answer>", lambda w: f"<answer>{w}</answer><search>{w}</search>",
-        lambda w: f"<search>{w}</search><answer>{w}</answer>", lambda w: f"<answer>{w}</search></answer>",
-        lambda w: f"<search>{w}</answer></search>", lambda w: f"<search>{w}", lambda w: f"{w}</answer>",
-        lambda w: f"<search>{w}</SEARCH>", lambda w: f"<search>\n{w}\n</search> trailing <answer>{w}</answer>",
-        lambda w: "<answer></answer>", lambda w: "<search></search>", lambda w: "<search>  </search>",
-        lambda w: f"<search>{w}</search></search>", lambda w: f"<answer>a</answer><answer>{w}</answer>",
+        lambda w: f"<search>{w}</search>",
+        lambda w: f"<answer>{w}</answer>",
+        lambda w: f"<think>{w}</think>\n<search> {w} </search>",
+        lambda w: f"<think>ok</think><answer> {w} </answer>",
+        lambda w: f"<SEARCH>{w}</SEARCH>",
+        lambda w: f"<Answer>{w}</Answer>",
+        lambda w: f"search[{w}]",
+        lambda w: f"answer[{w}]",
+        lambda w: f"<search><answer>{w}</answer></search>",
+        lambda w: f"<answer><search>{w}</search></answer>",
+        lambda w: f"<answer>{w}</answer><search>{w}</search>",
+        lambda w: f"<search>{w}</search><answer>{w}</answer>",
+        lambda w: f"<answer>{w}</search></answer>",
+        lambda w: f"<search>{w}</answer></search>",
+        lambda w: f"<search>{w}",
+        lambda w: f"{w}</answer>",
+        lambda w: f"<search>{w}</SEARCH>",
+        lambda w: f"<search>\n{w}\n</search> trailing <answer>{w}</answer>",
+        lambda w: "<answer></answer>",
+        lambda w: "<search></search>",
+        lambda w: "<search>  </search>",
+        lambda w: f"<search>{w}</search></search>",
+        lambda w: f"<answer>a</answer><answer>{w}</answer>",
     ]
     out = []
     for _ in range(count):
@@ -95,15 +132,34 @@ def record(generation: Any, merge: Any, texts: list[str]) -> dict[str, Any]:
     distinct = sorted(set(observations))  # three texts: invalid, search results, "" after an answer
     # "cut" (the reply as Search-R1 keeps it) is null where it is the whole reply
     cases = [
-        {"reply": r, "cut": c if c != r else None, "action": a, "content": x, "observation": distinct.index(o), "done": bool(d),
-         "valid": bool(v), "search": bool(s)}
+        {
+            "reply": r,
+            "cut": c if c != r else None,
+            "action": a,
+            "content": x,
+            "observation": distinct.index(o),
+            "done": bool(d),
+            "valid": bool(v),
+            "search": bool(s),
+        }
         for r, c, a, x, o, d, v, s in zip(texts, cut, actions, contents, observations, dones, valid, is_search)
     ]
-    passages = [{"contents": [d["contents"] for d in docs], "rendered": manager._passages2string(
-        [{"document": d} for d in docs])} for docs in (DOCS[:1], DOCS[:2], DOCS[2:], DOCS, [])]
+    passages = [
+        {
+            "contents": [d["contents"] for d in docs],
+            "rendered": manager._passages2string([{"document": d} for d in docs]),
+        }
+        for docs in (DOCS[:1], DOCS[:2], DOCS[2:], DOCS, [])
+    ]
     questions = ["Who founded Velmora Works?", "who founded velmora works", "  In what year?  ", "What is 1+1"]
     prompts = [{"question": q, "prompt": merge.make_prefix({"question": q}, template_type="base")} for q in questions]
-    return {"search_results": results, "observations": distinct, "replies": cases, "passages": passages, "prompts": prompts}
+    return {
+        "search_results": results,
+        "observations": distinct,
+        "replies": cases,
+        "passages": passages,
+        "prompts": prompts,
+    }
 
 
 def main() -> None:
@@ -114,10 +170,18 @@ def main() -> None:
     parser.add_argument("--commit", default=None, help="the checkout's commit, when it is no git work tree")
     args = parser.parse_args()
     generation, merge = load_searchr1(args.searchr1)
-    commit = args.commit or subprocess.run(["git", "-C", str(args.searchr1), "rev-parse", "HEAD"],
-                                           capture_output=True, text=True).stdout.strip()
-    data = {"source": "PeterGriffinJin/Search-R1", "commit": commit or None, "seed": args.seed,
-            **record(generation, merge, replies(args.replies, args.seed))}
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "-C", str(args.searchr1), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+    )
+    data = {
+        "source": "PeterGriffinJin/Search-R1",
+        "commit": commit or None,
+        "seed": args.seed,
+        **record(generation, merge, replies(args.replies, args.seed)),
+    }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(case, ensure_ascii=False) for case in data.pop("replies")]
     head = json.dumps(data, indent=1, ensure_ascii=False)[:-2]  # one reply a line keeps diffs readable

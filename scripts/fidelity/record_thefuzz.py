@@ -19,10 +19,53 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "webshop" / "fixtures" / "thefuzz_0_19_0.json"
 
-WORDS = ["travel", "case", "machine", "wash", "fleece", "lined", "kangaroo", "pocket", "dark", "gray", "grey",
-         "navy", "blue", "x-large", "xl", "small", "pack", "of", "2", "12", "oz", "ounce", "sugar", "free",
-         "gluten", "long", "lasting", "easy", "to", "clean", "high", "definition", "women's", "men's", "the",
-         "a", "3.4", "fl", "heavy", "duty", "non-slip", "wireless", "bluetooth", "hair", "extensions"]
+WORDS = [
+    "travel",
+    "case",
+    "machine",
+    "wash",
+    "fleece",
+    "lined",
+    "kangaroo",
+    "pocket",
+    "dark",
+    "gray",
+    "grey",
+    "navy",
+    "blue",
+    "x-large",
+    "xl",
+    "small",
+    "pack",
+    "of",
+    "2",
+    "12",
+    "oz",
+    "ounce",
+    "sugar",
+    "free",
+    "gluten",
+    "long",
+    "lasting",
+    "easy",
+    "to",
+    "clean",
+    "high",
+    "definition",
+    "women's",
+    "men's",
+    "the",
+    "a",
+    "3.4",
+    "fl",
+    "heavy",
+    "duty",
+    "non-slip",
+    "wireless",
+    "bluetooth",
+    "hair",
+    "extensions",
+]
 JOINERS = [" ", " ", " ", "_", "-", ", ", "/", " & ", ".", "  "]
 ODD = ["é", "ü", "ñ", "©", "ß", "’", "–", "…", "中", "ı", "Σ", "\u00a0", "_", "__", "!", "(", ")"]
 
@@ -51,7 +94,7 @@ def variant(rng: random.Random, text: str) -> str:
         return " ".join(words)
     if kind == 2 and len(text) > 3:
         at = rng.randrange(len(text))
-        return text[:at] + text[at + 1:]
+        return text[:at] + text[at + 1 :]
     if kind == 3:
         return text + " " + rng.choice(WORDS)
     return phrase(rng)
@@ -80,17 +123,19 @@ def main() -> None:
         import thefuzz
         from thefuzz import fuzz
     if thefuzz.__version__ != "0.19.0" or fuzz.SequenceMatcher.__module__ != "difflib":
-        raise SystemExit(f"need thefuzz 0.19.0 on difflib, have {thefuzz.__version__} on "
-                         f"{fuzz.SequenceMatcher.__module__}")
+        raise SystemExit(
+            f"need thefuzz 0.19.0 on difflib, have {thefuzz.__version__} on {fuzz.SequenceMatcher.__module__}"
+        )
     cases = []
     for a, b in pairs(args.pairs, args.seed):
         left = tuple(a) if isinstance(a, list) else a
         cases.append([a, b, fuzz.token_set_ratio(left, b)])
     OUT.parent.mkdir(parents=True, exist_ok=True)
     body = ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases)
-    OUT.write_text('{"source": "thefuzz 0.19.0 (difflib SequenceMatcher)", "seed": %d,\n'
-                   ' "columns": ["a (a list is a tuple)", "b", "token_set_ratio"],\n "cases": [\n%s\n]}\n'
-                   % (args.seed, body))
+    OUT.write_text(
+        '{"source": "thefuzz 0.19.0 (difflib SequenceMatcher)", "seed": %d,\n'
+        ' "columns": ["a (a list is a tuple)", "b", "token_set_ratio"],\n "cases": [\n%s\n]}\n' % (args.seed, body)
+    )
     print(f"wrote {len(cases)} pairs to {OUT}")
 
 

@@ -69,7 +69,10 @@ def test_labels_cover_exactly_the_trained_replies(tiny_model_dir: Path) -> None:
         "Thought: done.\nAction: inventory<|im_end|>\n",
     ]
     # the tokens are those of the whole conversation rendered at once, minus the final user turn
-    messages = [{"role": {"human": "user", "gpt": "assistant"}[t["from"]], "content": t["value"]} for t in RECORD["conversations"][:-1]]
+    messages = [
+        {"role": {"human": "user", "gpt": "assistant"}[t["from"]], "content": t["value"]}
+        for t in RECORD["conversations"][:-1]
+    ]
     whole = tokenizer(tokenizer.apply_chat_template(messages, tokenize=False), add_special_tokens=False)["input_ids"]
     assert example.input_ids == whole
 
@@ -114,7 +117,9 @@ def test_filter_keeps_the_best_trajectory_per_instruction(tiny_model_dir: Path) 
     ]  # fmt: skip
     per_instruction = [instruction_of(e.item_id)[0] for e in examples]
     assert len(per_instruction) == len(set(per_instruction))
-    weighted = learning_examples(tokenizer, demos, explored, max_length=4096, objective="reward_weighted", threshold=0.99)
+    weighted = learning_examples(
+        tokenizer, demos, explored, max_length=4096, objective="reward_weighted", threshold=0.99
+    )
     assert len(weighted) == 2 + sum(1 for r in explored if r["reward"] > 0)  # every sample, weighted by reward
 
 
@@ -165,7 +170,9 @@ def test_config_presets_and_command_line_overrides() -> None:
     )  # fmt: skip
     config = from_preset("ci", **overrides)
     assert (config.iterations, config.envs, config.restart_from_base) == (3, ["alfworld", "bfcl"], False)
-    assert config.max_rounds is None and math.isclose(config.learning_rate, 3e-5) and config.show_available_actions is True
+    assert (
+        config.max_rounds is None and math.isclose(config.learning_rate, 3e-5) and config.show_available_actions is True
+    )
     with pytest.raises(ValueError, match="unknown option --bogus"):
         parse_overrides(["--bogus", "1"])
     with pytest.raises(ValueError, match="--iterations wants a int"):
@@ -202,7 +209,9 @@ def test_config_per_env_splits_and_their_refusals() -> None:
 def test_exploration_draws_other_instructions_than_bc_and_evaluation(tmp_path: Path) -> None:
     async def go() -> None:
         async with asgi_env_client("guess") as client:
-            evol = AgentEvolTrainer(from_preset("ci", envs=["guess"], output_dir=str(tmp_path), bc_tasks=4, explore_tasks=3))
+            evol = AgentEvolTrainer(
+                from_preset("ci", envs=["guess"], output_dir=str(tmp_path), bc_tasks=4, explore_tasks=3)
+            )
             evol.clients = {"guess": [client]}
             bc = {t.task_id for t in await evol.bc_tasks()}
             assert bc == {"train-0", "train-50", "train-100", "train-150"}
@@ -317,7 +326,9 @@ class _ExpertExplorer(AgentEvolTrainer):
 def test_filter_objective_learns_one_trajectory_per_successful_instruction(tmp_path: Path) -> None:
     out = tmp_path / "run"
     # the guess expert needs up to 7 guesses; K=3 samples of 2 instructions, all successful
-    rows = _run_ci(out, _ExpertExplorer, envs=["guess"], objective="filter", iterations=1, samples_per_task=3, max_rounds=8)
+    rows = _run_ci(
+        out, _ExpertExplorer, envs=["guess"], objective="filter", iterations=1, samples_per_task=3, max_rounds=8
+    )
     explored = [json.loads(line) for line in (out / "data" / "iter1-explore.jsonl").read_text().splitlines()]
     assert len(explored) == 6 and all(r["reward"] >= 0.99 for r in explored)
     successful = {instruction_of(r["item_id"])[0] for r in explored if r["reward"] >= 0.99}

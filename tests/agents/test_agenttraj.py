@@ -31,7 +31,10 @@ def test_jsonl_round_trip(tmp_path: Path) -> None:
 
 def test_agentgym_json_lists_are_read_and_defaults_filled(tmp_path: Path) -> None:
     path = tmp_path / "agentgym.json"
-    minimal = {"item_id": "webshop_1", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "Action: x"}]}
+    minimal = {
+        "item_id": "webshop_1",
+        "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "Action: x"}],
+    }
     path.write_text(json.dumps([minimal]))
     (record,) = read_records(path)
     assert record["conversations"][0]["loss"] is None and record["conversations"][1]["loss"] is True

@@ -41,7 +41,16 @@ def test_eval_reports_stores_and_exports(tmp_path: Path) -> None:
 
 
 def test_eval_rejects_an_unknown_split(tmp_path: Path) -> None:
-    done = coevo("eval", "--env", "tests.fixture_env:GuessEnv", "--split", "nope", "--no-store", "--out", str(tmp_path / "r.json"))
+    done = coevo(
+        "eval",
+        "--env",
+        "tests.fixture_env:GuessEnv",
+        "--split",
+        "nope",
+        "--no-store",
+        "--out",
+        str(tmp_path / "r.json"),
+    )
     assert done.returncode != 0 and "unknown split 'nope'" in done.stdout + done.stderr
 
 

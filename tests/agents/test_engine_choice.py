@@ -23,8 +23,9 @@ from coevo.client.policies.vllm_policy import sampling_params
         ("vllm", True, True, False, "vllm"),
     ],
 )
-def test_auto_takes_the_fastest_engine_the_host_runs(setting: str, cuda: bool, vllm: bool, llamacpp: bool,
-                                                     engine: str) -> None:
+def test_auto_takes_the_fastest_engine_the_host_runs(
+    setting: str, cuda: bool, vllm: bool, llamacpp: bool, engine: str
+) -> None:
     assert choose_backend(setting, cuda=cuda, vllm=vllm, llamacpp=llamacpp) == engine
 
 

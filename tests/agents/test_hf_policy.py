@@ -55,7 +55,9 @@ def test_prefix_cache_changes_nothing_over_whole_episodes(tiny_model_dir: Path) 
 def test_prefix_cache_survives_prompt_cuts(tiny_model_dir: Path) -> None:
     """Rounds whose prompts lose old turns to the budget still match a cache-free run."""
     cached = TransformersPolicy(tiny_model_dir, max_prompt_tokens=260, sampling=Sampling(max_new_tokens=6))
-    plain = TransformersPolicy(tiny_model_dir, max_prompt_tokens=260, prefix_cache=False, sampling=Sampling(max_new_tokens=6))
+    plain = TransformersPolicy(
+        tiny_model_dir, max_prompt_tokens=260, prefix_cache=False, sampling=Sampling(max_new_tokens=6)
+    )
 
     class Session:
         session_id = "s1"

@@ -71,17 +71,27 @@ def test_whole_episodes_reuse_prefixes_and_free_their_slots(tiny_model_dir: Path
     assert sum(fed) < 0.6 * sum(prompted)  # later rounds fed only their new tokens
 
 
-def test_a_reused_prefix_gives_the_logits_of_a_fresh_prompt(tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reused_prefix_gives_the_logits_of_a_fresh_prompt(
+    tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Round after round of one growing conversation (cut to the budget on the way), the next
     token's logits with the cached prefix match feeding the whole prompt, to float rounding."""
     import coevo.client.policies.llamacpp as llamacpp
 
     seen: list[np.ndarray] = []
     real_pick = llamacpp.pick_token
-    monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
+    monkeypatch.setattr(
+        llamacpp,
+        "pick_token",
+        lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1],
+    )
     one = Sampling(max_new_tokens=1)
-    cached = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one)
-    fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one)
+    cached = LlamaCppPolicy(
+        tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one
+    )
+    fresh = LlamaCppPolicy(
+        tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_prompt_tokens=260, sampling=one
+    )
     for turns in range(9):
         request = PolicyRequest(_conversation(turns), "guess", _Session("s1"))  # type: ignore[arg-type]
         cached.generate([request])
@@ -103,7 +113,11 @@ def test_a_prefix_copied_from_another_episode_gives_the_logits_of_a_fresh_prompt
 
     seen: list[np.ndarray] = []
     real_pick = llamacpp.pick_token
-    monkeypatch.setattr(llamacpp, "pick_token", lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1])
+    monkeypatch.setattr(
+        llamacpp,
+        "pick_token",
+        lambda logits, sampling, rng: (seen.append(logits.copy()), real_pick(logits, sampling, rng))[1],
+    )
     one = Sampling(max_new_tokens=1)
     shared = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=4, sampling=one)
     fresh = LlamaCppPolicy(tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=4, sampling=one)
@@ -111,8 +125,10 @@ def test_a_prefix_copied_from_another_episode_gives_the_logits_of_a_fresh_prompt
     def request(turns: int, key: str, branch: bool = False) -> PolicyRequest:
         messages = _conversation(turns)
         if branch:  # the conversation goes another way after `turns` turns
-            messages += [{"role": "assistant", "content": "Action: wait " + "z " * 8},
-                         {"role": "user", "content": "nothing happens " * 3}]
+            messages += [
+                {"role": "assistant", "content": "Action: wait " + "z " * 8},
+                {"role": "user", "content": "nothing happens " * 3},
+            ]
         return PolicyRequest(messages, "guess", _Session(key))  # type: ignore[arg-type]
 
     def from_scratch(turns: int, branch: bool = False) -> np.ndarray:
@@ -150,7 +166,9 @@ def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: 
 
     model, tokenizer = load_model(tiny_model_dir)
     greedy = Sampling(max_new_tokens=8)
-    served = in_memory_policy(model, tokenizer, workdir=tmp_path, backend="llamacpp", sampling=greedy, kv_type="f32", precision="f32")
+    served = in_memory_policy(
+        model, tokenizer, workdir=tmp_path, backend="llamacpp", sampling=greedy, kv_type="f32", precision="f32"
+    )
     assert isinstance(served, LlamaCppPolicy) and served.last_sync_s is not None
     request = _requests((2,))
     before = served.generate(request)
@@ -239,7 +257,9 @@ def test_pick_token_filters() -> None:
 
 def test_more_episodes_than_slots_and_replies_cut_at_the_context_end(tiny_model_dir: Path) -> None:
     greedy = Sampling(max_new_tokens=6)
-    policy = LlamaCppPolicy(tiny_model_dir, max_batch_size=2, max_prompt_tokens=300, max_reply_tokens=64, threads=1, sampling=greedy)
+    policy = LlamaCppPolicy(
+        tiny_model_dir, max_batch_size=2, max_prompt_tokens=300, max_reply_tokens=64, threads=1, sampling=greedy
+    )
     reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, max_prompt_tokens=300, sampling=greedy)
     requests = [PolicyRequest(_conversation(k), "guess", _Session(f"e{k}")) for k in range(5)]  # type: ignore[arg-type]
     for request in requests + requests[::-1]:  # later episodes take the slots of idle ones, then come back

@@ -14,12 +14,20 @@ from coevo.client.policies.parsing import canonical_action, parse_react
         ("Thought: find the apple\nAction: go to countertop 1", "find the apple", "go to countertop 1"),
         ("ACTION:\n  go to fridge 1.\nObservation: You arrive at fridge 1.", "", "go to fridge 1"),
         ("**Action**: `open drawer 2`", "", "open drawer 2"),
-        ("Thought: first\nAction 1: take apple 1 from countertop 1\nThought: then", "first", "take apple 1 from countertop 1"),
+        (
+            "Thought: first\nAction 1: take apple 1 from countertop 1\nThought: then",
+            "first",
+            "take apple 1 from countertop 1",
+        ),
         ('Action: "look"', "", "look"),
         ("go to desk 1", "", "go to desk 1"),
         ("I am done here. Action: inventory", "", "inventory"),
         ("Thought: it is closed\nAction: open fridge 1<|im_end|>", "it is closed", "open fridge 1"),
-        ("Thought:\nthe mug is here\n\nAction:\ntake mug 1 from shelf 2\n", "the mug is here", "take mug 1 from shelf 2"),
+        (
+            "Thought:\nthe mug is here\n\nAction:\ntake mug 1 from shelf 2\n",
+            "the mug is here",
+            "take mug 1 from shelf 2",
+        ),
     ],
 )
 def test_single_line_actions(reply: str, thought: str, action: str) -> None:

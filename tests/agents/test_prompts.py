@@ -17,7 +17,9 @@ def test_conversation_starts_with_instruction_and_acknowledgement() -> None:
 
 def test_first_observation_adds_the_task_only_when_missing_and_lists_actions() -> None:
     info = {"task": "put a clean mug in cabinet.", "available_actions": ["look", "go to cabinet 1"]}
-    with_task = ALFWORLD.render_observation("You are in a room.\nYour task is to: put a clean mug in cabinet.", info, first=True)
+    with_task = ALFWORLD.render_observation(
+        "You are in a room.\nYour task is to: put a clean mug in cabinet.", info, first=True
+    )
     assert with_task.count("put a clean mug in cabinet.") == 1
     assert with_task.endswith("AVAILABLE ACTIONS: go to <a receptacle you have seen>, look")
     without = ALFWORLD.render_observation("You are in a room.", info, first=True)
@@ -38,7 +40,10 @@ def test_alfworld_folds_go_to_commands_and_keeps_the_specific_ones() -> None:
 
 def test_action_sets_render_as_lists_or_key_lines() -> None:
     assert render_available_actions(["a", "b"]) == "AVAILABLE ACTIONS: a, b"
-    assert render_available_actions({"clickables": ["back", "next >"]}) == "AVAILABLE ACTIONS:\nclickables: ['back', 'next >']"
+    assert (
+        render_available_actions({"clickables": ["back", "next >"]})
+        == "AVAILABLE ACTIONS:\nclickables: ['back', 'next >']"
+    )
     assert render_available_actions([]) == "" and render_available_actions(None) == ""
 
 
@@ -59,7 +64,11 @@ def test_alfworld_expert_thoughts_follow_the_command() -> None:
 
 def test_invalid_feedback_repeats_the_format_and_the_actions() -> None:
     text = ALFWORLD.render_invalid("no 'Action:' line was found in your reply.", {"available_actions": ["look"]})
-    assert prompt_for("guess", "guess N").render_invalid("x", {"available_actions": ["a", "b"]}).endswith("AVAILABLE ACTIONS: a, b")
+    assert (
+        prompt_for("guess", "guess N")
+        .render_invalid("x", {"available_actions": ["a", "b"]})
+        .endswith("AVAILABLE ACTIONS: a, b")
+    )
     assert text.startswith("Invalid action: no 'Action:' line")
     assert "Thought: The task needs an apple" in text and text.endswith("AVAILABLE ACTIONS: look")
     assert "<" not in text  # a worked example, no placeholder a small model would copy

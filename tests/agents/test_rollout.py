@@ -77,7 +77,9 @@ def test_unreadable_replies_are_reported_and_do_not_step_the_env() -> None:
     assert [turn.valid for turn in t.turns] == [False, True, False, False]
     assert t.steps == 1  # only the readable reply reached the server
     feedback = t.messages[4]["content"]
-    assert feedback.startswith("Invalid action: no 'Action:' line") and feedback.endswith("Action: guess 50")  # the env's example
+    assert feedback.startswith("Invalid action: no 'Action:' line") and feedback.endswith(
+        "Action: guess 50"
+    )  # the env's example
 
 
 def test_abstaining_policy_ends_the_episode() -> None:
@@ -134,7 +136,9 @@ def test_random_policy_plays_from_available_actions_across_envs() -> None:
     async def go() -> list[Trajectory]:
         async with asgi_env_client("alfworld") as alf, asgi_env_client("guess") as guess:
             engine = RolloutEngine(RandomPolicy(seed=3), {"alfworld": alf, "guess": guess}, max_rounds=5)
-            return await engine.run([EpisodeSpec("alfworld", split="valid_seen", seed=1), EpisodeSpec("guess", split="test", seed=1)])
+            return await engine.run(
+                [EpisodeSpec("alfworld", split="valid_seen", seed=1), EpisodeSpec("guess", split="test", seed=1)]
+            )
 
     alf, guess = asyncio.run(go())
     assert alf.rounds == 5 and all(t.valid for t in alf.turns)
@@ -144,12 +148,18 @@ def test_random_policy_plays_from_available_actions_across_envs() -> None:
 
 def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
     """A model stuck in prose must not hold an episode for all of the env's max_steps rounds."""
-    stuck = ScriptedPolicy(["no idea\nat all", "Thought: try\nAction: guess 50", "still\nnothing", "none\nhere", "nope\nno"])
+    stuck = ScriptedPolicy(
+        ["no idea\nat all", "Thought: try\nAction: guess 50", "still\nnothing", "none\nhere", "nope\nno"]
+    )
     (t,) = _run(stuck, [EpisodeSpec("guess", task_id="train-0")], max_rounds=10)
     assert t.status == "invalid_replies" and [turn.valid for turn in t.turns] == [False, True, False, False, False]
     assert t.steps == 1  # a readable reply in between resets the count
-    (t,) = _run(ScriptedPolicy(["no\nidea"] * 6), [EpisodeSpec("guess", task_id="train-0")], max_rounds=6,
-                max_invalid_replies=None)
+    (t,) = _run(
+        ScriptedPolicy(["no\nidea"] * 6),
+        [EpisodeSpec("guess", task_id="train-0")],
+        max_rounds=6,
+        max_invalid_replies=None,
+    )
     assert t.status == "max_rounds" and t.rounds == 6
     with pytest.raises(ValueError, match="max_invalid_replies"):
         _run(stuck, [], max_invalid_replies=0)

@@ -53,8 +53,9 @@ def kitchen(goal: Goal, task: str = "do the task.", start: str | None = None) ->
         APPLE: ObjectSpec("Apple", [loc(1)], [COUNTER], set(FOOD)),
         APPLE_2: ObjectSpec("Apple", [loc(1)], [COUNTER], set(FOOD)),
         KNIFE: ObjectSpec("Knife", [loc(1)], [COUNTER], {"pickupable", "cleanable"}),
-        MUG: ObjectSpec("Mug", [loc(2)], [CABINET], {"pickupable", "cleanable", "heatable", "coolable",
-                                                      "isReceptacleObject"}),
+        MUG: ObjectSpec(
+            "Mug", [loc(2)], [CABINET], {"pickupable", "cleanable", "heatable", "coolable", "isReceptacleObject"}
+        ),
         EGG: ObjectSpec("Egg", [loc(3)], [FRIDGE], set(FOOD), {"isCool"}),
         PAN: ObjectSpec("Pan", [loc(6)], [BURNER_A], {"pickupable", "cleanable", "coolable"}),
         LAMP: ObjectSpec("DeskLamp", [loc(7)], [DESK], {"toggleable"}),

@@ -23,8 +23,9 @@ from coevo.envs.alfworld.tasks import GeneratedCatalog, RealCatalog, agentgym_ga
 from coevo.envs.base import UnknownTask
 from coevo.server import create_app
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("alfworld") is None,
-                                reason="exporting games needs the alfworld extra")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("alfworld") is None, reason="exporting games needs the alfworld extra"
+)
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "agentgym_mapping.json").read_text())
 

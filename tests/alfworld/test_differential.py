@@ -28,8 +28,19 @@ from coevo.envs.alfworld.textworld_backend import available
 pytestmark = [pytest.mark.skipif(not available(), reason="needs the alfworld extra (TextWorld)"), pytest.mark.slow]
 
 GAMES = 204
-JUNK = ["help", "look", "inventory", "Look", "go to the fridge", "take all", "put it down", "", "examine room",
-        "open door 1", "use"]
+JUNK = [
+    "help",
+    "look",
+    "inventory",
+    "Look",
+    "go to the fridge",
+    "take all",
+    "put it down",
+    "",
+    "examine room",
+    "open door 1",
+    "use",
+]
 
 
 def _junk(game: Game, rng: random.Random) -> str:
@@ -94,8 +105,13 @@ def test_generated_games_play_identically(textworld):
     wins = steps = 0
     for i in range(GAMES):
         dialect_name = ("2.1.2", "2.1.1")[i % 2]
-        knobs = Knobs(task_type=TASK_TYPES[i % 6], max_receptacles=rng.randint(3, 6), distractors=rng.randint(0, 3),
-                      max_instances=2, closed=rng.random())
+        knobs = Knobs(
+            task_type=TASK_TYPES[i % 6],
+            max_receptacles=rng.randint(3, 6),
+            distractors=rng.randint(0, 3),
+            max_instances=2,
+            closed=rng.random(),
+        )
         scene = generate(knobs, 31_000 + i)
         textworld.load(game_data(scene, dialect_name))
         mode = (i // 2) % 3  # expert, random then expert, random
@@ -151,7 +167,9 @@ def test_env_on_the_textworld_backend():
                 assert real.expert_action() == action
                 # the other dialect's put first: with default options both answer "Nothing happens."
                 other = re.sub(r"^move (.+) to (.+)$", r"put \1 in/on \2", action)
-                for command in (other, action, "put everything away") if other != action else (action, "put everything away"):
+                for command in (
+                    (other, action, "put everything away") if other != action else (action, "put everything away")
+                ):
                     x, y = native.step(command), real.step(command)
                     assert (x.observation, x.reward, x.done, x.info) == (y.observation, y.reward, y.done, y.info)
                     if x.done:
@@ -165,9 +183,13 @@ def test_env_on_the_textworld_backend():
 
 #: The parts of ALFWorld 0.4.2's configs/base_config.yaml that collect_game_files reads, verbatim.
 ALFWORLD_CONFIG = {
-    "dataset": {"data_path": "$ALFWORLD_DATA/json_2.1.1/train", "eval_id_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_seen",
-                "eval_ood_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_unseen", "num_train_games": -1,
-                "num_eval_games": -1},
+    "dataset": {
+        "data_path": "$ALFWORLD_DATA/json_2.1.1/train",
+        "eval_id_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_seen",
+        "eval_ood_data_path": "$ALFWORLD_DATA/json_2.1.1/valid_unseen",
+        "num_train_games": -1,
+        "num_eval_games": -1,
+    },
     "env": {"task_types": [1, 2, 3, 4, 5, 6], "goal_desc_human_anns_prob": 0},
 }
 

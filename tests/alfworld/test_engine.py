@@ -34,7 +34,9 @@ def test_intro_lists_receptacles_by_id_and_states_the_task():
 def test_arrival_text_by_dialect():
     new = compiled(SIMPLE)
     _, (out,) = play(new, "go to countertop 1")
-    assert out.feedback == "You arrive at countertop 1. On the countertop 1, you see a apple 2, a apple 1, and a knife 1."
+    assert (
+        out.feedback == "You arrive at countertop 1. On the countertop 1, you see a apple 2, a apple 1, and a knife 1."
+    )
     old = compiled(SIMPLE, "2.1.1")
     _, (out,) = play(old, "go to countertop 1")
     assert out.feedback == "You arrive at loc 7. On the countertop 1, you see a apple 2, a apple 1, and a knife 1."
@@ -42,8 +44,9 @@ def test_arrival_text_by_dialect():
 
 def test_open_close_and_closed_receptacles():
     game = compiled(SIMPLE)
-    state, outs = play(game, "go to cabinet 1", "take mug 1 from cabinet 1", "open cabinet 1",
-                       "close cabinet 1", "close cabinet 1")
+    state, outs = play(
+        game, "go to cabinet 1", "take mug 1 from cabinet 1", "open cabinet 1", "close cabinet 1", "close cabinet 1"
+    )
     assert outs[0].feedback == "You arrive at cabinet 1. The cabinet 1 is closed."
     assert outs[1].feedback == NOTHING_HAPPENS and not outs[1].admissible
     assert outs[2].feedback == "You open the cabinet 1. The cabinet 1 is open. In it, you see a mug 1."
@@ -53,9 +56,19 @@ def test_open_close_and_closed_receptacles():
 
 def test_take_put_and_inventory():
     game = compiled(SIMPLE)
-    state, outs = play(game, "go to countertop 1", "take apple 1 from countertop 1", "take knife 1 from countertop 1",
-                       "inventory", "examine apple 1", "go to fridge 1", "move apple 1 to fridge 1", "open fridge 1",
-                       "move apple 1 to fridge 1", "inventory")
+    state, outs = play(
+        game,
+        "go to countertop 1",
+        "take apple 1 from countertop 1",
+        "take knife 1 from countertop 1",
+        "inventory",
+        "examine apple 1",
+        "go to fridge 1",
+        "move apple 1 to fridge 1",
+        "open fridge 1",
+        "move apple 1 to fridge 1",
+        "inventory",
+    )
     assert outs[1].feedback == "You pick up the apple 1 from the countertop 1."
     assert outs[2].feedback == NOTHING_HAPPENS  # hands full
     assert outs[3].feedback == "You are carrying: a apple 1."
@@ -68,8 +81,15 @@ def test_take_put_and_inventory():
 
 def test_legacy_put_command():
     game = compiled(SIMPLE, "2.1.1")
-    _, outs = play(game, "go to countertop 1", "take apple 1 from countertop 1", "go to sinkbasin 1",
-                   "move apple 1 to sinkbasin 1", "put apple 1 in/on sinkbasin 1", "help")
+    _, outs = play(
+        game,
+        "go to countertop 1",
+        "take apple 1 from countertop 1",
+        "go to sinkbasin 1",
+        "move apple 1 to sinkbasin 1",
+        "put apple 1 in/on sinkbasin 1",
+        "help",
+    )
     assert outs[3].feedback == NOTHING_HAPPENS
     assert outs[4].feedback == "You put the apple 1 in/on the sinkbasin 1."
     assert outs[5].feedback == NOTHING_HAPPENS  # no help in 2.1.1
@@ -86,8 +106,20 @@ def test_admissible_commands():
     game = compiled(SIMPLE)
     state = State(game)
     assert engine.admissible(game, state) == sorted(
-        ["go to cabinet 1", "go to countertop 1", "go to desk 1", "go to fridge 1", "go to microwave 1",
-         "go to sinkbasin 1", "go to stoveburner 1", "go to stoveburner 2", "help", "inventory", "look"])
+        [
+            "go to cabinet 1",
+            "go to countertop 1",
+            "go to desk 1",
+            "go to fridge 1",
+            "go to microwave 1",
+            "go to sinkbasin 1",
+            "go to stoveburner 1",
+            "go to stoveburner 2",
+            "help",
+            "inventory",
+            "look",
+        ]
+    )
     engine.step(game, state, "go to stoveburner 2")
     commands = engine.admissible(game, state)
     # No "go to" a receptacle at the agent's own location (Fast Downward drops no-op operators);
@@ -114,16 +146,19 @@ def test_look_and_objects_next_to_the_agent():
     game = compiled(SIMPLE)
     state = State(game)
     assert engine.step(game, state, "look").feedback == (
-        "You are in the middle of a room. Looking quickly around you, you see nothing.")
+        "You are in the middle of a room. Looking quickly around you, you see nothing."
+    )
     engine.step(game, state, "go to stoveburner 2")
     assert engine.step(game, state, "look").feedback == (
-        "You are facing the stoveburner 2, and stoveburner 1. Next to it, you see nothing.")
+        "You are facing the stoveburner 2, and stoveburner 1. Next to it, you see nothing."
+    )
     # TextWorld keeps not_inreceptacle(pan, burner 2) after the pickup: once the pan is on the
     # other burner at the same spot, look lists it "next to" the agent.
     engine.step(game, state, "take pan 1 from stoveburner 2")
     engine.step(game, state, "move pan 1 to stoveburner 1")
     assert engine.step(game, state, "look").feedback == (
-        "You are facing the stoveburner 2, and stoveburner 1. Next to it, you see a pan 1.")
+        "You are facing the stoveburner 2, and stoveburner 1. Next to it, you see a pan 1."
+    )
     engine.step(game, state, "take pan 1 from stoveburner 1")
     engine.step(game, state, "move pan 1 to stoveburner 2")
     assert engine.step(game, state, "look").feedback.endswith("Next to it, you see a pan 1.")
@@ -131,10 +166,22 @@ def test_look_and_objects_next_to_the_agent():
 
 def test_heat_cool_clean_and_examine():
     game = compiled(Goal("pick_heat_then_place_in_recep", "Egg", "CounterTop"))
-    state, outs = play(game, "go to fridge 1", "open fridge 1", "take egg 1 from fridge 1", "examine egg 1",
-                       "go to microwave 1", "heat egg 1 with microwave 1", "examine egg 1",
-                       "go to sinkbasin 1", "clean egg 1 with sinkbasin 1", "examine egg 1",
-                       "go to fridge 1", "cool egg 1 with fridge 1", "examine egg 1")
+    state, outs = play(
+        game,
+        "go to fridge 1",
+        "open fridge 1",
+        "take egg 1 from fridge 1",
+        "examine egg 1",
+        "go to microwave 1",
+        "heat egg 1 with microwave 1",
+        "examine egg 1",
+        "go to sinkbasin 1",
+        "clean egg 1 with sinkbasin 1",
+        "examine egg 1",
+        "go to fridge 1",
+        "cool egg 1 with fridge 1",
+        "examine egg 1",
+    )
     texts = [o.feedback for o in outs]
     assert texts[3] == "This is a cold egg 1."
     assert texts[5] == "You heat the egg 1 using the microwave 1."  # a closed microwave heats
@@ -147,12 +194,27 @@ def test_heat_cool_clean_and_examine():
 
 def test_receptacle_objects_and_slicing():
     game = compiled(SIMPLE)
-    state, outs = play(game, "go to cabinet 1", "open cabinet 1", "take mug 1 from cabinet 1", "examine mug 1",
-                       "go to microwave 1", "heat mug 1 with microwave 1", "examine mug 1")
+    state, outs = play(
+        game,
+        "go to cabinet 1",
+        "open cabinet 1",
+        "take mug 1 from cabinet 1",
+        "examine mug 1",
+        "go to microwave 1",
+        "heat mug 1 with microwave 1",
+        "examine mug 1",
+    )
     assert outs[3].feedback == "This is a normal mug 1. In it, you see nothing."
     assert outs[6].feedback == "This is a normal mug 1. In it, you see nothing."
-    state, outs = play(game, "go to countertop 1", "take knife 1 from countertop 1", "slice apple 2 with knife 1",
-                       "move knife 1 to countertop 1", "take apple 2 from countertop 1", "examine apple 2")
+    state, outs = play(
+        game,
+        "go to countertop 1",
+        "take knife 1 from countertop 1",
+        "slice apple 2 with knife 1",
+        "move knife 1 to countertop 1",
+        "take apple 2 from countertop 1",
+        "examine apple 2",
+    )
     assert outs[2].feedback == "You sliced the apple 2 with the knife 1."
     assert outs[5].feedback == "This is a sliced apple 2."
 
@@ -163,26 +225,72 @@ def test_help_text():
     assert out.feedback == HELP_TEXT and HELP_TEXT.startswith("Available commands:\n  look:")
 
 
-@pytest.mark.parametrize("goal,winning", [
-    (Goal("pick_and_place_simple", "Book", "CounterTop"),
-     ["go to desk 1", "take book 1 from desk 1", "go to countertop 1", "move book 1 to countertop 1"]),
-    (Goal("pick_clean_then_place_in_recep", "Mug", "CounterTop"),
-     ["go to cabinet 1", "open cabinet 1", "take mug 1 from cabinet 1", "go to countertop 1",
-      "move mug 1 to countertop 1", "take mug 1 from countertop 1", "go to sinkbasin 1",
-      "clean mug 1 with sinkbasin 1", "go to countertop 1", "move mug 1 to countertop 1"]),
-    (Goal("pick_heat_then_place_in_recep", "Apple", "SinkBasin"),
-     ["go to countertop 1", "take apple 2 from countertop 1", "go to sinkbasin 1", "move apple 2 to sinkbasin 1",
-      "take apple 2 from sinkbasin 1", "go to microwave 1", "heat apple 2 with microwave 1", "go to sinkbasin 1",
-      "move apple 2 to sinkbasin 1"]),
-    (Goal("pick_cool_then_place_in_recep", "Pan", "CounterTop"),
-     ["go to stoveburner 1", "take pan 1 from stoveburner 2", "go to fridge 1", "cool pan 1 with fridge 1",
-      "go to countertop 1", "move pan 1 to countertop 1"]),
-    (Goal("pick_two_obj_and_place", "Apple", "SinkBasin"),
-     ["go to countertop 1", "take apple 1 from countertop 1", "go to sinkbasin 1", "move apple 1 to sinkbasin 1",
-      "go to countertop 1", "take apple 2 from countertop 1", "go to sinkbasin 1", "move apple 2 to sinkbasin 1"]),
-    (Goal("look_at_obj_in_light", "Apple", toggle_type="DeskLamp"),
-     ["go to countertop 1", "take apple 1 from countertop 1", "go to desk 1", "use desklamp 1"]),
-])
+@pytest.mark.parametrize(
+    "goal,winning",
+    [
+        (
+            Goal("pick_and_place_simple", "Book", "CounterTop"),
+            ["go to desk 1", "take book 1 from desk 1", "go to countertop 1", "move book 1 to countertop 1"],
+        ),
+        (
+            Goal("pick_clean_then_place_in_recep", "Mug", "CounterTop"),
+            [
+                "go to cabinet 1",
+                "open cabinet 1",
+                "take mug 1 from cabinet 1",
+                "go to countertop 1",
+                "move mug 1 to countertop 1",
+                "take mug 1 from countertop 1",
+                "go to sinkbasin 1",
+                "clean mug 1 with sinkbasin 1",
+                "go to countertop 1",
+                "move mug 1 to countertop 1",
+            ],
+        ),
+        (
+            Goal("pick_heat_then_place_in_recep", "Apple", "SinkBasin"),
+            [
+                "go to countertop 1",
+                "take apple 2 from countertop 1",
+                "go to sinkbasin 1",
+                "move apple 2 to sinkbasin 1",
+                "take apple 2 from sinkbasin 1",
+                "go to microwave 1",
+                "heat apple 2 with microwave 1",
+                "go to sinkbasin 1",
+                "move apple 2 to sinkbasin 1",
+            ],
+        ),
+        (
+            Goal("pick_cool_then_place_in_recep", "Pan", "CounterTop"),
+            [
+                "go to stoveburner 1",
+                "take pan 1 from stoveburner 2",
+                "go to fridge 1",
+                "cool pan 1 with fridge 1",
+                "go to countertop 1",
+                "move pan 1 to countertop 1",
+            ],
+        ),
+        (
+            Goal("pick_two_obj_and_place", "Apple", "SinkBasin"),
+            [
+                "go to countertop 1",
+                "take apple 1 from countertop 1",
+                "go to sinkbasin 1",
+                "move apple 1 to sinkbasin 1",
+                "go to countertop 1",
+                "take apple 2 from countertop 1",
+                "go to sinkbasin 1",
+                "move apple 2 to sinkbasin 1",
+            ],
+        ),
+        (
+            Goal("look_at_obj_in_light", "Apple", toggle_type="DeskLamp"),
+            ["go to countertop 1", "take apple 1 from countertop 1", "go to desk 1", "use desklamp 1"],
+        ),
+    ],
+)
 def test_each_goal_is_won_exactly_at_the_last_step(goal, winning):
     game = compiled(goal)
     state = State(game)

@@ -25,8 +25,11 @@ def test_registered_with_alfworld_sizes():
             env.split_of(bad)
     with pytest.raises(UnknownSplit):
         env.task_ids("test")
-    assert env.describe_task("valid_unseen-0") == {"task_type": "pick_clean_then_place_in_recep",
-                                                   "source": "generated", "floorplans": "unseen"}
+    assert env.describe_task("valid_unseen-0") == {
+        "task_type": "pick_clean_then_place_in_recep",
+        "source": "generated",
+        "floorplans": "unseen",
+    }
     assert env.describe_task("valid_train-199")["floorplans"] == "seen"
 
 
@@ -73,7 +76,7 @@ def test_put_aliases_only_when_asked():
         while (turn := env.expert_turn()) is not None:
             action = turn.action
             if action.startswith("move "):
-                obj, _, recep = action[len("move "):].partition(" to ")
+                obj, _, recep = action[len("move ") :].partition(" to ")
                 action = f"put {obj} in/on {recep}"
             plan.append(env.step(action))
             if plan[-1].done or not plan[-1].info["admissible"]:

@@ -19,8 +19,12 @@ from .scenes import compiled
 def test_expert_recovers_from_random_play(task_type):
     rng = random.Random(task_type)
     for i in range(25):
-        knobs = Knobs(task_type=task_type, max_receptacles=rng.choice([None, 5, 9]),
-                      distractors=rng.choice([None, 0, 3]), closed=rng.random())
+        knobs = Knobs(
+            task_type=task_type,
+            max_receptacles=rng.choice([None, 5, 9]),
+            distractors=rng.choice([None, 0, 3]),
+            closed=rng.random(),
+        )
         game = compile_game(generate(knobs, 900 + i), dialect(rng.choice(["2.1.1", "2.1.2"])))
         state = engine.State(game)
         for _ in range(rng.randrange(30)):
@@ -37,11 +41,18 @@ def test_turns_read_like_react():
     game = compiled(Goal("pick_heat_then_place_in_recep", "Egg", "CounterTop"))
     state = engine.State(game)
     turns = expert.plan(game, state)
-    assert [t.action for t in turns] == ["go to fridge 1", "open fridge 1", "take egg 1 from fridge 1",
-                                         "go to microwave 1", "heat egg 1 with microwave 1", "go to countertop 1",
-                                         "move egg 1 to countertop 1"]
-    assert turns[0].thought.startswith("To solve the task, I need to find and take a egg, then heat it with "
-                                       "microwave, then put it in countertop.")
+    assert [t.action for t in turns] == [
+        "go to fridge 1",
+        "open fridge 1",
+        "take egg 1 from fridge 1",
+        "go to microwave 1",
+        "heat egg 1 with microwave 1",
+        "go to countertop 1",
+        "move egg 1 to countertop 1",
+    ]
+    assert turns[0].thought.startswith(
+        "To solve the task, I need to find and take a egg, then heat it with microwave, then put it in countertop."
+    )
     assert turns[1].react() == "Thought: The fridge 1 is closed, so I open it.\nAction: open fridge 1"
     later = expert.next_turn(game, state)
     assert later is not None and not later.thought.startswith("To solve")

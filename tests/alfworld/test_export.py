@@ -62,9 +62,13 @@ def test_exported_folders_follow_alfworlds_layout(tmp_path, dialect_name):
     assert other.parent.parent.parent == tmp_path / f"json_{dialect_name}" / "valid_seen"
     traj = json.loads((path.parent / "traj_data.json").read_text())
     assert traj["task_type"] == "look_at_obj_in_light"
-    assert traj["pddl_params"] == {"object_target": scene.goal.obj_type, "parent_target": "",
-                                   "toggle_target": scene.goal.toggle_type, "mrecep_target": "",
-                                   "object_sliced": False}
+    assert traj["pddl_params"] == {
+        "object_target": scene.goal.obj_type,
+        "parent_target": "",
+        "toggle_target": scene.goal.toggle_type,
+        "mrecep_target": "",
+        "object_sliced": False,
+    }
     assert parse_game_data(json.loads(path.read_text())).dialect == dialect(dialect_name)
 
 

@@ -14,8 +14,16 @@ from coevo.envs.alfworld.generator import APPLIANCE, MAX_EXPERT_STEPS, Generatio
 from coevo.envs.alfworld.problem import write_problem
 from coevo.envs.alfworld.scoring import TASK_TYPES
 from coevo.envs.alfworld.tables import tables
-from coevo.envs.alfworld.tasks import (DEFAULT_SIZES, SEEN_FLOORPLANS, TEST_FLOORPLANS, TYPE_COUNTS,
-                                       UNSEEN_FLOORPLANS, GeneratedCatalog, knobs_from, type_sequence)
+from coevo.envs.alfworld.tasks import (
+    DEFAULT_SIZES,
+    SEEN_FLOORPLANS,
+    TEST_FLOORPLANS,
+    TYPE_COUNTS,
+    UNSEEN_FLOORPLANS,
+    GeneratedCatalog,
+    knobs_from,
+    type_sequence,
+)
 
 NEW = dialect("2.1.2")
 
@@ -40,8 +48,11 @@ def test_games_follow_alfred_rules_and_are_winnable(task_type):
         if goal.recep_type:
             assert goal.obj_type in t.can_contain[goal.recep_type]
             assert goal.recep_type != APPLIANCE.get(task_type)
-        property_set = {"pick_clean_then_place_in_recep": t.cleanable, "pick_heat_then_place_in_recep": t.heatable,
-                        "pick_cool_then_place_in_recep": t.coolable}.get(task_type)
+        property_set = {
+            "pick_clean_then_place_in_recep": t.cleanable,
+            "pick_heat_then_place_in_recep": t.heatable,
+            "pick_cool_then_place_in_recep": t.coolable,
+        }.get(task_type)
         if property_set is not None:
             assert goal.obj_type in property_set
         # Every object sits in receptacles that can contain it (lamps and plants aside).
@@ -57,8 +68,15 @@ def test_games_follow_alfred_rules_and_are_winnable(task_type):
         for turn in turns:
             assert engine.step(game, state, turn.action).admissible
         assert scoring.won(game, state)
-        templates = [tpl.format(obj=goal.obj_type.lower(), recep=(goal.recep_type or "").lower(),
-                                toggle=(goal.toggle_type or "").lower()) + "." for tpl in t.goal_templates[task_type]]
+        templates = [
+            tpl.format(
+                obj=goal.obj_type.lower(),
+                recep=(goal.recep_type or "").lower(),
+                toggle=(goal.toggle_type or "").lower(),
+            )
+            + "."
+            for tpl in t.goal_templates[task_type]
+        ]
         assert scene.task in templates
         phrasings.add(templates.index(scene.task))
     assert phrasings == {0, 1}
@@ -101,10 +119,19 @@ def test_hide_target_and_phrasing_and_floorplans():
 
 
 def test_knobs_from_strings():
-    knobs = knobs_from({"task_type": "pick_two_obj_and_place", "max_receptacles": "6", "floorplans": "10,219",
-                        "closed": "0.5", "hide_target": "true", "distractors": "none"})
-    assert knobs == Knobs(task_type="pick_two_obj_and_place", max_receptacles=6, floorplans=(10, 219), closed=0.5,
-                          hide_target=True)
+    knobs = knobs_from(
+        {
+            "task_type": "pick_two_obj_and_place",
+            "max_receptacles": "6",
+            "floorplans": "10,219",
+            "closed": "0.5",
+            "hide_target": "true",
+            "distractors": "none",
+        }
+    )
+    assert knobs == Knobs(
+        task_type="pick_two_obj_and_place", max_receptacles=6, floorplans=(10, 219), closed=0.5, hide_target=True
+    )
     with pytest.raises(ValueError):
         knobs_from({"colour": "red"})
 
@@ -127,15 +154,16 @@ def test_split_mix_and_floorplans():
     assert [s.goal.task_type for s in train] == [catalog.task_type("train", i) for i in range(12)]
     # Distinct splits draw distinct games.
     problems = [{write_problem(s) for s in split} for split in (seen, train, valid_train)]
-    assert all(a.isdisjoint(b) for i, a in enumerate(problems) for b in problems[i + 1:])
+    assert all(a.isdisjoint(b) for i, a in enumerate(problems) for b in problems[i + 1 :])
 
 
 def test_custom_ids():
     catalog = GeneratedCatalog()
     scene = catalog.custom_scene("gen-17?task_type=look_at_obj_in_light&max_receptacles=5")
     assert scene.goal.task_type == "look_at_obj_in_light" and len(scene.receptacles) <= 5
-    assert write_problem(scene) == write_problem(generate(Knobs(task_type="look_at_obj_in_light",
-                                                                 max_receptacles=5), 17))
+    assert write_problem(scene) == write_problem(
+        generate(Knobs(task_type="look_at_obj_in_light", max_receptacles=5), 17)
+    )
     with pytest.raises(ValueError):
         catalog.custom_scene("gen-x")
     assert re.fullmatch(r"valid_seen-\d+", catalog.task_ids("valid_seen", 3, 1)[0])

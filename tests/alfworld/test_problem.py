@@ -53,7 +53,10 @@ def test_names_follow_the_demangler():
     assert names[ids[3]] == "sinkbasin 1"
     assert names[ids[4]] == "loc 1"
     assert ids[4] == "loc_bar__minus_5_bar_2_bar_3_bar__minus_30"
-    assert demangle("cabinet_bar__plus_00_dot_68_bar__plus_00_dot_50_bar__minus_02_dot_20") == "cabinet|+00.68|+00.50|-02.20"
+    assert (
+        demangle("cabinet_bar__plus_00_dot_68_bar__plus_00_dot_50_bar__minus_02_dot_20")
+        == "cabinet|+00.68|+00.50|-02.20"
+    )
     assert display_names(["agent1"]) == {"agent1": "agent1 "}
     assert alfred_id("Apple", 0.0, -0.004, 1.5) == "Apple|00.00|00.00|+01.50"
 
@@ -70,13 +73,16 @@ def test_alfworld_goal_text_is_read():
     assert parse_goal(parsed[1], tables().type_names) == GOALS[2]
 
 
-@pytest.mark.parametrize("text", [
-    # ALFWorld's sliced and "close everything" variants are outside the six task types.
-    ALFWORLD_CLEAN_GOAL.replace("(cleanable ?o)", "(sliceable ?o) (isSliced ?o) (cleanable ?o)"),
-    "(:goal (and (exists (?r - receptacle) (exists (?o - object) (and (inReceptacle ?o ?r)"
-    " (objectType ?o AppleType) (receptacleType ?r FridgeType)))) (forall (?re - receptacle) (not (opened ?re)))))",
-    "(:goal (and (holds ?a ?o)))",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # ALFWorld's sliced and "close everything" variants are outside the six task types.
+        ALFWORLD_CLEAN_GOAL.replace("(cleanable ?o)", "(sliceable ?o) (isSliced ?o) (cleanable ?o)"),
+        "(:goal (and (exists (?r - receptacle) (exists (?o - object) (and (inReceptacle ?o ?r)"
+        " (objectType ?o AppleType) (receptacleType ?r FridgeType)))) (forall (?re - receptacle) (not (opened ?re)))))",
+        "(:goal (and (holds ?a ?o)))",
+    ],
+)
 def test_other_goals_are_refused(text):
     with pytest.raises((UnsupportedGoal, SexprError)):
         parse_goal(parse_sexpr(text)[0][1], tables().type_names)
@@ -111,8 +117,11 @@ def test_problem_reader_refuses_what_the_engine_cannot_reproduce():
     text = write_problem(scene)
     rid = next(iter(scene.receptacles))
     with pytest.raises(UnsupportedProblem):
-        read_problem(text.replace("(:init", f"(:init (receptacleAtLocation {rid} loc_elsewhere)"), scene.task,
-                     tables().type_names)
+        read_problem(
+            text.replace("(:init", f"(:init (receptacleAtLocation {rid} loc_elsewhere)"),
+            scene.task,
+            tables().type_names,
+        )
     with pytest.raises(UnsupportedProblem):
         read_problem(text.replace("(:init", "(:init (teleports agent1)"), scene.task, tables().type_names)
     with pytest.raises(UnsupportedProblem):
@@ -122,8 +131,10 @@ def test_problem_reader_refuses_what_the_engine_cannot_reproduce():
 
 
 def _fake_game(scene, put: str, arrive: str, help_action: bool) -> dict:
-    grammar = (f'"rhs": "Your task is to: {scene.task}"\n"rhs": "You arrive at {arrive}. #x#"\n'
-               f'template :: "{put}";\n' + ('action help {\n' if help_action else ""))
+    grammar = (
+        f'"rhs": "Your task is to: {scene.task}"\n"rhs": "You arrive at {arrive}. #x#"\n'
+        f'template :: "{put}";\n' + ("action help {\n" if help_action else "")
+    )
     domain = "(define (domain alfred)\n" + ("(:action help\n" if help_action else "") + ")"
     return {"pddl_domain": domain, "grammar": grammar, "pddl_problem": write_problem(scene), "solvable": True}
 
@@ -138,5 +149,7 @@ def test_game_files_declare_their_dialect_and_task():
         parse_game_data(_fake_game(scene, "move {o} to {r}", "{lend.name}", True))
     with pytest.raises(BadGameFile):
         parse_game_data({"grammar": ""})
-    assert detect_dialect('template :: "move {o} to {r}" "You arrive at {r.name}. action help', "(:action help") \
+    assert (
+        detect_dialect('template :: "move {o} to {r}" "You arrive at {r.name}. action help', "(:action help")
         == DIALECTS["2.1.2"]
+    )

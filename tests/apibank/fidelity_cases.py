@@ -25,14 +25,46 @@ from typing import Any
 
 FOLDERS = {1: "level-1-given-desc", 2: "level-2-toolsearcher"}
 
-REPLY_RECIPES = ("same", "ai_prefix", "ai_prefix_nospace", "commas_to_dots", "dots_to_commas",
-                 "lower", "upper_first", "no_punct", "shuffle", "first_half", "last_half",
-                 "other", "ai_other", "extra_sentence", "newlines", "double_spaces", "dots_only",
-                 "empty", "spaces")
+REPLY_RECIPES = (
+    "same",
+    "ai_prefix",
+    "ai_prefix_nospace",
+    "commas_to_dots",
+    "dots_to_commas",
+    "lower",
+    "upper_first",
+    "no_punct",
+    "shuffle",
+    "first_half",
+    "last_half",
+    "other",
+    "ai_other",
+    "extra_sentence",
+    "newlines",
+    "double_spaces",
+    "dots_only",
+    "empty",
+    "spaces",
+)
 
-CALL_RECIPES = ("expert", "all_quoted", "double_quoted", "json_lists", "drop", "upper", "lower",
-                "pad", "add_word", "drop_word", "other_call", "other_call2", "extra_arg",
-                "date_slashes", "wrong_name", "no_brackets")
+CALL_RECIPES = (
+    "expert",
+    "all_quoted",
+    "double_quoted",
+    "json_lists",
+    "drop",
+    "upper",
+    "lower",
+    "pad",
+    "add_word",
+    "drop_word",
+    "other_call",
+    "other_call2",
+    "extra_arg",
+    "date_slashes",
+    "wrong_name",
+    "no_brackets",
+)
 
 
 @dataclass(frozen=True)
@@ -57,8 +89,7 @@ def dialogues(samples_dir: Path) -> Iterator[tuple[int, str, list[dict[str, Any]
     task id is the env's (`l1-<file stem>`), row i is the dialogue's turn i."""
     for level, sub in FOLDERS.items():
         for path in sorted((samples_dir / sub).glob("*.jsonl")):
-            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                    if line.strip()]
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
             if rows:
                 yield level, f"l{level}-{path.stem}", rows
 
@@ -103,7 +134,7 @@ def _hypothesis(recipe: str, text: str, other: str, rng: random.Random) -> str:
     if recipe == "first_half":
         return " ".join(words[: max(1, len(words) // 2)])
     if recipe == "last_half":
-        return " ".join(words[len(words) // 2:])
+        return " ".join(words[len(words) // 2 :])
     if recipe == "other":
         return other
     if recipe == "ai_other":
@@ -180,8 +211,9 @@ def _drop_word(value: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
-def _call_action(recipe: str, name: str, args: dict[str, str], others: list[dict[str, str]],
-                 names: list[str], rng: random.Random) -> str | None:
+def _call_action(
+    recipe: str, name: str, args: dict[str, str], others: list[dict[str, str]], names: list[str], rng: random.Random
+) -> str | None:
     if recipe == "expert":
         return render(name, args)
     if recipe in ("all_quoted", "double_quoted", "json_lists"):
@@ -191,8 +223,13 @@ def _call_action(recipe: str, name: str, args: dict[str, str], others: list[dict
             return None
         key = rng.choice(sorted(args))
         return render(name, {k: v for k, v in args.items() if k != key})
-    changes = {"upper": lambda v, r: v.upper(), "lower": lambda v, r: v.lower(),
-               "pad": lambda v, r: f" {v} ", "add_word": _add_word, "drop_word": _drop_word}
+    changes = {
+        "upper": lambda v, r: v.upper(),
+        "lower": lambda v, r: v.lower(),
+        "pad": lambda v, r: f" {v} ",
+        "add_word": _add_word,
+        "drop_word": _drop_word,
+    }
     if recipe in changes:
         changed = _changed(args, rng, changes[recipe])
         return None if changed is None else render(name, changed)

@@ -80,10 +80,16 @@ def shipped_dialogues(resources: Resources) -> dict[str, Dialogue]:
 def dump(out: str) -> None:
     resources = build_resources(DATA_DIR)
     shipped = shipped_dialogues(resources)
-    raw = {name: [json.loads(line) for line in (SAMPLES / sub / f"{name.split('-', 1)[1]}.jsonl")
-                  .read_text().splitlines() if line.strip()]
-           for name, sub in ((d.task_id, "level-1-given-desc" if d.level == 1 else "level-2-toolsearcher")
-                             for d in shipped.values())}
+    raw = {
+        name: [
+            json.loads(line)
+            for line in (SAMPLES / sub / f"{name.split('-', 1)[1]}.jsonl").read_text().splitlines()
+            if line.strip()
+        ]
+        for name, sub in (
+            (d.task_id, "level-1-given-desc" if d.level == 1 else "level-2-toolsearcher") for d in shipped.values()
+        )
+    }
     calls, checks = [], []
     for case in call_cases(SAMPLES):
         truth = truth_turn(shipped, case)
@@ -91,16 +97,31 @@ def dump(out: str) -> None:
             calls.append({"id": case.id, "action": case.action, "truth": raw[case.task_id][case.turn]})
         result = official_result(resources, case, truth)
         if result is not None:
-            checks.append({"id": case.id, "api_name": case.api_name, "response": result,
-                           "truth": truth.result, "hash": result_hash(result)})
+            checks.append(
+                {
+                    "id": case.id,
+                    "api_name": case.api_name,
+                    "response": result,
+                    "truth": truth.result,
+                    "hash": result_hash(result),
+                }
+            )
     for dialogue in shipped.values():  # each rule on its own recorded result
         for i in dialogue.api_turns:
             turn = dialogue.turns[i]
-            checks.append({"id": f"{dialogue.task_id}:{i}|recorded", "api_name": turn.api_name,
-                           "response": turn.result, "truth": turn.result,
-                           "hash": result_hash(turn.result)})
-    replies = [{"id": c.id, "reference": c.reference, "hypothesis": c.hypothesis}
-               for c in reply_cases(SAMPLES) + generated_reply_cases()]
+            checks.append(
+                {
+                    "id": f"{dialogue.task_id}:{i}|recorded",
+                    "api_name": turn.api_name,
+                    "response": turn.result,
+                    "truth": turn.result,
+                    "hash": result_hash(turn.result),
+                }
+            )
+    replies = [
+        {"id": c.id, "reference": c.reference, "hypothesis": c.hypothesis}
+        for c in reply_cases(SAMPLES) + generated_reply_cases()
+    ]
     Path(out).write_text(json.dumps({"replies": replies, "calls": calls, "checks": checks}))
     print(f"{len(replies)} replies, {len(calls)} calls, {len(checks)} checks -> {out}")
 
@@ -115,8 +136,11 @@ def generated_reply_cases(dialogues: int = 40, every: int = 3) -> list[ReplyCase
     turns = []
     for task_id in env.task_ids("train"):
         dialogue = env.shared.dialogue(task_id)
-        turns += [(f"{task_id}:{i}", dialogue.turns[i].text) for i in decision_points(dialogue)
-                  if dialogue.turns[i].role == "AI"]
+        turns += [
+            (f"{task_id}:{i}", dialogue.turns[i].text)
+            for i in decision_points(dialogue)
+            if dialogue.turns[i].role == "AI"
+        ]
     return reply_cases_of(turns)[::every]
 
 
@@ -127,20 +151,35 @@ def build(recorded_path: str, cases_path: str) -> None:
     FIXTURES.mkdir(exist_ok=True)
     meta = {"original": ORIGINAL, "rouge": "rouge==1.0.1"}
     generated = {c["id"]: c for c in cases["replies"] if c["id"].startswith("gen-")}
-    (FIXTURES / "original_replies_generated.json").write_text(json.dumps(
-        {"meta": meta, "columns": ["id", "reference", "hypothesis", "evaluator.py", "lv3_evaluator.py"],
-         "cases": [[case_id, c["reference"], c["hypothesis"], recorded["replies"][case_id],
-                    recorded["replies_lv3"][case_id]] for case_id, c in generated.items()]},
-        separators=(",", ":")) + "\n")
+    (FIXTURES / "original_replies_generated.json").write_text(
+        json.dumps(
+            {
+                "meta": meta,
+                "columns": ["id", "reference", "hypothesis", "evaluator.py", "lv3_evaluator.py"],
+                "cases": [
+                    [
+                        case_id,
+                        c["reference"],
+                        c["hypothesis"],
+                        recorded["replies"][case_id],
+                        recorded["replies_lv3"][case_id],
+                    ]
+                    for case_id, c in generated.items()
+                ],
+            },
+            separators=(",", ":"),
+        )
+        + "\n"
+    )
     files = {
-        "original_replies.json": grouped({k: v for k, v in recorded["replies"].items()
-                                          if k not in generated}),
+        "original_replies.json": grouped({k: v for k, v in recorded["replies"].items() if k not in generated}),
         "original_calls.json": grouped(recorded["calls"]),
         "original_checks.json": grouped({k: [v, hashes[k]] for k, v in recorded["checks"].items()}),
     }
     for name, groups in files.items():
-        (FIXTURES / name).write_text(json.dumps({"meta": meta, "cases": groups},
-                                                separators=(",", ":"), sort_keys=True) + "\n")
+        (FIXTURES / name).write_text(
+            json.dumps({"meta": meta, "cases": groups}, separators=(",", ":"), sort_keys=True) + "\n"
+        )
 
 
 def load(name: str) -> dict[str, Any]:
@@ -168,8 +207,11 @@ def agreement() -> dict[str, Any]:
     cases = [c for c in reply_cases(SAMPLES) if c.id in replies]
     for mode in MODES:
         diffs = [abs(rouge_l(c.reference, c.hypothesis, mode) - as_score(replies[c.id])) for c in cases]
-        out[f"replies_{mode}"] = {"n": len(diffs), "agree_4dp": sum(d < 5e-5 for d in diffs),
-                                  "mean_abs_diff": round(sum(diffs) / len(diffs), 4)}
+        out[f"replies_{mode}"] = {
+            "n": len(diffs),
+            "agree_4dp": sum(d < 5e-5 for d in diffs),
+            "mean_abs_diff": round(sum(diffs) / len(diffs), 4),
+        }
     calls = load("original_calls.json")
     call_list = [c for c in call_cases(SAMPLES) if c.id in calls]
     for mode in MODES:
@@ -184,12 +226,15 @@ def agreement() -> dict[str, Any]:
     check_list = [(c, truth_turn(shipped, c)) for c in call_cases(SAMPLES) if c.id in checks]
     responses: list[tuple[Any, Turn]] = [(official_result(resources, c, t), t) for c, t in check_list]
     responses += [(t.result, t) for d in shipped.values() for t in (d.turns[i] for i in d.api_turns)]
-    recorded_checks = [checks[c.id][0] for c, _ in check_list] + \
-        [checks[f"{d.task_id}:{i}|recorded"][0] for d in shipped.values() for i in d.api_turns]
+    recorded_checks = [checks[c.id][0] for c, _ in check_list] + [
+        checks[f"{d.task_id}:{i}|recorded"][0] for d in shipped.values() for i in d.api_turns
+    ]
     levels = [c.level for c, _ in check_list] + [d.level for d in shipped.values() for _ in d.api_turns]
     for mode in MODES:
-        agree = sum(is_correct(level, t.api_name, r or {}, t.result or {}, mode) == as_verdict(v)
-                    for (r, t), v, level in zip(responses, recorded_checks, levels))
+        agree = sum(
+            is_correct(level, t.api_name, r or {}, t.result or {}, mode) == as_verdict(v)
+            for (r, t), v, level in zip(responses, recorded_checks, levels)
+        )
         out[f"checks_{mode}"] = {"n": len(responses), "agree": agree}
     out["ground_truth"] = ground_truth_scores(resources)
     return out

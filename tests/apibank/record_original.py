@@ -86,8 +86,7 @@ def main(cases_path: str, original_dir: str, out_path: str) -> None:
         cls = manager.get_api_by_name(case["api_name"])["class"]
         api = cls.__new__(cls)  # the checks read only their arguments; __init__ may need the net
         try:
-            return bool(api.check_api_call_correctness(copy.deepcopy(case["response"]),
-                                                       copy.deepcopy(case["truth"])))
+            return bool(api.check_api_call_correctness(copy.deepcopy(case["response"]), copy.deepcopy(case["truth"])))
         except KeyError:
             return False  # Evaluator.evaluate's own rule
 

@@ -44,9 +44,12 @@ def test_official_rouge_l_on_generated_replies() -> None:
     """No data needed: the generated dialogues' replies, with their text in the fixture."""
     rows = json.loads((FIXTURES / "original_replies_generated.json").read_text())["cases"]
     assert len(rows) == 627
-    wrong = [(case_id, level) for case_id, reference, hypothesis, *outcomes in rows
-             for level, outcome in ((1, outcomes[0]), (3, outcomes[1]))
-             if official_rouge_l(reference, hypothesis, level) != as_score(outcome)]
+    wrong = [
+        (case_id, level)
+        for case_id, reference, hypothesis, *outcomes in rows
+        for level, outcome in ((1, outcomes[0]), (3, outcomes[1]))
+        if official_rouge_l(reference, hypothesis, level) != as_score(outcome)
+    ]
     assert wrong == []
     assert any(corrected_rouge_l(r, h) != as_score(o) for _, r, h, o, _ in rows)
     # The level-3 evaluator drops "AI:" and does not round.
@@ -61,19 +64,20 @@ def test_fixtures_cover_every_case(real: Resources) -> None:
 
 def test_official_rouge_l_is_the_originals(real: Resources) -> None:
     recorded = load("original_replies.json")
-    wrong = [(c.id, official_rouge_l(c.reference, c.hypothesis), recorded[c.id])
-             for c in reply_cases(SAMPLES)
-             if official_rouge_l(c.reference, c.hypothesis) != as_score(recorded[c.id])]
+    wrong = [
+        (c.id, official_rouge_l(c.reference, c.hypothesis), recorded[c.id])
+        for c in reply_cases(SAMPLES)
+        if official_rouge_l(c.reference, c.hypothesis) != as_score(recorded[c.id])
+    ]
     assert wrong == []
 
 
 def test_corrected_rouge_l_differs_where_documented(real: Resources) -> None:
     recorded = load("original_replies.json")
     cases = reply_cases(SAMPLES)
-    agree = sum(abs(corrected_rouge_l(c.reference, c.hypothesis) - as_score(recorded[c.id])) < 5e-5
-                for c in cases)
+    agree = sum(abs(corrected_rouge_l(c.reference, c.hypothesis) - as_score(recorded[c.id])) < 5e-5 for c in cases)
     assert agree < len(cases)
-    by_recipe = {c.id.split("|")[1]: recorded[c.id] for c in cases[:len(REPLY_RECIPES)]}
+    by_recipe = {c.id.split("|")[1]: recorded[c.id] for c in cases[: len(REPLY_RECIPES)]}
     assert by_recipe["same"] == 1.0 and by_recipe["ai_prefix"] < 1.0  # the original counts "AI:"
     assert by_recipe["dots_only"] == "raises ValueError"  # no sentence: the original stops
 
@@ -103,24 +107,29 @@ def test_official_rules_are_the_originals(real: Resources) -> None:
         verdict, digest = recorded[case.id]
         response: Any = official_result(real, case, truth)
         assert result_hash(response) == digest, f"{case.id}: sandbox result changed, re-record"
-        assert is_correct(case.level, case.api_name, response, truth.result or {}, "official") \
-            == as_verdict(verdict), case.id
+        assert is_correct(case.level, case.api_name, response, truth.result or {}, "official") == as_verdict(verdict), (
+            case.id
+        )
         seen += 1
     for task_id, dialogue in shipped.items():
         for i in dialogue.api_turns:
             turn = dialogue.turns[i]
             verdict, _ = recorded[f"{task_id}:{i}|recorded"]
-            assert is_correct(dialogue.level, turn.api_name, turn.result or {}, turn.result or {},
-                              "official") == verdict, (task_id, i)
+            assert (
+                is_correct(dialogue.level, turn.api_name, turn.result or {}, turn.result or {}, "official") == verdict
+            ), (task_id, i)
             seen += 1
     assert seen == len(recorded) == 4290
 
 
-@pytest.mark.parametrize(("reference", "reply", "official", "corrected"), [
-    ("Sure, let me check.", "Sure. Let me check.", 0.5, 1.0),
-    ("The meeting has been added.", "AI: The meeting has been added.", 0.9091, 1.0),
-    ("Done.", "", 0.0, 0.0),
-])
+@pytest.mark.parametrize(
+    ("reference", "reply", "official", "corrected"),
+    [
+        ("Sure, let me check.", "Sure. Let me check.", 0.5, 1.0),
+        ("The meeting has been added.", "AI: The meeting has been added.", 0.9091, 1.0),
+        ("Done.", "", 0.0, 0.0),
+    ],
+)
 def test_the_issue_examples(reference: str, reply: str, official: float, corrected: float) -> None:
     assert official_rouge_l(reference, reply) == official
     assert corrected_rouge_l(reference, reply) == pytest.approx(corrected)

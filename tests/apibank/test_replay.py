@@ -18,8 +18,11 @@ LEVEL1_EXCEPTIONS = {
 }
 #: Level-2 ToolSearcher recordings that only the original embedding model retrieves.
 LEVEL2_BM25_EXCEPTIONS = {
-    "l2-AddMeeting-level-3-1", "l2-AddMeeting-level-3-2", "l2-DeleteMeeting-level-3-2",
-    "l2-DeleteReminder-level-3-1", "l2-QueryMeeting-level-3-1",
+    "l2-AddMeeting-level-3-1",
+    "l2-AddMeeting-level-3-2",
+    "l2-DeleteMeeting-level-3-2",
+    "l2-DeleteReminder-level-3-1",
+    "l2-QueryMeeting-level-3-1",
     *(f"l2-SymptomSearch-level-3-{i}" for i in range(1, 6)),
 }
 
@@ -40,8 +43,7 @@ def test_level1_replay(real: Resources) -> None:
         if m.api_name == "CancelTimedSwitch":
             assert m.replayed["exception"] == "device_id does not exist."
         else:  # same devices, but the recording capitalises the names the table stores lower-case
-            assert [d["name"].lower() for d in m.recorded["output"]] == \
-                [d["name"] for d in m.replayed["output"]]
+            assert [d["name"].lower() for d in m.recorded["output"]] == [d["name"] for d in m.replayed["output"]]
 
 
 def test_level2_replay(real: Resources) -> None:
@@ -71,6 +73,9 @@ def test_level2_replay_with_minilm(real: Resources) -> None:
     resources = build_resources(DATA_DIR, retriever="minilm")
     report = replay(resources.shipped[2], resources)
     assert {m.task_id for m in report.mismatches} == {
-        "l2-AddMeeting-level-3-2", "l2-QueryMeeting-level-3-1",
-        "l2-AddAlarm-level-3-1", "l2-QueryHistoryToday-level-3-2", "l2-QueryHistoryToday-level-3-3",
+        "l2-AddMeeting-level-3-2",
+        "l2-QueryMeeting-level-3-1",
+        "l2-AddAlarm-level-3-1",
+        "l2-QueryHistoryToday-level-3-2",
+        "l2-QueryHistoryToday-level-3-3",
     }

@@ -30,18 +30,22 @@ def test_token_flow_and_result_format(generated: Resources) -> None:
     s = SandboxSession(generated, 1)
     name, account = _user(generated)
     ok = s.call("GetUserToken", {"username": name, "password": account["password"]})
-    assert ok.result == {"api_name": "GetUserToken",
-                         "input": {"username": name, "password": account["password"]},
-                         "output": {"token": account["token"]}, "exception": None}
+    assert ok.result == {
+        "api_name": "GetUserToken",
+        "input": {"username": name, "password": account["password"]},
+        "output": {"token": account["token"]},
+        "exception": None,
+    }
     bad = s.call("GetUserToken", {"username": name, "password": "nope"})
     assert bad.output is None and bad.exception == "The password is incorrect."
-    assert s.call("AddAlarm", {"token": "forged", "time": "2023-05-01 07:00:00"}).exception \
-        == "The token is invalid."
+    assert s.call("AddAlarm", {"token": "forged", "time": "2023-05-01 07:00:00"}).exception == "The token is invalid."
     # API-Bank's DeleteAccount result has no api_name key.
     gone = s.call("DeleteAccount", {"token": account["token"]})
     assert "api_name" not in gone.result and gone.output == {"status": "success"}
-    assert s.call("GetUserToken", {"username": name, "password": account["password"]}).exception \
+    assert (
+        s.call("GetUserToken", {"username": name, "password": account["password"]}).exception
         == "The username does not exist."
+    )
 
 
 def test_sessions_are_isolated_and_shared_tables_untouched(generated: Resources) -> None:
@@ -49,17 +53,18 @@ def test_sessions_are_isolated_and_shared_tables_untouched(generated: Resources)
     a, b = SandboxSession(generated, 1, seed=1), SandboxSession(generated, 1, seed=2)
     name, account = _user(generated)
     token = account["token"]
-    assert a.call("AddReminder", {"token": token, "content": "Buy stamps",
-                                  "time": "2023-06-01 09:00:00"}).output == "success"
-    assert a.call("ModifyPassword", {"token": token, "old_password": account["password"],
-                                     "new_password": "pw2"}).output == {"status": "success"}
+    assert (
+        a.call("AddReminder", {"token": token, "content": "Buy stamps", "time": "2023-06-01 09:00:00"}).output
+        == "success"
+    )
+    assert a.call(
+        "ModifyPassword", {"token": token, "old_password": account["password"], "new_password": "pw2"}
+    ).output == {"status": "success"}
     scene = sorted(generated.tables["Scenes"])[0]
     assert a.call("DeleteScene", {"name": scene}).output == "success"
     # Session b sees none of it.
-    assert b.call("QueryReminder", {"token": token, "content": "Buy stamps",
-                                    "time": "2023-06-01 09:00:00"}).exception
-    assert b.call("GetUserToken", {"username": name, "password": "pw2"}).exception \
-        == "The password is incorrect."
+    assert b.call("QueryReminder", {"token": token, "content": "Buy stamps", "time": "2023-06-01 09:00:00"}).exception
+    assert b.call("GetUserToken", {"username": name, "password": "pw2"}).exception == "The password is incorrect."
     assert b.call("QueryScene", {"name": scene}).exception is None
     # Session a sees its own writes; only the tables it wrote were copied.
     assert a.call("QueryScene", {"name": scene}).exception == "Scene not found."
@@ -72,9 +77,17 @@ def test_argument_rules_follow_tool_manager(generated: Resources) -> None:
     s = SandboxSession(generated, 1)
     wrong = s.call("GetToday", {"day": "x"})
     assert not wrong.valid and wrong.exception == "invalid parameter name. parameter: day"
-    typed = s.call("BookHotel", {"hotel_name": "Inn", "check_in_time": "2024-01-01",
-                                 "check_out_time": "2024-01-02", "room_count": "one",
-                                 "adult_count": "1", "child_count": "0"})
+    typed = s.call(
+        "BookHotel",
+        {
+            "hotel_name": "Inn",
+            "check_in_time": "2024-01-01",
+            "check_out_time": "2024-01-02",
+            "room_count": "one",
+            "adult_count": "1",
+            "child_count": "0",
+        },
+    )
     assert not typed.valid and typed.exception == "invalid parameter type. parameter: one"
     missing = s.call("AddAlarm", {"time": "2023-01-01 00:00:00"})
     assert not missing.valid
@@ -91,16 +104,26 @@ def test_argument_rules_follow_tool_manager(generated: Resources) -> None:
 def test_forgot_password_is_a_two_call_protocol(generated: Resources) -> None:
     s = SandboxSession(generated, 1)
     name, account = _user(generated)
-    early = s.call("ForgotPassword", {"status": "Verification Code", "verification_code": "970420",
-                                      "new_password": "x"})
+    early = s.call(
+        "ForgotPassword", {"status": "Verification Code", "verification_code": "970420", "new_password": "x"}
+    )
     assert early.exception == "You need to call the API with status 'Forgot Password' at first."
-    assert s.call("ForgotPassword", {"status": "Forgot Password", "username": name,
-                                     "email": account["email"]}).output == 970420
-    assert s.call("ForgotPassword", {"status": "Verification Code", "verification_code": "111111",
-                                     "new_password": "x"}).exception \
+    assert (
+        s.call("ForgotPassword", {"status": "Forgot Password", "username": name, "email": account["email"]}).output
+        == 970420
+    )
+    assert (
+        s.call(
+            "ForgotPassword", {"status": "Verification Code", "verification_code": "111111", "new_password": "x"}
+        ).exception
         == "The verification code is incorrect."
-    assert s.call("ForgotPassword", {"status": "Verification Code", "verification_code": "970420",
-                                     "new_password": "fresh"}).output == "success"
+    )
+    assert (
+        s.call(
+            "ForgotPassword", {"status": "Verification Code", "verification_code": "970420", "new_password": "fresh"}
+        ).output
+        == "success"
+    )
     assert s.call("GetUserToken", {"username": name, "password": "fresh"}).exception is None
 
 
@@ -111,27 +134,42 @@ def test_appointments_ids_are_deterministic_and_hints_win(generated: Resources) 
     assert first == again and len(first) == 8 and first.isdigit()
     s = SandboxSession(generated, 1, seed=5)
     assert s.call("AppointmentRegistration", args, {"appointment_id": "12121212"}).output == "12121212"
-    assert s.call("AppointmentRegistration", args).exception \
-        == "This appointment has already been registered."
-    assert s.call("QueryRegistration", {"patient_name": "Zoe Quinn", "date": "2023-09-09"}).output \
-        == {"12121212": {"patient_name": "Zoe Quinn", "date": "2023-09-09", "doctor_name": "Dr. Who"}}
-    assert s.call("ModifyRegistration", {"appointment_id": "12121212",
-                                         "new_appointment_doctor": "Dr. Who"}).exception \
+    assert s.call("AppointmentRegistration", args).exception == "This appointment has already been registered."
+    assert s.call("QueryRegistration", {"patient_name": "Zoe Quinn", "date": "2023-09-09"}).output == {
+        "12121212": {"patient_name": "Zoe Quinn", "date": "2023-09-09", "doctor_name": "Dr. Who"}
+    }
+    assert (
+        s.call("ModifyRegistration", {"appointment_id": "12121212", "new_appointment_doctor": "Dr. Who"}).exception
         == "Fail because doctor is not changed."
+    )
 
 
-@pytest.mark.parametrize("formula, value", [
-    ("(1 + 2) * 3", 9.0), ("2+3*4", 14.0), ("8/4/2", 1.0), ("10-4-3", 3.0), ("7*(6-2)", 28.0),
-])
+@pytest.mark.parametrize(
+    "formula, value",
+    [
+        ("(1 + 2) * 3", 9.0),
+        ("2+3*4", 14.0),
+        ("8/4/2", 1.0),
+        ("10-4-3", 3.0),
+        ("7*(6-2)", 28.0),
+    ],
+)
 def test_calculator_values(formula: str, value: float) -> None:
     assert calculate(formula) == value
 
 
-@pytest.mark.parametrize("formula, message", [
-    ("2**3", "can't multiply sequence by non-int of type 'float'"), ("abc", "invalid formula"), ("5", "invalid formula"),
-    ("1/0", "float division by zero"), ("((1+2)*3)", "')' is not in list"),
-    ("__import__('os')", "invalid formula"), ("-5+3", "invalid formula"),
-])
+@pytest.mark.parametrize(
+    "formula, message",
+    [
+        ("2**3", "can't multiply sequence by non-int of type 'float'"),
+        ("abc", "invalid formula"),
+        ("5", "invalid formula"),
+        ("1/0", "float division by zero"),
+        ("((1+2)*3)", "')' is not in list"),
+        ("__import__('os')", "invalid formula"),
+        ("-5+3", "invalid formula"),
+    ],
+)
 def test_calculator_errors_match_api_bank(formula: str, message: str) -> None:
     with pytest.raises(FormulaError) as err:
         calculate(formula)
@@ -165,13 +203,13 @@ def test_tool_searcher_returns_token_api_first(generated: Resources) -> None:
 def test_level3_apis(generated: Resources) -> None:
     s = SandboxSession(generated, 3)
     geo = s.call("Geocoding", {"address": "London"}).output
-    weather = s.call("GetWeatherForCoordinates", {"latitude": str(geo["latitude"]),
-                                                  "longitude": str(geo["longitude"])}).output
+    weather = s.call(
+        "GetWeatherForCoordinates", {"latitude": str(geo["latitude"]), "longitude": str(geo["longitude"])}
+    ).output
     assert weather == {"temperature": 5, "humidity": 0.9, "description": "Rainy"}
     assert s.call("Geocoding", {"address": "Berlin"}).exception == "'Berlin'"
     assert s.call("TaxCalculator", {"salary": "4000"}).output == {"salary_after_tax": 3200.0}
-    assert s.call("ToolSearcher", {"keywords": "GetOccupationSalary"}).output["name"] \
-        == "GetOccupationSalary"
+    assert s.call("ToolSearcher", {"keywords": "GetOccupationSalary"}).output["name"] == "GetOccupationSalary"
 
 
 def test_search_engine_and_dictionary_offline(generated: Resources) -> None:
@@ -182,8 +220,7 @@ def test_search_engine_and_dictionary_offline(generated: Resources) -> None:
     assert s.call("Dictionary", {"keyword": word}).output == generated.dictionary[word]
     assert s.call("Dictionary", {"keyword": "qwxyz"}).exception == "Failed."
     assert s.call("Translate", {"src": "Good morning", "tgt_lang": "French"}).output == "Bonjour"
-    assert s.call("Translate", {"src": "Hi", "tgt_lang": "klingon"}).exception \
-        == "Language not supported."
+    assert s.call("Translate", {"src": "Hi", "tgt_lang": "klingon"}).exception == "Language not supported."
 
 
 def test_fork_is_independent(generated: Resources) -> None:

@@ -127,7 +127,7 @@ def p_wrong_name(entry: Entry, answer: Answer, rng: random.Random) -> Answer | N
         return None
     out = copy.deepcopy(answer)
     i = rng.randrange(len(out))
-    (name, params), = out[i].items()
+    ((name, params),) = out[i].items()
     out[i] = {name + "_v2": params}
     return out
 
@@ -166,7 +166,7 @@ def p_add_documented(entry: Entry, answer: Answer, rng: random.Random) -> Answer
     """Add a documented parameter the answer left out, with an allowed value if there is one."""
     options = []
     for i, call in enumerate(answer):
-        (name, params), = call.items()
+        ((name, params),) = call.items()
         doc = _doc(entry, name)
         if doc:
             options += [(i, name, p) for p in doc["parameters"]["properties"] if p not in params]
@@ -194,7 +194,7 @@ def p_alternative(entry: Entry, answer: Answer, rng: random.Random) -> Answer | 
         return None
     choices = []
     for i, call in enumerate(answer):
-        (name, params), = call.items()
+        ((name, params),) = call.items()
         for param, value in params.items():
             others = [v for v in _possible(entry, name, param) if v != OPTIONAL and v != value]
             others = [v for v in others if "{" not in repr(v)]  # raw dict answers are not values

@@ -73,9 +73,7 @@ def _mutate(value: object) -> object:
 
 
 def m_wrong_value(traj: Trajectory, rng: random.Random) -> Trajectory | None:
-    options = [
-        (t, i) for t in _turns_with_calls(traj) for i, c in enumerate(_flat(traj, t)) if c.kwargs
-    ]
+    options = [(t, i) for t in _turns_with_calls(traj) for i, c in enumerate(_flat(traj, t)) if c.kwargs]
     if not options:
         return None
     t, i = rng.choice(options)

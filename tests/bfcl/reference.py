@@ -83,9 +83,7 @@ def bfcl_multi_turn_valid(
         "involved_classes": entry.involved_classes,
     }
     try:
-        result = multi_turn_checker.multi_turn_checker(
-            decoded, ground_truth, test_entry, entry.category, model_name
-        )
+        result = multi_turn_checker.multi_turn_checker(decoded, ground_truth, test_entry, entry.category, model_name)
         return bool(result["valid"])
     finally:  # BFCL keeps every instance in its module globals; drop this run's
         stale = [k for k in vars(multi_turn_utils) if k.startswith(model_name.replace("-", "_"))]

@@ -55,12 +55,8 @@ def test_single_turn_checker_agrees_with_bfcl_on_perturbed_answers(env: BfclEnv)
                 answer = perturb(entry, base, rng)
                 if answer is None:
                     continue
-                ours = check_answer(
-                    entry.functions, _calls(answer), entry.answer, category, entry.language
-                ).valid
-                theirs, _ = bfcl_single_turn_valid(
-                    entry.functions, answer, entry.answer, category, entry.language
-                )
+                ours = check_answer(entry.functions, _calls(answer), entry.answer, category, entry.language).valid
+                theirs, _ = bfcl_single_turn_valid(entry.functions, answer, entry.answer, category, entry.language)
                 compared += 1
                 tally[(kind, theirs)] += 1
                 if ours != theirs:
@@ -85,9 +81,7 @@ def test_underscore_names_agree_with_bfcl(env: BfclEnv) -> None:
             dotted = expert_answer(entry)
             underscored = [{n.replace(".", "_"): p for n, p in c.items()} for c in dotted]
             for answer in (dotted, underscored):
-                ours = check_answer(
-                    entry.functions, _calls(answer), entry.answer, category, entry.language, True
-                ).valid
+                ours = check_answer(entry.functions, _calls(answer), entry.answer, category, entry.language, True).valid
                 theirs, _ = bfcl_single_turn_valid(
                     entry.functions, answer, entry.answer, category, entry.language, True
                 )
@@ -112,9 +106,7 @@ def test_corrupted_answers_score_zero(env: BfclEnv) -> None:
                 if answer is None:
                     continue
                 built[kind] += 1
-                theirs, _ = bfcl_single_turn_valid(
-                    entry.functions, answer, entry.answer, category, entry.language
-                )
+                theirs, _ = bfcl_single_turn_valid(entry.functions, answer, entry.answer, category, entry.language)
                 confirmed[kind] += not theirs
                 env.reset(task_id=task_id)
                 result = env.step(_as_text(answer, entry.language.value))
@@ -172,8 +164,7 @@ def test_multi_turn_checker_agrees_with_bfcl_on_perturbed_trajectories(env: Bfcl
                 if ours != theirs:
                     disagreements.append((task_id, kind, ours, theirs, result.info.get("failures")))
     compared = sum(tally.values())
-    print(f"\nmulti-turn agreement with bfcl-eval: {1 - len(disagreements) / compared:.4%} "
-          f"of {compared} trajectories")
+    print(f"\nmulti-turn agreement with bfcl-eval: {1 - len(disagreements) / compared:.4%} of {compared} trajectories")
     for (kind, valid), n in sorted(tally.items()):
         print(f"  {kind:18s} {'valid' if valid else 'invalid':8s} {n}")
     assert compared > 600

@@ -109,9 +109,7 @@ def test_multi_turn_refusals_are_bfcls(cases: list[dict[str, Any]]) -> None:
 
 
 @pytest.mark.parametrize("language", ["java", "javascript"])
-def test_source_language_agreement_is_as_documented(
-    cases: list[dict[str, Any]], language: str
-) -> None:
+def test_source_language_agreement_is_as_documented(cases: list[dict[str, Any]], language: str) -> None:
     mine = [c for c in cases if c["language"] == language]
     agreeing = [ours(decode_reply(c["reply"], Language(language))) == c.get("calls") for c in mine]
     print(language, sum(agreeing), "of", len(mine))
@@ -137,10 +135,25 @@ def test_lenient_decoder_keeps_the_conveniences() -> None:
 
 def test_bfcl_values_without_eval() -> None:
     (call,) = decode_reply("f(unit=units, base=2*5, n=+5, s=x[0], g=g(1), h=h(b=1), e=...)").calls
-    assert call.kwargs == {"unit": "units", "base": 10, "n": -5, "s": "x[0]", "g": "g(1)",
-                           "h": {"h": {"b": 1}}, "e": "..."}
+    assert call.kwargs == {
+        "unit": "units",
+        "base": 10,
+        "n": -5,
+        "s": "x[0]",
+        "g": "g(1)",
+        "h": {"h": {"b": 1}},
+        "e": "...",
+    }
     assert decode_reply("f(1, x, a=2)").calls[0].kwargs == {"a": 2}  # positional: dropped
     # refused: BFCL would run the code (or fail); nothing here is evaluated
-    for reply in ("f(a=len('ab')*2)", "f(a=__import__('os').getcwd()+'')", "f(a=lambda: 1)",
-                  "f(a=2**10**9)", "f(a='x'*10**9)", "f(a=1e999)", "f(**k)", "f(a=1/0)"):
+    for reply in (
+        "f(a=len('ab')*2)",
+        "f(a=__import__('os').getcwd()+'')",
+        "f(a=lambda: 1)",
+        "f(a=2**10**9)",
+        "f(a='x'*10**9)",
+        "f(a=1e999)",
+        "f(**k)",
+        "f(a=1/0)",
+    ):
         assert decode_reply(reply).error is not None, reply

@@ -19,11 +19,23 @@ from coevo.envs.registry import make
 
 # Entry counts of bfcl-eval 2026.3.23.
 COUNTS = {
-    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
-    "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
-    "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
-    "live_irrelevance": 884, "live_relevance": 16, "multi_turn_base": 200,
-    "multi_turn_miss_func": 200, "multi_turn_miss_param": 200, "multi_turn_long_context": 200,
+    "simple_python": 400,
+    "simple_java": 100,
+    "simple_javascript": 50,
+    "multiple": 200,
+    "parallel": 200,
+    "parallel_multiple": 200,
+    "irrelevance": 240,
+    "live_simple": 258,
+    "live_multiple": 1053,
+    "live_parallel": 16,
+    "live_parallel_multiple": 24,
+    "live_irrelevance": 884,
+    "live_relevance": 16,
+    "multi_turn_base": 200,
+    "multi_turn_miss_func": 200,
+    "multi_turn_miss_param": 200,
+    "multi_turn_long_context": 200,
 }
 
 
@@ -52,7 +64,10 @@ def test_splits_are_bfcl_categories_with_their_sizes(env: BfclEnv) -> None:
     with pytest.raises(UnknownSplit):
         env.task_ids("memory")
     assert env.describe_task("multi_turn_base_0") == {
-        "category": "multi_turn_base", "language": "python", "multi_turn": True, "turns": 4,
+        "category": "multi_turn_base",
+        "language": "python",
+        "multi_turn": True,
+        "turns": 4,
         "involved_classes": ["TwitterAPI", "GorillaFileSystem"],
     }
 
@@ -92,8 +107,10 @@ def test_java_functions_are_shown_as_strings_of_source(env: BfclEnv) -> None:
     assert {p["type"] for p in doc["parameters"]["properties"].values()} == {"string"}
     assert "Java 8 SDK syntax" in doc["description"]
     # the checker keeps using the original types
-    assert env.entry is not None and env.entry.functions[0]["parameters"]["properties"][
-        "useShortName"]["type"] == "boolean"
+    assert (
+        env.entry is not None
+        and env.entry.functions[0]["parameters"]["properties"]["useShortName"]["type"] == "boolean"
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,14 +118,13 @@ def test_java_functions_are_shown_as_strings_of_source(env: BfclEnv) -> None:
     [
         ("[calculate_triangle_area(base=10, height=5)]", 1.0),
         ("calculate_triangle_area(base=10, height=5, unit='units')", 1.0),
-        ('```\n[calculate_triangle_area(base=10, height=5)]\n```', 1.0),  # backticks stripped
-        ('```python\n[calculate_triangle_area(base=10, height=5)]\n```', 0.0),  # as in BFCL
+        ("```\n[calculate_triangle_area(base=10, height=5)]\n```", 1.0),  # backticks stripped
+        ("```python\n[calculate_triangle_area(base=10, height=5)]\n```", 0.0),  # as in BFCL
         ('[{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]', 0.0),
         ("[calculate_triangle_area(base=10.0, height=5)]", 0.0),  # float for an integer
         ("[calculate_triangle_area(base=10)]", 0.0),
         ("[calculate_triangle_area(base=10, height=5, color='red')]", 0.0),
-        ("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=1, height=2)]",
-         0.0),
+        ("[calculate_triangle_area(base=10, height=5), calculate_triangle_area(base=1, height=2)]", 0.0),
         ("[calculate_triangle_area(10, 5)]", 0.0),
         ("[calculate_triangle_area(base=5 * 2, height=5)]", 1.0),  # BFCL computes arithmetic
         ("[calculate_triangle_area(base=ten, height=5)]", 0.0),  # the string "ten"
@@ -127,7 +143,7 @@ def test_single_turn_scoring(env: BfclEnv, action: str, reward: float) -> None:
 @pytest.mark.parametrize(
     "action",
     [
-        '```python\n[calculate_triangle_area(base=10, height=5)]\n```',
+        "```python\n[calculate_triangle_area(base=10, height=5)]\n```",
         '[{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]',
         '{"function": "calculate_triangle_area", "parameters": {"base": 10, "height": 5}}',
         "<TOOLCALL>[calculate_triangle_area(base=10, height=5)]</TOOLCALL>",
@@ -183,8 +199,7 @@ def test_malicious_arguments_are_never_evaluated(env: BfclEnv, tmp_path: Path) -
 def test_ground_truth_calls_parse_without_eval() -> None:
     call = parse_ground_truth_call("sort('final_report.pdf')")
     assert call == Call("sort", {}, ("final_report.pdf",))
-    assert parse_ground_truth_call("mv(source='a', destination='b')").kwargs == {
-        "source": "a", "destination": "b"}
+    assert parse_ground_truth_call("mv(source='a', destination='b')").kwargs == {"source": "a", "destination": "b"}
     with pytest.raises(ValueError):
         parse_ground_truth_call("rm(file_name=open('x').read())")
     with pytest.raises(ValueError):
@@ -193,10 +208,8 @@ def test_ground_truth_calls_parse_without_eval() -> None:
 
 def test_source_text_arguments_for_java_and_javascript() -> None:
     decoded = decode_reply('[f(flag=true, n=5, arr=[1, 2], s="text", m=myVar)]', Language.JAVA)
-    assert decoded.calls[0].kwargs == {"flag": "true", "n": "5", "arr": "[1, 2]", "s": "text",
-                                       "m": "myVar"}
-    assert decode_reply("[f(from='1', to='2')]", Language.JAVA).calls[0].kwargs == {
-        "from": "1", "to": "2"}
+    assert decoded.calls[0].kwargs == {"flag": "true", "n": "5", "arr": "[1, 2]", "s": "text", "m": "myVar"}
+    assert decode_reply("[f(from='1', to='2')]", Language.JAVA).calls[0].kwargs == {"from": "1", "to": "2"}
 
 
 def test_decoder_limits() -> None:
@@ -241,8 +254,7 @@ def test_failed_turn_fails_the_episode_but_the_conversation_goes_on(env: BfclEnv
     while not step.done:
         step = env.step(env.expert_action() or "")
     assert step.reward == 0.0
-    assert step.info["failures"][0] == {
-        "turn": 0, "error_type": "multi_turn:empty_turn_model_response"}
+    assert step.info["failures"][0] == {"turn": 0, "error_type": "multi_turn:empty_turn_model_response"}
 
 
 def test_malformed_calls_get_clear_observations(env: BfclEnv) -> None:
@@ -252,8 +264,8 @@ def test_malformed_calls_get_clear_observations(env: BfclEnv) -> None:
     assert json.loads(contents[0]) == {"current_working_directory": "document"}  # a bare name
     assert contents[1] == "Error during execution: name 'nosuch' is not defined"
     assert contents[2] == (  # BFCL drops positional arguments
-        "Error during execution: GorillaFileSystem.cd() missing 1 required positional argument: "
-        "'folder'")
+        "Error during execution: GorillaFileSystem.cd() missing 1 required positional argument: 'folder'"
+    )
     assert contents[3] == "Error during execution: Function call exit is not allowed."
     step = env.step("[cd(folder='document'), mkdir(dir_name=")  # unreadable: the turn ends
     assert step.info["turn_ended"] and "parse_error" in step.info
@@ -271,8 +283,7 @@ def test_miss_func_adds_the_held_out_function_at_its_turn(env: BfclEnv) -> None:
                 break
     assert step is not None and step.info["turn"] == 3
     assert [f["name"] for f in step.info["new_functions"]] == ["sort"]
-    assert step.observation.endswith(
-        "I have updated some more functions you can choose from. What about now?")
+    assert step.observation.endswith("I have updated some more functions you can choose from. What about now?")
     assert "'name': 'sort'" in step.observation
 
 
@@ -322,8 +333,7 @@ def test_resource_guards(env: BfclEnv) -> None:
     world = ApiWorld(["MathAPI"], {}, long_context=False)
     assert "exceed" in world.execute(Call("power", {"base": 10, "exponent": 10**9}))
     assert json.loads(world.execute(Call("power", {"base": 2, "exponent": 10}))) == {"result": 1024}
-    assert "precision" in world.execute(
-        Call("logarithm", {"value": 10, "base": 2, "precision": 10**7}))
+    assert "precision" in world.execute(Call("logarithm", {"value": 10, "base": 2, "precision": 10**7}))
 
 
 def test_expert_plays_multi_turn_to_success(env: BfclEnv) -> None:

@@ -84,8 +84,10 @@ def test_ground_truth_scores_one_on_every_entry_over_http(client: TestClient) ->
         if category == "live_relevance":
             continue
         total = len(env.task_ids(category))
-        pages = [client.get("/tasks", params={"split": category, "offset": offset, "limit": MAX_TASKS_PAGE}).json()
-                 for offset in range(0, total, MAX_TASKS_PAGE)]  # the documented page cap
+        pages = [
+            client.get("/tasks", params={"split": category, "offset": offset, "limit": MAX_TASKS_PAGE}).json()
+            for offset in range(0, total, MAX_TASKS_PAGE)
+        ]  # the documented page cap
         ids = [t["task_id"] for page in pages for t in page["tasks"]]
         assert ids == list(env.task_ids(category)) and {page["total"] for page in pages} == {total}
         assert pages[0]["tasks"][0]["meta"]["category"] == category
@@ -98,9 +100,7 @@ def test_ground_truth_scores_one_on_every_entry_over_http(client: TestClient) ->
                 if task_id in UNANSWERABLE:  # BFCL's own checker rejects our best answer too
                     entry = env.catalog.entry(task_id)
                     decoded = [c.as_bfcl() for c in decode_reply(action, entry.language).calls]
-                    valid, _ = bfcl_single_turn_valid(
-                        entry.functions, decoded, entry.answer, category, entry.language
-                    )
+                    valid, _ = bfcl_single_turn_valid(entry.functions, decoded, entry.answer, category, entry.language)
                     assert not valid, task_id
     assert played == sum(env.splits().values()) - env.splits()["live_relevance"]
     assert set(failures) == set(UNANSWERABLE), sorted(set(failures) ^ set(UNANSWERABLE))

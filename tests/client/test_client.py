@@ -28,8 +28,10 @@ GUESS = "tests.fixture_env:GuessEnv"
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Two replicas of the fixture env, each with its own store."""
     db = tmp_path_factory.mktemp("db")
-    specs = [ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{db}/a.db"]),
-             ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{db}/b.db", "--max-sessions", "64"])]
+    specs = [
+        ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{db}/a.db"]),
+        ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{db}/b.db", "--max-sessions", "64"]),
+    ]
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(ROOT)
         a = launch_local(specs[:1])
@@ -172,8 +174,7 @@ def test_launch_picks_subprocesses_when_no_docker_engine_answers(monkeypatch: py
         assert urls.pids[GUESS] > 0
 
 
-@pytest.mark.skipif(not docker_available(),
-                    reason="no Docker engine reachable (none runs on CI machines)")
+@pytest.mark.skipif(not docker_available(), reason="no Docker engine reachable (none runs on CI machines)")
 def test_launch_docker_serves_from_the_image() -> None:  # pragma: no cover - needs an engine
     from coevo.client.launcher import launch_docker
 

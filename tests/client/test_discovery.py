@@ -94,9 +94,23 @@ def test_the_system_resolver_returns_every_address_of_a_hosts_file_name() -> Non
 
 def _serve(host: str, port: int, db: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "coevo.cli", "serve", GUESS, "--host", host, "--port", str(port),
-         "--db-url", f"sqlite:///{db}"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ),
+        [
+            sys.executable,
+            "-m",
+            "coevo.cli",
+            "serve",
+            GUESS,
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--db-url",
+            f"sqlite:///{db}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
     )
 
 

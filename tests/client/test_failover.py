@@ -105,8 +105,9 @@ def test_every_replica_dead_is_reported_after_the_retries() -> None:
     assert transport.sent == {dead_a: 3, dead_b: 3}  # every round tries both
 
 
-def test_a_full_replica_sends_the_create_to_the_next_one(live: str, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_replica_sends_the_create_to_the_next_one(
+    live: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     spec = ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{tmp_path}/full.db", "--max-sessions", "1"])
     with launch_local([spec]) as urls, EnvClient([urls[GUESS], live], retries=0) as client:
@@ -119,8 +120,9 @@ def test_a_full_replica_sends_the_create_to_the_next_one(live: str, tmp_path: Pa
         holder.close()
 
 
-def test_a_session_stays_on_its_replica_and_ends_with_it(live: str, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_stays_on_its_replica_and_ends_with_it(
+    live: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     spec = ServerSpec(GUESS, extra_args=["--db-url", f"sqlite:///{tmp_path}/gone.db"])
     transport = CountingTransport()

@@ -10,8 +10,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def coevo(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "coevo.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "coevo.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def test_envs_lists_every_builtin_env() -> None:

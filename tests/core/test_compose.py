@@ -28,8 +28,11 @@ def test_docker_compose_config_validates() -> None:
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose (Debian package) not installed")
 def test_postgres_profile_validates() -> None:
-    done = subprocess.run(["docker-compose", "-f", str(COMPOSE), "--profile", "postgres", "config", "--services"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "--profile", "postgres", "config", "--services"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "postgres" in done.stdout.split()
 

@@ -36,4 +36,7 @@ def test_mentions_finds_names_in_code_comments_and_data(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "d.json").write_text('["a simulator"]\n')
     assert mentions(tmp_path, ["alfworld", "bfcl", "simulator"]) == [
-        "data/d.json:1: simulator", "m.py:1: ALFWorld", "m.py:1: bfcl"]
+        "data/d.json:1: simulator",
+        "m.py:1: ALFWorld",
+        "m.py:1: bfcl",
+    ]

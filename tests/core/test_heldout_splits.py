@@ -41,7 +41,9 @@ def test_heldout_splits_share_no_task_with_training_splits(name: str) -> None:
     for split, seen in trained.items():
         assert not held_ids & set(seen), f"{name}: {split} shares task ids with a held-out split"
         shared = held_texts & set(seen.values())
-        assert not shared, f"{name}: {split} shares {len(shared)} task(s) with a held-out split, e.g. {next(iter(shared))[:200]!r}"
+        assert not shared, (
+            f"{name}: {split} shares {len(shared)} task(s) with a held-out split, e.g. {next(iter(shared))[:200]!r}"
+        )
 
 
 @pytest.mark.parametrize("name", ["bfcl", "alfworld"])

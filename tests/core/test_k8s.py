@@ -57,8 +57,9 @@ def test_kustomization_lists_every_manifest_and_only_existing_ones(kustomization
     assert listed == on_disk, f"unlisted: {on_disk - listed}; missing: {listed - on_disk}"
 
 
-@pytest.mark.parametrize("manifest", sorted(str(p.relative_to(K8S)) for p in K8S.rglob("*.yaml")
-                                            if p.name != "kustomization.yaml"))
+@pytest.mark.parametrize(
+    "manifest", sorted(str(p.relative_to(K8S)) for p in K8S.rglob("*.yaml") if p.name != "kustomization.yaml")
+)
 def test_manifest_validates_against_the_kubernetes_schemas(manifest: str) -> None:
     documents = _documents(K8S / manifest)
     assert documents
@@ -80,7 +81,9 @@ def test_the_validator_rejects_what_kubernetes_would() -> None:
 
 def test_every_builtin_env_has_a_statefulset_behind_a_headless_service(resources: list[dict[str, Any]]) -> None:
     statefulsets, services = _named(resources, "StatefulSet"), _named(resources, "Service")
-    served = {_container(s)["args"][1]: s for s in statefulsets.values() if _container(s).get("args", [""])[0] == "serve"}
+    served = {
+        _container(s)["args"][1]: s for s in statefulsets.values() if _container(s).get("args", [""])[0] == "serve"
+    }
     assert set(served) == set(registry.BUILTIN), f"envs without a StatefulSet: {set(registry.BUILTIN) - set(served)}"
     for env, statefulset in served.items():
         name = f"coevo-{env}"

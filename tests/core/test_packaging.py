@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = {"coevo": "coevo", "coevo.envs": "envs", "coevo.server": "server", "coevo.client": "client",
-           "coevo.agentevol": "agentevol", "coevo.genenv": "genenv", "coevo.integrations": "integrations"}
+FOLDERS = {
+    "coevo": "coevo",
+    "coevo.envs": "envs",
+    "coevo.server": "server",
+    "coevo.client": "client",
+    "coevo.agentevol": "agentevol",
+    "coevo.genenv": "genenv",
+    "coevo.integrations": "integrations",
+}
 
 
 def expected_modules() -> list[str]:
@@ -34,9 +41,25 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Build from a copy: an in-tree build leaves build/ behind, whose stale files could leak
     # into later wheels.
     source = tmp_path_factory.mktemp("src") / "coevo"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "*.db", ".pytest_cache",
-        "runs", "outputs", ".cache", ".whl", ".gl"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv",
+            ".git",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            "*.db",
+            ".pytest_cache",
+            "runs",
+            "outputs",
+            ".cache",
+            ".whl",
+            ".gl",
+        ),
+    )
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
@@ -53,13 +76,20 @@ def test_wheel_imports_every_subpackage_in_a_fresh_venv(wheel: Path, tmp_path: P
     # Dependencies come from this interpreter's site-packages (no network, no reinstall); a plain
     # .pth path entry does not run the dev tree's editable finder, so `coevo` can only come from
     # the wheel.
-    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
     modules = expected_modules()
-    code = "import importlib, coevo\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules) + \
-        "print(coevo.__file__)"
+    code = (
+        "import importlib, coevo\n"
+        + "".join(f"importlib.import_module({m!r})\n" for m in modules)
+        + "print(coevo.__file__)"
+    )
     done = subprocess.run([py, "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)
     assert str(env_dir) in done.stdout, f"coevo imported from {done.stdout!r}, not the wheel"
     cli = subprocess.run([env_dir / "bin" / "coevo", "--help"], capture_output=True, text=True, cwd=tmp_path)

@@ -24,6 +24,7 @@ def _restore_threads():
 def _clock(monkeypatch: pytest.MonkeyPatch, wall: float, cpu: float, load: float, cores: int = 4) -> None:
     """The load-average fallback (no /proc/stat): `wall` seconds since the last choice, of which
     this process used `cpu` CPU seconds, and a 1-minute load average of `load`."""
+
     def ticks():
         yield (0.0, 0.0)
         while True:
@@ -61,14 +62,18 @@ def test_a_busy_neighbour_means_one_thread(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.parametrize(("others", "threads"), [(0.2, 2), (0.9, 2), (1.0, 1), (1.8, 1)])
-def test_the_sampled_load_of_other_processes_decides(monkeypatch: pytest.MonkeyPatch, others: float, threads: int) -> None:
+def test_the_sampled_load_of_other_processes_decides(
+    monkeypatch: pytest.MonkeyPatch, others: float, threads: int
+) -> None:
     monkeypatch.setattr(trainer, "_others_busy_cores", lambda: others)
     monkeypatch.setattr(os, "getloadavg", lambda: (8.0, 8.0, 8.0))  # a stale load average is ignored
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert trainer._CpuThreads(0).choose() == threads
 
 
-def test_the_sample_counts_other_processes_cpu_and_not_this_ones(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_sample_counts_other_processes_cpu_and_not_this_ones(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """/proc/stat's first line in clock ticks (user nice system idle iowait irq softirq steal):
     over a 2 s sample the machine was busy 3.0 CPU-seconds, 1.0 of them this process's own."""
     stat = tmp_path / "stat"

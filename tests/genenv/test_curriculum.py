@@ -175,14 +175,14 @@ def test_rank_by_r_env_puts_the_task_nearest_alpha_first() -> None:
 
 def test_learnable_first_keeps_groups_with_unequal_rewards_nearest_alpha_first() -> None:
     groups = [
-        [1, 1, 1, 1, 1],        # 0: all right: zero advantage
-        [0, 0, 1, 0, 0],        # 1: p_hat 0.2
-        [0, 0, 0, 0, 0],        # 2: all wrong
-        [1, 0, 1, 0, 1],        # 3: p_hat 0.6
-        [0.5, 0.5, 0.5],        # 4: equal partial rewards: zero advantage too
-        [0, 1, 0, 1, 0],        # 5: p_hat 0.4, as near alpha as task 3: order breaks the tie
-        [0.2, 0.9],             # 6: F1-style rewards, p_hat 0.55
-        [1],                    # 7: one rollout: no group to compare
+        [1, 1, 1, 1, 1],  # 0: all right: zero advantage
+        [0, 0, 1, 0, 0],  # 1: p_hat 0.2
+        [0, 0, 0, 0, 0],  # 2: all wrong
+        [1, 0, 1, 0, 1],  # 3: p_hat 0.6
+        [0.5, 0.5, 0.5],  # 4: equal partial rewards: zero advantage too
+        [0, 1, 0, 1, 0],  # 5: p_hat 0.4, as near alpha as task 3: order breaks the tie
+        [0.2, 0.9],  # 6: F1-style rewards, p_hat 0.55
+        [1],  # 7: one rollout: no group to compare
     ]
     assert c.learnable_first(groups, 10) == [6, 3, 5, 1]
     assert c.learnable_first(groups, 2) == [6, 3]

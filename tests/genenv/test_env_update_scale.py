@@ -99,8 +99,20 @@ def _max_difference(a: dict, b: dict) -> float:
 
 
 def _update(model: Path, out: Path, *, steps: int, kl_cap: float) -> dict[str, float]:
-    return update_llm(model, model, out, _examples(), lr=1e-2, steps=steps, batch_size=4, kl_coef=0.1,
-                      kl_cap=kl_cap, prefix="", seed=3, dtype="float32")
+    return update_llm(
+        model,
+        model,
+        out,
+        _examples(),
+        lr=1e-2,
+        steps=steps,
+        batch_size=4,
+        kl_coef=0.1,
+        kl_cap=kl_cap,
+        prefix="",
+        seed=3,
+        dtype="float32",
+    )
 
 
 def test_the_cap_goes_back_to_the_weights_before_the_step_that_crossed_it(tmp_path: Path) -> None:
@@ -132,8 +144,20 @@ def test_bf16_weights_are_trained_and_saved_in_bf16(tmp_path: Path) -> None:
     from coevo.client.policies.models import build_tiny_model
 
     model = build_tiny_model(tmp_path / "model", seed=2)
-    stats = update_llm(model, model, tmp_path / "out", _examples(), lr=5e-2, steps=2, batch_size=2, kl_coef=0.1,
-                       kl_cap=float("inf"), prefix="", dtype="bfloat16", reference="cpu_offload")
+    stats = update_llm(
+        model,
+        model,
+        tmp_path / "out",
+        _examples(),
+        lr=5e-2,
+        steps=2,
+        batch_size=2,
+        kl_coef=0.1,
+        kl_cap=float("inf"),
+        prefix="",
+        dtype="bfloat16",
+        reference="cpu_offload",
+    )
     assert stats["steps"] == 2 and stats["kl_ref"] > 0
     saved = _weights(tmp_path / "out")
     assert {t.dtype for t in saved.values()} == {torch.bfloat16}

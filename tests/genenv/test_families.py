@@ -63,26 +63,42 @@ def test_bad_knobs_are_refused() -> None:
 
 def test_number_words() -> None:
     assert [number_words(n) for n in (0, 7, 15, 20, 45, 99, 100, 342)] == [
-        "zero", "seven", "fifteen", "twenty", "forty-five", "ninety-nine", "one hundred",
-        "three hundred and forty-two"]
+        "zero",
+        "seven",
+        "fifteen",
+        "twenty",
+        "forty-five",
+        "ninety-nine",
+        "one hundred",
+        "three hundred and forty-two",
+    ]
     assert len({t.name for t in CATALOG}) == len(CATALOG)
 
 
-@pytest.mark.parametrize("task,reason", [
-    (SimTask("t", "", [{"name": "f", "arguments": {}}], "tool_call"), "empty prompt"),
-    (SimTask("t", "p", [{"name": "f", "arguments": {}}], "regex"), "unknown checker"),
-    (SimTask("t", "p", [], "tool_call"), "non-empty list"),
-    (SimTask("t", "p", [{"name": "f g", "arguments": {}}], "tool_call"), "not an identifier"),
-    (SimTask("t", "p", [{"name": "f", "arguments": {"x": {1, 2}}}], "tool_call"), "non-literal"),
-    (SimTask("t", "p", [{"name": "f", "arguments": {}}], "tool_call", tools=[{"name": "g", "params": []}]),
-     "not among the task's tools"),
-    (SimTask("t", "p", [{"name": "f", "arguments": {"y": 1}}], "tool_call", tools=[{"name": "f", "params": ["x"]}]),
-     "unknown parameters"),
-    (SimTask("t", "p", ["  "], "exact"), "non-empty string"),
-    (SimTask("t", "p", [".", "x"], "f1"), "empty answer already scores 1"),
-    (SimTask("t", "p", "go north", "exact"), "answer list"),
-    (SimTask("t", "p", ["go north"], "exact", choices=["go south", "look"]), "among the task's choices"),
-])
+@pytest.mark.parametrize(
+    "task,reason",
+    [
+        (SimTask("t", "", [{"name": "f", "arguments": {}}], "tool_call"), "empty prompt"),
+        (SimTask("t", "p", [{"name": "f", "arguments": {}}], "regex"), "unknown checker"),
+        (SimTask("t", "p", [], "tool_call"), "non-empty list"),
+        (SimTask("t", "p", [{"name": "f g", "arguments": {}}], "tool_call"), "not an identifier"),
+        (SimTask("t", "p", [{"name": "f", "arguments": {"x": {1, 2}}}], "tool_call"), "non-literal"),
+        (
+            SimTask("t", "p", [{"name": "f", "arguments": {}}], "tool_call", tools=[{"name": "g", "params": []}]),
+            "not among the task's tools",
+        ),
+        (
+            SimTask(
+                "t", "p", [{"name": "f", "arguments": {"y": 1}}], "tool_call", tools=[{"name": "f", "params": ["x"]}]
+            ),
+            "unknown parameters",
+        ),
+        (SimTask("t", "p", ["  "], "exact"), "non-empty string"),
+        (SimTask("t", "p", [".", "x"], "f1"), "empty answer already scores 1"),
+        (SimTask("t", "p", "go north", "exact"), "answer list"),
+        (SimTask("t", "p", ["go north"], "exact", choices=["go south", "look"]), "among the task's choices"),
+    ],
+)
 def test_the_gate_rejects_broken_tasks(task: SimTask, reason: str) -> None:
     with pytest.raises(InvalidTask, match=reason):
         check(task)
@@ -103,10 +119,14 @@ def test_alfworld_steps_are_valid_next_commands_for_every_knob_setting() -> None
 
 
 def test_alfworld_knobs_shape_the_room() -> None:
-    small = ALF.generate({"task_type": "pick_and_place_simple", "max_receptacles": 4, "distractors": 0,
-                          "progress": "start"}, random.Random(5))
-    large = ALF.generate({"task_type": "pick_and_place_simple", "max_receptacles": 16, "distractors": 8,
-                          "progress": "start"}, random.Random(5))
+    small = ALF.generate(
+        {"task_type": "pick_and_place_simple", "max_receptacles": 4, "distractors": 0, "progress": "start"},
+        random.Random(5),
+    )
+    large = ALF.generate(
+        {"task_type": "pick_and_place_simple", "max_receptacles": 16, "distractors": 8, "progress": "start"},
+        random.Random(5),
+    )
     go_small = [c for c in small.choices if c.startswith("go to ")]
     go_large = [c for c in large.choices if c.startswith("go to ")]
     assert len(go_small) <= 4 < len(go_large)

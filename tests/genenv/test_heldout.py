@@ -46,11 +46,20 @@ def test_the_simulator_renders_its_own_tasks_with_the_same_layout() -> None:
     import random
 
     family = get_family("function_calling")
-    task = family.generate({"n_tools": 2, "n_args": 1, "signature": "full", "phrasing": "explicit",
-                            "numbers": "digits", "tool": "get_weather"}, random.Random(3))
+    task = family.generate(
+        {
+            "n_tools": 2,
+            "n_args": 1,
+            "signature": "full",
+            "phrasing": "explicit",
+            "numbers": "digits",
+            "tool": "get_weather",
+        },
+        random.Random(3),
+    )
     lines = task.prompt.splitlines()
     assert lines[0] == "Tools:" and lines[-2] == "" and lines[-1].startswith("Request: Use get_weather with ")
-    assert task.prompt == render_prompt(lines[1:-2], lines[-1][len("Request: "):])
+    assert task.prompt == render_prompt(lines[1:-2], lines[-1][len("Request: ") :])
 
 
 class _Scripted(Policy):

@@ -23,13 +23,18 @@ from coevo.envs.simulator.policies.llm import (
 from coevo.envs.simulator.task_record import SimTask
 from coevo.envs.simulator.validity import check
 
-CALL = SimTask("function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call")
+CALL = SimTask(
+    "function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call"
+)
 TEXT = SimTask("searchqa.step", "Who wrote it?", ["Ann Lee"], "exact")
 
 
 def test_parse_generation_builds_a_task_with_the_base_checker() -> None:
-    task = parse_generation('Tools:\nset_alarm(hour)\n\nRequest: wake me at 7\n### Answer\nset_alarm(hour=7)\n',
-                            CALL, "llm:function_calling")
+    task = parse_generation(
+        "Tools:\nset_alarm(hour)\n\nRequest: wake me at 7\n### Answer\nset_alarm(hour=7)\n",
+        CALL,
+        "llm:function_calling",
+    )
     assert task.checker == "tool_call" and task.answer == [{"name": "set_alarm", "arguments": {"hour": 7}}]
     assert task.prompt.endswith("wake me at 7") and task.family == "llm:function_calling"
     check(task)
@@ -37,14 +42,17 @@ def test_parse_generation_builds_a_task_with_the_base_checker() -> None:
     assert text.answer == ["Lima"] and text.prompt == "What is the capital of Peru?"
 
 
-@pytest.mark.parametrize("output,reason", [
-    ("Tools: f(x)\nRequest: f with x 2", "no '### Answer'"),
-    ("### Answer\nf(x=1)", "empty task"),
-    ("Request: f\n### Answer\n", "empty answer"),
-    ("Request: f\n### Answer\nplease call f", "not a function call"),
-    ("Request: f\n### Answer\nf(x=y)", "non-literal"),
-    ("Request: f\n### Answer\nf(1)", "positional"),
-])
+@pytest.mark.parametrize(
+    "output,reason",
+    [
+        ("Tools: f(x)\nRequest: f with x 2", "no '### Answer'"),
+        ("### Answer\nf(x=1)", "empty task"),
+        ("Request: f\n### Answer\n", "empty answer"),
+        ("Request: f\n### Answer\nplease call f", "not a function call"),
+        ("Request: f\n### Answer\nf(x=y)", "non-literal"),
+        ("Request: f\n### Answer\nf(1)", "positional"),
+    ],
+)
 def test_parse_generation_rejects(output: str, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         parse_generation(output, CALL, "llm:function_calling")
@@ -121,8 +129,9 @@ def endpoint() -> Iterator[str]:
 def test_openai_endpoint_gets_the_seed_and_the_prefill(endpoint: str) -> None:
     policy = LLMPolicy(OpenAIGenerator(endpoint, "sim-model", api_key="k"), [CALL], max_new_tokens=50)
     proposals = policy.propose(2, seed=7)
-    assert all(p.task is not None and p.task.answer == [{"name": "set_alarm", "arguments": {"hour": 6}}]
-               for p in proposals)
+    assert all(
+        p.task is not None and p.task.answer == [{"name": "set_alarm", "arguments": {"hour": 6}}] for p in proposals
+    )
     sent = sorted(_Endpoint.requests, key=lambda r: r["seed"])
     assert [r["seed"] for r in sent] == [7, 8] and all(r["path"] == "/v1/chat/completions" for r in sent)
     assert sent[0]["auth"] == "Bearer k" and sent[0]["model"] == "sim-model" and sent[0]["max_tokens"] == 50
@@ -147,7 +156,9 @@ def test_answer_logprobs_equal_the_full_softmax_at_the_answer_positions() -> Non
     full = torch.log_softmax(logits[:, :-1], dim=-1)
     targets = labels[:, 1:]
     expected = full.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-    assert valid.sum().item() == picked.shape[0] == logp.shape[0] == 3 + 5 + 1  # every label predicted from the position before it
+    assert (
+        valid.sum().item() == picked.shape[0] == logp.shape[0] == 3 + 5 + 1
+    )  # every label predicted from the position before it
     assert torch.allclose(picked, expected[valid])
     assert torch.allclose(logp, full[valid])
     sums = _per_row(picked, valid)

@@ -67,8 +67,7 @@ def test_rwr_moves_mass_toward_the_weighted_samples() -> None:
     drawn = _samples(initial, 400, 0)
     kept = [s for s in drawn if easy(s[1])]
     weights = np.ones(len(kept))
-    new, stats = initial.fit_weighted(kept, weights, reference=initial, lr=0.5, steps=60,
-                                      kl_coef=0.01, kl_cap=10.0)
+    new, stats = initial.fit_weighted(kept, weights, reference=initial, lr=0.5, steps=60, kl_coef=0.01, kl_cap=10.0)
     assert new.knob_probs(FAMILY, "n_tools")[0] > 0.8
     assert new.knob_probs(FAMILY, "n_args")[0] > 0.8
     # knobs the kept samples do not favour stay near uniform
@@ -82,13 +81,15 @@ def test_rwr_moves_mass_toward_the_weighted_samples() -> None:
 def test_the_cap_limits_each_update_and_the_penalty_keeps_support() -> None:
     initial = ParametricPolicy([FAMILY])
     kept = [s for s in _samples(initial, 400, 1) if easy(s[1])]
-    new, stats = initial.fit_weighted(kept, np.ones(len(kept)), reference=initial, lr=1.0, steps=200,
-                                      kl_coef=0.05, kl_cap=0.2)
+    new, stats = initial.fit_weighted(
+        kept, np.ones(len(kept)), reference=initial, lr=1.0, steps=200, kl_coef=0.05, kl_cap=0.2
+    )
     assert stats["kl_step"] <= 0.2 + 1e-6 and stats["scale"] < 1.0
     assert new.kl_to(initial) == pytest.approx(stats["kl_step"])
     # the KL penalty to the initial distribution keeps every value reachable
-    free, _ = initial.fit_weighted(kept, np.ones(len(kept)), reference=initial, lr=1.0, steps=400,
-                                   kl_coef=0.5, kl_cap=100.0)
+    free, _ = initial.fit_weighted(
+        kept, np.ones(len(kept)), reference=initial, lr=1.0, steps=400, kl_coef=0.5, kl_cap=100.0
+    )
     assert free.knob_probs(FAMILY, "n_tools").min() > 0.01
 
 
@@ -124,8 +125,19 @@ def test_a_single_sample_concentrates_pi_env_unless_its_pull_is_scaled() -> None
     fit puts over 0.9 on that task's value of every knob; scaled by the in-band share of a batch
     of ten (band_mass 0.1), the KL penalty keeps it below 0.8."""
     initial = ParametricPolicy([FAMILY])
-    one = [(FAMILY, {"n_tools": 2, "n_args": 3, "signature": "full", "phrasing": "natural", "numbers": "words",
-                     "tool": "rent_car"})]
+    one = [
+        (
+            FAMILY,
+            {
+                "n_tools": 2,
+                "n_args": 3,
+                "signature": "full",
+                "phrasing": "natural",
+                "numbers": "words",
+                "tool": "rent_car",
+            },
+        )
+    ]
     kwargs = dict(reference=initial, lr=0.5, steps=400, kl_coef=0.3, kl_cap=100.0)
     alone, _ = initial.fit_weighted(one, [1.0], **kwargs)
     scaled, _ = initial.fit_weighted(one, [1.0], likelihood_scale=0.1, **kwargs)

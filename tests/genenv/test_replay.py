@@ -17,8 +17,9 @@ from tests.genenv.skill_agent import SkillAgent, skill_preset
 
 
 def _run(tmp_path: Path, **overrides: Any) -> tuple[GenEnvTrainer, list[dict[str, Any]], dict[str, SkillAgent]]:
-    settings = dict(output_dir=str(tmp_path / "run"), arms=("genenv",), epochs=3, tasks_per_epoch=10,
-                    group_size=10, heldout=())
+    settings = dict(
+        output_dir=str(tmp_path / "run"), arms=("genenv",), epochs=3, tasks_per_epoch=10, group_size=10, heldout=()
+    )
     cfg = skill_preset(**{**settings, **overrides})
     agents: dict[str, SkillAgent] = {}
 
@@ -32,14 +33,22 @@ def _run(tmp_path: Path, **overrides: Any) -> tuple[GenEnvTrainer, list[dict[str
 
 def _fresh(trainer: GenEnvTrainer, arm: str, epoch: int) -> dict[str, float]:
     """The epoch's D_env rows: fresh task id -> p_hat."""
-    return {s.task_id: s.p_hat for s in trainer.pools.env_samples(arm, first_epoch=epoch, in_band_only=False)
-            if s.epoch == epoch}
+    return {
+        s.task_id: s.p_hat
+        for s in trainer.pools.env_samples(arm, first_epoch=epoch, in_band_only=False)
+        if s.epoch == epoch
+    }
 
 
 def _sources(trainer: GenEnvTrainer, arm: str) -> dict[str, int]:
     with trainer.pools.engine.connect() as conn:
-        return dict(conn.execute(select(GenEnvTrainTrace.source, func.count()).where(
-            GenEnvTrainTrace.arm == arm).group_by(GenEnvTrainTrace.source)).all())  # type: ignore[arg-type]
+        return dict(
+            conn.execute(
+                select(GenEnvTrainTrace.source, func.count())
+                .where(GenEnvTrainTrace.arm == arm)
+                .group_by(GenEnvTrainTrace.source)
+            ).all()
+        )  # type: ignore[arg-type]
 
 
 def test_past_learnable_tasks_are_replayed_in_later_epochs(tmp_path: Path) -> None:
@@ -71,8 +80,9 @@ def test_past_learnable_tasks_are_replayed_in_later_epochs(tmp_path: Path) -> No
 
 
 def test_replay_under_dynamic_sampling_fills_the_same_grpo_budget(tmp_path: Path) -> None:
-    trainer, rows, agents = _run(tmp_path, tasks_per_epoch=24, group_size=5, grpo_tasks_per_epoch=4,
-                                 replay_fraction=0.5)
+    trainer, rows, agents = _run(
+        tmp_path, tasks_per_epoch=24, group_size=5, grpo_tasks_per_epoch=4, replay_fraction=0.5
+    )
     agent = agents["genenv"]
     for row in rows:
         epoch = row["epoch"]
@@ -122,11 +132,14 @@ def test_replayed_tasks_outlive_a_resume(tmp_path: Path) -> None:
     assert len(replayed) == 3 and set(replayed) <= set(_fresh(trainer, "genenv", 0))
 
 
-@pytest.mark.parametrize("field,value,match", [
-    ("replay_fraction", 1.0, "replay_fraction must be in"),
-    ("replay_fraction", -0.1, "replay_fraction must be in"),
-    ("replay_base_fraction", 1.5, "replay_base_fraction must be in"),
-])
+@pytest.mark.parametrize(
+    "field,value,match",
+    [
+        ("replay_fraction", 1.0, "replay_fraction must be in"),
+        ("replay_fraction", -0.1, "replay_fraction must be in"),
+        ("replay_base_fraction", 1.5, "replay_base_fraction must be in"),
+    ],
+)
 def test_bad_replay_fractions_are_refused(field: str, value: float, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         skill_preset(**{field: value})
@@ -145,12 +158,18 @@ def test_the_pools_rebuild_past_learnable_tasks_latest_epoch_and_nearest_alpha_f
     pools = Pools(make_engine("sqlite://"), run_id="run")
 
     def record(arm: str, epoch: int, tasks: dict[str, float]) -> None:
-        shown = [BatchTask(t, "function_calling", f"prompt of {t}", {"knobs": {"n_tools": 1}, "at": epoch}, f"out {t}")
-                 for t in tasks]
-        pools.add_env_samples(arm, epoch, [
-            EnvSample(t.task_id, t.context, t.output, p, 10, float(curriculum.r_env(p)), curriculum.in_band(p))
-            for t, p in zip(shown, tasks.values())
-        ])
+        shown = [
+            BatchTask(t, "function_calling", f"prompt of {t}", {"knobs": {"n_tools": 1}, "at": epoch}, f"out {t}")
+            for t in tasks
+        ]
+        pools.add_env_samples(
+            arm,
+            epoch,
+            [
+                EnvSample(t.task_id, t.context, t.output, p, 10, float(curriculum.r_env(p)), curriculum.in_band(p))
+                for t, p in zip(shown, tasks.values())
+            ],
+        )
         pools.add_tasks_shown(arm, epoch, shown)
 
     record("genenv", 0, {"a": 0.5, "b": 0.0, "c": 0.3, "d": 1.0, "e": 0.9})

@@ -8,7 +8,9 @@ import pytest
 from coevo.genenv.agent import sample_engine
 
 
-def _choose(setting: str, *, trl_vllm: bool = False, cpu: bool = True, penalty: float = 1.0, llamacpp: bool = True) -> str:
+def _choose(
+    setting: str, *, trl_vllm: bool = False, cpu: bool = True, penalty: float = 1.0, llamacpp: bool = True
+) -> str:
     return sample_engine(setting, trl_vllm=trl_vllm, model_on_cpu=cpu, repetition_penalty=penalty, llamacpp=llamacpp)
 
 

@@ -8,8 +8,10 @@ from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.scoring import Unparsed, parse_calls, score, token_f1, values_equal
 from coevo.envs.simulator.task_record import SimTask
 
-TOOLS = [{"name": "get_weather", "params": ["city", "days", "unit"]},
-         {"name": "set_alarm", "params": ["hour", "minute"]}]
+TOOLS = [
+    {"name": "get_weather", "params": ["city", "days", "unit"]},
+    {"name": "set_alarm", "params": ["hour", "minute"]},
+]
 
 
 def call_task(*calls: dict, tools: list | None = TOOLS) -> SimTask:
@@ -19,36 +21,42 @@ def call_task(*calls: dict, tools: list | None = TOOLS) -> SimTask:
 WEATHER = {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
 
 
-@pytest.mark.parametrize("answer", [
-    'get_weather(city="Paris", days=3)',
-    "get_weather(city='paris', days=3.0)",            # case-insensitive strings, 3 == 3.0
-    'get_weather(days=3, city="Paris", unit="celsius")',  # order free, a listed extra parameter tolerated
-    'get_weather("Paris", 3)',                         # positionals bound by the schema
-    '[get_weather(city="Paris", days=3)]',             # BFCL list syntax
-    'Sure!\n```python\nget_weather(city="Paris", days=3)\n```',
-    'The call is get_weather(city="Paris", days=3)',
-    '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
-    '{"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\", \\"days\\": 3}"}}',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'get_weather(city="Paris", days=3)',
+        "get_weather(city='paris', days=3.0)",  # case-insensitive strings, 3 == 3.0
+        'get_weather(days=3, city="Paris", unit="celsius")',  # order free, a listed extra parameter tolerated
+        'get_weather("Paris", 3)',  # positionals bound by the schema
+        '[get_weather(city="Paris", days=3)]',  # BFCL list syntax
+        'Sure!\n```python\nget_weather(city="Paris", days=3)\n```',
+        'The call is get_weather(city="Paris", days=3)',
+        '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
+        '{"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\", \\"days\\": 3}"}}',
+    ],
+)
 def test_right_calls_score_one(answer: str) -> None:
     assert score(call_task(WEATHER), answer) == 1.0
 
 
-@pytest.mark.parametrize("answer", [
-    'get_weather(city="Paris")',                  # a gold parameter missing
-    'get_weather(city="Paris", days=4)',          # wrong value
-    'get_weather(city="Paris", days="3")',        # wrong type: no str -> int coercion
-    'get_forecast(city="Paris", days=3)',         # wrong name
-    'get_weather(city=Paris, days=3)',            # a name, not a literal
-    'get_weather("Paris", 3, "c", "x")',          # more positionals than parameters
-    'get_weather("Paris", city="Paris", days=3)',  # city given twice
-    'get_weather(city="Paris", days=3) and set_alarm(hour=7)',  # an extra call
-    "",
-    "I cannot do that.",
-    'get_weather(city="Paris", days=True)',       # bools are not numbers
-    'get_weather(city="Paris", days=3, genre="pop")',  # a parameter the tool does not have
-    '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3, "hour": 7}}',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'get_weather(city="Paris")',  # a gold parameter missing
+        'get_weather(city="Paris", days=4)',  # wrong value
+        'get_weather(city="Paris", days="3")',  # wrong type: no str -> int coercion
+        'get_forecast(city="Paris", days=3)',  # wrong name
+        "get_weather(city=Paris, days=3)",  # a name, not a literal
+        'get_weather("Paris", 3, "c", "x")',  # more positionals than parameters
+        'get_weather("Paris", city="Paris", days=3)',  # city given twice
+        'get_weather(city="Paris", days=3) and set_alarm(hour=7)',  # an extra call
+        "",
+        "I cannot do that.",
+        'get_weather(city="Paris", days=True)',  # bools are not numbers
+        'get_weather(city="Paris", days=3, genre="pop")',  # a parameter the tool does not have
+        '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3, "hour": 7}}',
+    ],
+)
 def test_wrong_calls_score_zero(answer: str) -> None:
     assert score(call_task(WEATHER), answer) == 0.0
 
@@ -77,7 +85,7 @@ def test_parallel_calls_match_in_any_order() -> None:
     task = call_task(WEATHER, alarm)
     assert score(task, '[set_alarm(hour=7), get_weather(city="Paris", days=3)]') == 1.0
     assert score(task, '[get_weather(city="Paris", days=3)]') == 0.0
-    assert score(task, '[set_alarm(hour=7), set_alarm(hour=7)]') == 0.0
+    assert score(task, "[set_alarm(hour=7), set_alarm(hour=7)]") == 0.0
     assert gold_answer_text(task) == '[get_weather(city="Paris", days=3), set_alarm(hour=7)]'
 
 

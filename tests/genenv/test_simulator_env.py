@@ -129,7 +129,9 @@ def test_validity_gate_drops_and_counts_invalid_generations(env: SimulatorEnv) -
     from coevo.store.genenv import SimGenerationRecord
 
     with Session(env.shared.engine) as db:
-        bad = db.scalar(select(func.count()).select_from(SimGenerationRecord).where(SimGenerationRecord.valid.is_(False)))
+        bad = db.scalar(
+            select(func.count()).select_from(SimGenerationRecord).where(SimGenerationRecord.valid.is_(False))
+        )
         reason = db.scalar(select(SimGenerationRecord.error).where(SimGenerationRecord.valid.is_(False)).limit(1))
     after = SimulatorEnv.admin(env.shared, "stats", {})
     assert bad == after["invalid"] == stats["invalid"] + 5 and "identifier" in reason
@@ -148,8 +150,11 @@ def test_generation_that_never_passes_the_gate_fails_clearly(env: SimulatorEnv) 
 @pytest.fixture
 def http(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
     # The tests save policies under tmp_path: the server may read admin paths only there.
-    app = create_app("simulator", env_options={"db_url": db_url, "base_size": 4},
-                     config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path)))
+    app = create_app(
+        "simulator",
+        env_options={"db_url": db_url, "base_size": 4},
+        config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path)),
+    )
     with TestClient(app) as client:
         yield client
 
@@ -213,7 +218,10 @@ def test_base_tasks_for_replay_are_one_seeded_sample_in_process_and_over_http(ht
         for task in drawn:
             base = local.shared.base_index[task.task_id]
             assert task.prompt == base.prompt and task.context == {
-                "source": "base", "family": base.family, "knobs": base.meta["knobs"]}
+                "source": "base",
+                "family": base.family,
+                "knobs": base.meta["knobs"],
+            }
         assert local.base_tasks(9, seed=5) and len(local.base_tasks(9, seed=5)) == 4  # all of them
         assert [t.task_id for t in local.base_tasks(4, seed=6)] != [t.task_id for t in local.base_tasks(4, seed=5)]
     finally:
@@ -231,9 +239,16 @@ def test_client_integers_are_range_checked_before_sql_and_the_rng(http: TestClie
     # 2**63 overflowed SQLite's OFFSET into a 500 (and reset the keep-alive connection).
     _refused(http.get("/tasks", params={"split": "generated", "offset": 9223372036854775808}))
     assert http.get("/tasks", params={"split": "generated", "offset": 2**63 - 1}).json()["tasks"] == []
-    for payload in ({"count": 1, "seed": 2**70}, {"count": 1, "seed": True}, {"count": 1, "seed": "7"},
-                    {"count": 0}, {"count": 5000}, {"count": "2"}, {"count": 1, "fill": "yes"},
-                    {"count": 1, "colour": "red"}):
+    for payload in (
+        {"count": 1, "seed": 2**70},
+        {"count": 1, "seed": True},
+        {"count": 1, "seed": "7"},
+        {"count": 0},
+        {"count": 5000},
+        {"count": "2"},
+        {"count": 1, "fill": "yes"},
+        {"count": 1, "colour": "red"},
+    ):
         _refused(http.post("/admin/generate", json=payload, headers=auth))
     _refused(http.post("/sessions", json={"seed": 2**70}))
     assert http.post("/admin/generate", json={"count": 1, "seed": 2**63 - 1}, headers=auth).status_code == 200
@@ -254,9 +269,17 @@ def test_load_policy_reads_only_files_under_the_admin_directory(http: TestClient
     (tmp_path / "model" / "weights").symlink_to("/etc/hostname")
     try:
         absent = _refused(http.post("/admin/load_policy", json={"path": "/nonexistent/p.json"}, headers=auth))
-        for path in ("/dev/zero", "/etc/shadow", "/etc/hostname", str(outside), str(tmp_path / "out-link.json"),
-                     str(tmp_path / "dev-link"), str(tmp_path / "fifo"), "../" + outside.name,
-                     str(tmp_path / "model")):
+        for path in (
+            "/dev/zero",
+            "/etc/shadow",
+            "/etc/hostname",
+            str(outside),
+            str(tmp_path / "out-link.json"),
+            str(tmp_path / "dev-link"),
+            str(tmp_path / "fifo"),
+            "../" + outside.name,
+            str(tmp_path / "model"),
+        ):
             message = _refused(http.post("/admin/load_policy", json={"path": path}, headers=auth))
             # The same answer as for an absent path: nothing is revealed about what exists.
             assert message.replace(repr(path), "X") == absent.replace(repr("/nonexistent/p.json"), "X")
@@ -270,10 +293,15 @@ def test_load_policy_reads_only_files_under_the_admin_directory(http: TestClient
 def test_load_policy_caps_what_it_reads(db_url: str, tmp_path: Path) -> None:
     ParametricPolicy(["function_calling"]).save(tmp_path / "p.json")
     size = (tmp_path / "p.json").stat().st_size
-    app = create_app("simulator", env_options={"db_url": db_url, "base_size": 4},
-                     config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path),
-                                         admin_max_read_bytes=size - 1))
+    app = create_app(
+        "simulator",
+        env_options={"db_url": db_url, "base_size": 4},
+        config=ServerConfig(admin_token="s3cret", record=False, admin_dir=str(tmp_path), admin_max_read_bytes=size - 1),
+    )
     with TestClient(app) as client:
         r = client.post("/admin/load_policy", json={"path": "p.json"}, headers={"Authorization": "Bearer s3cret"})
         assert "larger than" in _refused(r)
-        assert client.post("/admin/stats", headers={"Authorization": "Bearer s3cret"}).json()["result"]["policy_loads"] == 0
+        assert (
+            client.post("/admin/stats", headers={"Authorization": "Bearer s3cret"}).json()["result"]["policy_loads"]
+            == 0
+        )

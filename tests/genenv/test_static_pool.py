@@ -16,8 +16,15 @@ from tests.genenv.skill_agent import SkillAgent, skill_preset
 
 
 def _run(out: Path, epochs: int) -> tuple[GenEnvTrainer, list[dict[str, Any]], SkillAgent]:
-    cfg = skill_preset(output_dir=str(out), arms=("static",), epochs=epochs, tasks_per_epoch=4,
-                 static_pool_epochs=2.5, group_size=4, heldout=())
+    cfg = skill_preset(
+        output_dir=str(out),
+        arms=("static",),
+        epochs=epochs,
+        tasks_per_epoch=4,
+        static_pool_epochs=2.5,
+        group_size=4,
+        heldout=(),
+    )
     agents: list[SkillAgent] = []
 
     def factory(arm, model, arm_dir, simulator):  # type: ignore[no-untyped-def]

@@ -50,8 +50,14 @@ def _exact(p_near: float, p_far: float, n: int) -> tuple[float, float]:
 # from informative (< 1) to vacuous; the small-n cases misrank often, so the exact comparison
 # has something to compare.
 CASES = [
-    (0.5, 0.9, 64), (0.6, 0.1, 128), (0.55, 0.05, 48), (0.5, 0.0, 40), (0.4, 0.85, 200),
-    (0.45, 0.25, 12), (0.6, 0.2, 10), (0.5, 0.7, 8),
+    (0.5, 0.9, 64),
+    (0.6, 0.1, 128),
+    (0.55, 0.05, 48),
+    (0.5, 0.0, 40),
+    (0.4, 0.85, 200),
+    (0.45, 0.25, 12),
+    (0.6, 0.2, 10),
+    (0.5, 0.7, 8),
 ]
 
 

@@ -47,7 +47,12 @@ def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
     # Resume: the same directory with more epochs continues after the last finished one.
     rows = GenEnvTrainer(preset("ci", output_dir=str(out), epochs=2)).run()
     assert [(r["arm"], r["epoch"]) for r in rows] == [
-        ("genenv", 0), ("random", 0), ("static", 0), ("genenv", 1), ("random", 1), ("static", 1)
+        ("genenv", 0),
+        ("random", 0),
+        ("static", 0),
+        ("genenv", 1),
+        ("random", 1),
+        ("static", 1),
     ]
     assert json.loads((out / "static" / "state.json").read_text())["static_pool"]["tasks"] == static_pool
     assert_heldout_rows(out, epochs=2)  # the resumed epochs added theirs, the start rows stayed single
@@ -67,15 +72,20 @@ def assert_heldout_rows(out: Path, epochs: int) -> None:
     each split once, all on the same official BFCL task lists."""
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     held = [r for r in rows if r.get("kind") == "heldout"]
-    wanted = {(arm, epoch, split) for arm in ("genenv", "random", "static") for epoch in range(-1, epochs)
-              for split in ("simple_python", "multiple")}
+    wanted = {
+        (arm, epoch, split)
+        for arm in ("genenv", "random", "static")
+        for epoch in range(-1, epochs)
+        for split in ("simple_python", "multiple")
+    }
     assert sorted((r["arm"], r["epoch"], r["split"]) for r in held) == sorted(wanted)
     for r in held:
         assert r["env"] == "bfcl" and r["n"] == (3 if r["split"] == "simple_python" else 2)
         assert 0 <= r["ci95_low"] <= r["success_rate"] <= r["ci95_high"] <= 1
     files = sorted((out / "heldout").glob("*.json"))
-    assert {f.name for f in files} == {"start.json"} | {f"{a}-epoch-{e:03d}.json" for a in ("genenv", "random", "static")
-                                                      for e in range(epochs)}
+    assert {f.name for f in files} == {"start.json"} | {
+        f"{a}-epoch-{e:03d}.json" for a in ("genenv", "random", "static") for e in range(epochs)
+    }
     lists = {json.dumps(json.loads(f.read_text())["task_lists"], sort_keys=True) for f in files}
     assert len(lists) == 1  # one fixed task list for every arm and epoch
     task_lists = json.loads(files[0].read_text())["task_lists"]
@@ -85,8 +95,9 @@ def assert_heldout_rows(out: Path, epochs: int) -> None:
 def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) -> None:
     """Two tasks per optimizer step over three tasks: TRL would drop the half-empty last step,
     so the first task fills it and is sampled twice; no task goes unscored."""
-    trainer = GenEnvTrainer(preset("ci", output_dir=str(tmp_path), arms=("genenv",), epochs=1,
-                                   tasks_per_epoch=3, tasks_per_step=2))
+    trainer = GenEnvTrainer(
+        preset("ci", output_dir=str(tmp_path), arms=("genenv",), epochs=1, tasks_per_epoch=3, tasks_per_step=2)
+    )
     (row,) = trainer.run()
     assert row["tasks"] == 3
     assert row["rollouts"] == 4 * 2  # four prompts (three tasks and the filler) x a group of 2
@@ -96,7 +107,9 @@ def test_several_tasks_per_grpo_step_train_and_score_every_task(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("backend", ["transformers", "llamacpp"])
-def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untouched(tmp_path: Path, backend: str) -> None:
+def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untouched(
+    tmp_path: Path, backend: str
+) -> None:
     """Dynamic sampling's p_hat sample: group_size scored completions per task, the same for the
     same seed, drawn on an RNG of its own (GRPO's sampling stream is not moved); on llama.cpp,
     the weights are synced before every pass."""
@@ -133,8 +146,16 @@ def test_sampling_pass_draws_a_group_per_task_reproducibly_and_leaves_grpo_untou
 def test_dynamic_sampling_with_the_grpo_agent_skips_grpo_when_no_group_is_mixed(tmp_path: Path) -> None:
     """A tiny random model never answers right: every group is all zeros, so there is nothing
     for GRPO to learn and it is skipped, while p_hat and the metrics still cover every task."""
-    trainer = GenEnvTrainer(preset("ci", output_dir=str(tmp_path), arms=("genenv", "random"), epochs=1,
-                                   tasks_per_epoch=4, grpo_tasks_per_epoch=2))
+    trainer = GenEnvTrainer(
+        preset(
+            "ci",
+            output_dir=str(tmp_path),
+            arms=("genenv", "random"),
+            epochs=1,
+            tasks_per_epoch=4,
+            grpo_tasks_per_epoch=2,
+        )
+    )
     rows = trainer.run()
     for row in rows:
         assert row["tasks"] == 4 and row["grpo_tasks"] == 0 and row["rollouts"] == 4 * 2
@@ -142,14 +163,23 @@ def test_dynamic_sampling_with_the_grpo_agent_skips_grpo_when_no_group_is_mixed(
     assert trainer.pools.sizes("genenv") == (8, 4)
 
 
-def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SFT on gold answers before GRPO: its loss falls, both arms' GRPO agents are built from
     the warmed model (not the tiny one), and a resumed run reuses it rather than training again."""
     from safetensors.torch import load_file
 
     out = tmp_path / "run"
-    cfg = preset("ci", output_dir=str(out), arms=("genenv", "random"), epochs=1,
-                 agent_warmup_steps=20, agent_warmup_lr=1e-2, agent_warmup_tasks=6)
+    cfg = preset(
+        "ci",
+        output_dir=str(out),
+        arms=("genenv", "random"),
+        epochs=1,
+        agent_warmup_steps=20,
+        agent_warmup_lr=1e-2,
+        agent_warmup_tasks=6,
+    )
     built: list[tuple[str, str]] = []
 
     def recording(trainer: GenEnvTrainer) -> GenEnvTrainer:
@@ -188,8 +218,9 @@ def test_agent_warm_up_is_trained_once_and_every_arm_starts_from_it(tmp_path: Pa
             preset("ci", **bad)
 
 
-def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from coevo.genenv.agent_warmup import warm_up_agent
 
     cfg = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=2, agent_warmup_tasks=3)
@@ -203,7 +234,8 @@ def test_agent_warm_up_without_gold_answers_is_refused_and_writes_nothing(tmp_pa
 
 
 def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A completion cut at max_completion_length cannot be right; the warm-up says how many of
     its gold answers would not fit, so a budget that makes tasks unsolvable is noticed."""
     from transformers import AutoTokenizer
@@ -214,7 +246,7 @@ def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
     trainer = GenEnvTrainer(cfg)
     model = trainer.models.model_dir("tiny")
     tokenizer = AutoTokenizer.from_pretrained(model)
-    short, long = 'f(a=1)', 'search_flights(origin="Dublin", destination="Hanoi", passengers=1)'
+    short, long = "f(a=1)", 'search_flights(origin="Dublin", destination="Hanoi", passengers=1)'
     n_short, n_long = (len(tokenizer(x, add_special_tokens=False)["input_ids"]) for x in (short, long))
     assert n_short < n_long
     assert answers_over_budget(model, [short, long], n_long) == 0
@@ -227,8 +259,9 @@ def test_gold_answers_longer_than_the_completion_budget_are_counted_and_warned(
     assert stats["answers_over_budget"] == 3  # ci's 6 tokens hold no gold call
     assert "3 of 3 gold answers are longer than max_completion_length=6" in caplog.text
     caplog.clear()
-    roomy = preset("ci", output_dir=str(tmp_path), agent_warmup_steps=1, agent_warmup_tasks=3,
-                   max_completion_length=200)
+    roomy = preset(
+        "ci", output_dir=str(tmp_path), agent_warmup_steps=1, agent_warmup_tasks=3, max_completion_length=200
+    )
     assert warm_up_agent(model, tmp_path / "roomy", simulator, roomy, seed=0)["answers_over_budget"] == 0
     assert "gold answers are longer" not in caplog.text
     simulator.close()
@@ -255,12 +288,36 @@ def test_llm_simulator_with_the_grpo_agent_from_the_command_line(tmp_path: Path)
     import coevo.cli.genenv_cmd  # noqa: F401
 
     out = tmp_path / "llm"
-    result = CliRunner().invoke(app, [
-        "genenv", "--preset", "ci", "--output-dir", str(out), "--arms", "genenv,random", "--epochs", "1",
-        "--env-backend", "llm", "--env-model", "tiny", "--set", "base_sources=arithmetic",
-        "--set", "env_warmup_steps=80", "--set", "env_warmup_lr=1e-2", "--set", "llm_examples=1",
-        "--set", "llm_max_new_tokens=40", "--set", "llm_temperature=0.5",
-    ])
+    result = CliRunner().invoke(
+        app,
+        [
+            "genenv",
+            "--preset",
+            "ci",
+            "--output-dir",
+            str(out),
+            "--arms",
+            "genenv,random",
+            "--epochs",
+            "1",
+            "--env-backend",
+            "llm",
+            "--env-model",
+            "tiny",
+            "--set",
+            "base_sources=arithmetic",
+            "--set",
+            "env_warmup_steps=80",
+            "--set",
+            "env_warmup_lr=1e-2",
+            "--set",
+            "llm_examples=1",
+            "--set",
+            "llm_max_new_tokens=40",
+            "--set",
+            "llm_temperature=0.5",
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     rows = [r for r in rows if "kind" not in r]  # the epoch rows (held-out rows have a kind)

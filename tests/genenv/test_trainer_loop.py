@@ -36,8 +36,14 @@ def _mass_near_alpha(marginals: dict) -> float:
 
 
 def test_genenv_moves_tasks_into_the_band_and_random_does_not(tmp_path: Path) -> None:
-    cfg = skill_preset(output_dir=str(tmp_path / "run"), arms=("genenv", "random"), epochs=8,
-                 tasks_per_epoch=32, group_size=10, param_steps=50)
+    cfg = skill_preset(
+        output_dir=str(tmp_path / "run"),
+        arms=("genenv", "random"),
+        epochs=8,
+        tasks_per_epoch=32,
+        group_size=10,
+        param_steps=50,
+    )
     rows = GenEnvTrainer(cfg, agent_factory=_factory(10)).run()
     by_arm = {arm: [r for r in rows if r["arm"] == arm] for arm in ("genenv", "random")}
     assert [r["epoch"] for r in by_arm["genenv"]] == list(range(8))
@@ -68,11 +74,26 @@ def test_genenv_moves_tasks_into_the_band_and_random_does_not(tmp_path: Path) ->
 
 
 def _llm_run_config(tmp_path: Path) -> GenEnvConfig:
-    return skill_preset(output_dir=str(tmp_path / "llm"), arms=("genenv",), epochs=3, tasks_per_epoch=6,
-                        group_size=10, env_backend="llm", env_model="tiny", base_sources=("arithmetic",),
-                        base_size=8, env_warmup_steps=80, env_warmup_lr=1e-2, llm_examples=1,
-                        llm_max_new_tokens=40, llm_temperature=0.5, env_update_steps=3, env_lr=1e-4,
-                        env_kl_cap=0.5, cpu_threads=1)
+    return skill_preset(
+        output_dir=str(tmp_path / "llm"),
+        arms=("genenv",),
+        epochs=3,
+        tasks_per_epoch=6,
+        group_size=10,
+        env_backend="llm",
+        env_model="tiny",
+        base_sources=("arithmetic",),
+        base_size=8,
+        env_warmup_steps=80,
+        env_warmup_lr=1e-2,
+        llm_examples=1,
+        llm_max_new_tokens=40,
+        llm_temperature=0.5,
+        env_update_steps=3,
+        env_lr=1e-4,
+        env_kl_cap=0.5,
+        cpu_threads=1,
+    )
 
 
 def _run_llm_simulator(tmp_path: Path) -> list[dict]:
@@ -115,12 +136,16 @@ def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
     # A crash after epoch 1 wrote its metrics line and pool rows but before it was committed.
     with (out / "metrics.jsonl").open("a") as f:
         f.write(json.dumps({"arm": "genenv", "epoch": 1, "success_rate": -1.0}) + "\n")
-    trainer = GenEnvTrainer(skill_preset(output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8,
-                                   group_size=10), agent_factory=_factory(10))
+    trainer = GenEnvTrainer(
+        skill_preset(output_dir=str(out), arms=("genenv",), epochs=1, tasks_per_epoch=8, group_size=10),
+        agent_factory=_factory(10),
+    )
     trainer.pools.add_env_samples("genenv", 1, [EnvSample("sim-stale", {}, "", 0.5, 10, 1.0, True)])
     trainer.pools.add_traces("genenv", 1, "on_policy", [Trace("sim-stale", "x()", 0.0)])
-    rows = GenEnvTrainer(skill_preset(output_dir=str(out), arms=("genenv",), epochs=2, tasks_per_epoch=8,
-                                group_size=10), agent_factory=_factory(10)).run()
+    rows = GenEnvTrainer(
+        skill_preset(output_dir=str(out), arms=("genenv",), epochs=2, tasks_per_epoch=8, group_size=10),
+        agent_factory=_factory(10),
+    ).run()
     assert [(r["epoch"], r["success_rate"] >= 0) for r in rows] == [(0, True), (1, True)]
     assert rows[1]["d_env"] == 16 and rows[1]["d_train"] == 160
 
@@ -128,21 +153,31 @@ def test_an_interrupted_epoch_is_redone_not_doubled(tmp_path: Path) -> None:
 def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(tmp_path: Path) -> None:
     from coevo.genenv import curriculum
 
-    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv",), epochs=4, tasks_per_epoch=16, group_size=10,
-                 env_rwr_average="generated")
+    cfg = skill_preset(
+        output_dir=str(tmp_path),
+        arms=("genenv",),
+        epochs=4,
+        tasks_per_epoch=16,
+        group_size=10,
+        env_rwr_average="generated",
+    )
     trainer = GenEnvTrainer(cfg, agent_factory=_factory(10))
     rows = trainer.run()
     updated = [r for r in rows if r["env_update"].get("samples")]
     assert updated, "no task landed in the band"
     for row in updated:
         first = max(0, row["epoch"] - cfg.env_pool_window + 1)
-        window = [s for s in trainer.pools.env_samples("genenv", first_epoch=first, in_band_only=False)
-                  if s.epoch <= row["epoch"]]
+        window = [
+            s
+            for s in trainer.pools.env_samples("genenv", first_epoch=first, in_band_only=False)
+            if s.epoch <= row["epoch"]
+        ]
         expected = curriculum.band_mass([s.r_env for s in window if s.in_band], len(window), cfg.rwr_lambda)
         assert row["env_update"]["likelihood_scale"] == pytest.approx(expected)
         assert 0 < expected < 1
-    default = skill_preset(output_dir=str(tmp_path / "default"), arms=("genenv",), epochs=1, tasks_per_epoch=16,
-                     group_size=10)
+    default = skill_preset(
+        output_dir=str(tmp_path / "default"), arms=("genenv",), epochs=1, tasks_per_epoch=16, group_size=10
+    )
     (row,) = GenEnvTrainer(default, agent_factory=_factory(10)).run()
     assert row["env_update"]["likelihood_scale"] == 1.0  # in_band: the in-band samples alone
     with pytest.raises(ValueError, match="env_rwr_average"):
@@ -150,9 +185,16 @@ def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(t
 
 
 def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learnable_nearest_alpha(
-        tmp_path: Path) -> None:
-    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv", "random"), epochs=2, tasks_per_epoch=24,
-                 group_size=5, grpo_tasks_per_epoch=4)
+    tmp_path: Path,
+) -> None:
+    cfg = skill_preset(
+        output_dir=str(tmp_path),
+        arms=("genenv", "random"),
+        epochs=2,
+        tasks_per_epoch=24,
+        group_size=5,
+        grpo_tasks_per_epoch=4,
+    )
     agents: dict[str, SkillAgent] = {}
 
     def factory(arm, model, arm_dir, simulator):
@@ -166,8 +208,11 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
         sampled, trained = agent.sampled[row["epoch"]], agent.trained[row["epoch"]]
         # p_hat and the metrics come from the sampling pass over the whole batch
         assert len(sampled) == 24 and row["tasks"] == len(set(sampled))
-        epoch_samples = [s for s in trainer.pools.env_samples(row["arm"], first_epoch=row["epoch"], in_band_only=False)
-                         if s.epoch == row["epoch"]]
+        epoch_samples = [
+            s
+            for s in trainer.pools.env_samples(row["arm"], first_epoch=row["epoch"], in_band_only=False)
+            if s.epoch == row["epoch"]
+        ]
         p_hat = {s.task_id: s.p_hat for s in epoch_samples}
         assert row["success_rate"] == pytest.approx(np.mean(list(p_hat.values())))
         # GRPO got at most 4 tasks, each with a mixed group, and none farther from alpha than
@@ -184,8 +229,13 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
     from coevo.store.genenv import GenEnvTrainTrace
 
     with trainer.pools.engine.connect() as conn:
-        counts = dict(conn.execute(select(GenEnvTrainTrace.source, func.count()).where(
-            GenEnvTrainTrace.arm == "genenv").group_by(GenEnvTrainTrace.source)).all())
+        counts = dict(
+            conn.execute(
+                select(GenEnvTrainTrace.source, func.count())
+                .where(GenEnvTrainTrace.arm == "genenv")
+                .group_by(GenEnvTrainTrace.source)
+            ).all()
+        )
     g = [r for r in rows if r["arm"] == "genenv"]
     assert counts == {"sampled": 5 * 48, "on_policy": 5 * sum(r["grpo_tasks"] for r in g)}
     with pytest.raises(ValueError, match="grpo_tasks_per_epoch"):
@@ -198,8 +248,15 @@ def test_soft_band_weighs_every_task_of_the_window_by_its_r_env(tmp_path: Path) 
     is the window's mean exp(lambda (R_env - 1))."""
     from coevo.genenv import curriculum
 
-    cfg = skill_preset(output_dir=str(tmp_path), arms=("genenv",), epochs=1, tasks_per_epoch=16, group_size=10,
-                 env_rwr_average="soft_band", heldout=())
+    cfg = skill_preset(
+        output_dir=str(tmp_path),
+        arms=("genenv",),
+        epochs=1,
+        tasks_per_epoch=16,
+        group_size=10,
+        env_rwr_average="soft_band",
+        heldout=(),
+    )
     trainer = GenEnvTrainer(cfg, agent_factory=_factory(10))
     (row,) = trainer.run()
     window = trainer.pools.env_samples("genenv", in_band_only=False)

@@ -36,7 +36,7 @@ class TinyModelServer:
             out = self.model.generate(torch.tensor([prompt_ids]), max_new_tokens=min(12, sampling_params["max_tokens"]),
                                       do_sample=True, temperature=sampling_params.get("temperature", 1.0),
                                       eos_token_id=self.model.config.eos_token_id)  # fmt: skip
-        return TokenOutput(token_ids=out[0, len(prompt_ids):].tolist())
+        return TokenOutput(token_ids=out[0, len(prompt_ids) :].tolist())
 
 
 def _loop(tiny_model: Path, url: str, server: TinyModelServer) -> Any:

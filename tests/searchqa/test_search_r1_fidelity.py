@@ -39,20 +39,31 @@ def test_the_fixture_covers_every_outcome() -> None:
     replies = FIXTURE["replies"]
     assert len(replies) == 5000
     kinds = {(r["action"], r["cut"] is not None) for r in replies}
-    assert kinds == {(None, False), (None, True), ("search", False), ("search", True), ("answer", False),
-                     ("answer", True)}
+    assert kinds == {
+        (None, False),
+        (None, True),
+        ("search", False),
+        ("search", True),
+        ("answer", False),
+        ("answer", True),
+    }
 
 
 def test_replies_are_cut_and_parsed_as_search_r1_does() -> None:
-    wrong = [r["reply"] for r in FIXTURE["replies"]
-             if cut_reply(r["reply"]) != (r["cut"] if r["cut"] is not None else r["reply"])
-             or parse_action(r["reply"]) != ((r["action"], r["content"]) if r["action"] else None)]
+    wrong = [
+        r["reply"]
+        for r in FIXTURE["replies"]
+        if cut_reply(r["reply"]) != (r["cut"] if r["cut"] is not None else r["reply"])
+        or parse_action(r["reply"]) != ((r["action"], r["content"]) if r["action"] else None)
+    ]
     assert wrong == []
 
 
 def test_lenient_reading_differs_from_search_r1_on_the_adversarial_replies() -> None:
-    differ = sum(parse_action(r["reply"], lenient=True) != ((r["action"], r["content"]) if r["action"] else None)
-                 for r in FIXTURE["replies"])
+    differ = sum(
+        parse_action(r["reply"], lenient=True) != ((r["action"], r["content"]) if r["action"] else None)
+        for r in FIXTURE["replies"]
+    )
     assert differ > 500  # the option really is another reading (998 of 5,000 when recorded)
 
 

@@ -57,8 +57,14 @@ def test_every_question_is_answerable_only_through_both_passages() -> None:
 
 @pytest.mark.parametrize(
     ("prediction", "golds", "em"),
-    [("The Paris", ["paris"], 1.0), ("paris.", ["Paris"], 1.0), ("  PARIS ", ["Paris"], 1.0),
-     ("Paris, France", ["Paris"], 0.0), ("1843", ["1843"], 1.0), ("an apple", ["Apple"], 1.0)],
+    [
+        ("The Paris", ["paris"], 1.0),
+        ("paris.", ["Paris"], 1.0),
+        ("  PARIS ", ["Paris"], 1.0),
+        ("Paris, France", ["Paris"], 0.0),
+        ("1843", ["1843"], 1.0),
+        ("an apple", ["Apple"], 1.0),
+    ],
 )
 def test_exact_match_normalizes_like_squad(prediction: str, golds: list[str], em: float) -> None:
     assert exact_match(prediction, golds) == em
@@ -72,17 +78,20 @@ def test_f1_gives_partial_credit() -> None:
 
 @pytest.mark.parametrize(
     ("text", "strict", "lenient"),
-    [("<search>who founded x</search>", ("search", "who founded x"), ("search", "who founded x")),
-     ("<think>first find x</think>\n<search> x founder </search>", ("search", "x founder"), ("search", "x founder")),
-     ("<answer>Paris</answer>", ("answer", "Paris"), ("answer", "Paris")),
-     ("<ANSWER>1843</ANSWER> trailing", None, ("answer", "1843")),
-     ("search[founder of x]", None, ("search", "founder of x")),
-     ("answer[Paris]", None, ("answer", "Paris")),
-     # Search-R1 cuts the reply after its first </search> before looking for a tag
-     ("<answer>x</search></answer>", None, ("answer", "x</search>")),
-     ("<answer><search>x</search></answer>", ("search", "x"), ("answer", "<search>x</search>")),
-     ("<search><answer>x</answer></search>", ("search", "<answer>x</answer>"), ("search", "<answer>x</answer>")),
-     ("I think it is Paris", None, None), ("<search>unclosed", None, None)],
+    [
+        ("<search>who founded x</search>", ("search", "who founded x"), ("search", "who founded x")),
+        ("<think>first find x</think>\n<search> x founder </search>", ("search", "x founder"), ("search", "x founder")),
+        ("<answer>Paris</answer>", ("answer", "Paris"), ("answer", "Paris")),
+        ("<ANSWER>1843</ANSWER> trailing", None, ("answer", "1843")),
+        ("search[founder of x]", None, ("search", "founder of x")),
+        ("answer[Paris]", None, ("answer", "Paris")),
+        # Search-R1 cuts the reply after its first </search> before looking for a tag
+        ("<answer>x</search></answer>", None, ("answer", "x</search>")),
+        ("<answer><search>x</search></answer>", ("search", "x"), ("answer", "<search>x</search>")),
+        ("<search><answer>x</answer></search>", ("search", "<answer>x</answer>"), ("search", "<answer>x</answer>")),
+        ("I think it is Paris", None, None),
+        ("<search>unclosed", None, None),
+    ],
 )
 def test_parse_action(text: str, strict: tuple[str, str] | None, lenient: tuple[str, str] | None) -> None:
     assert parse_action(text) == strict
@@ -168,12 +177,20 @@ def test_splits_and_unknown_tasks(shared) -> None:  # type: ignore[no-untyped-de
 
 def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
     corpus = tmp_path / "wiki.jsonl"
-    rows = [{"id": "1", "contents": '"Citibank"\nCitibank was founded in 1812 in New York.'},
-            {"id": "2", "title": "James Madison", "text": "James Madison was president of the United States from 1809 to 1817."},
-            {"id": "3", "contents": "Plain title line\nA passage whose title line has no quotes."}]
+    rows = [
+        {"id": "1", "contents": '"Citibank"\nCitibank was founded in 1812 in New York.'},
+        {
+            "id": "2",
+            "title": "James Madison",
+            "text": "James Madison was president of the United States from 1809 to 1817.",
+        },
+        {"id": "3", "contents": "Plain title line\nA passage whose title line has no quotes."},
+    ]
     corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     questions = tmp_path / "bamboogle.csv"
-    questions.write_text("Question,Answer\nWho was president of the United States in the year that Citibank was founded?,james madison\n")
+    questions.write_text(
+        "Question,Answer\nWho was president of the United States in the year that Citibank was founded?,james madison\n"
+    )
     build = build_user(corpus, questions, out=tmp_path / "build")
     index = SearchIndex(build)
     assert index.search("citibank founded", 1)[0].title == "Citibank"
@@ -191,10 +208,20 @@ def test_user_corpus_and_bamboogle_questions(tmp_path: Path) -> None:
 
 
 def _flashrag_rows() -> list[dict]:
-    return [{"id": "test_0", "question": "who wrote the silent kraith", "golden_answers": ["Ann Lee", "A. Lee"],
-             "metadata": {"type": "bridge"}},
-            {"id": "test_1", "question": "In what year was Ann Lee born?", "golden_answers": ["1801"],
-             "metadata": {"type": "bridge"}}]
+    return [
+        {
+            "id": "test_0",
+            "question": "who wrote the silent kraith",
+            "golden_answers": ["Ann Lee", "A. Lee"],
+            "metadata": {"type": "bridge"},
+        },
+        {
+            "id": "test_1",
+            "question": "In what year was Ann Lee born?",
+            "golden_answers": ["1801"],
+            "metadata": {"type": "bridge"},
+        },
+    ]
 
 
 def test_flashrag_jsonl_questions_load_with_all_their_golden_answers(tmp_path: Path) -> None:
@@ -210,23 +237,33 @@ def test_search_r1_parquet_questions_load_with_split_and_data_source(tmp_path: P
     pq = pytest.importorskip("pyarrow.parquet")
     import pyarrow as pa
 
-    rows = [{**r, "data_source": source, "ability": "fact-reasoning",
-             "prompt": [{"role": "user", "content": "..."}],
-             "reward_model": {"style": "rule", "ground_truth": {"target": r["golden_answers"]}},
-             "extra_info": {"split": split, "index": i}}
-            for i, (r, source, split) in enumerate(zip(_flashrag_rows(), ("nq", "hotpotqa"), ("train", "test")))]
+    rows = [
+        {
+            **r,
+            "data_source": source,
+            "ability": "fact-reasoning",
+            "prompt": [{"role": "user", "content": "..."}],
+            "reward_model": {"style": "rule", "ground_truth": {"target": r["golden_answers"]}},
+            "extra_info": {"split": split, "index": i},
+        }
+        for i, (r, source, split) in enumerate(zip(_flashrag_rows(), ("nq", "hotpotqa"), ("train", "test")))
+    ]
     path = tmp_path / "train.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
     without_golden = tmp_path / "target_only.parquet"
-    pq.write_table(pa.Table.from_pylist([{k: v for k, v in r.items() if k != "golden_answers"} for r in rows]),
-                   without_golden)
+    pq.write_table(
+        pa.Table.from_pylist([{k: v for k, v in r.items() if k != "golden_answers"} for r in rows]), without_golden
+    )
     for source in (path, without_golden):
         qs = read_question_file(source)
         assert [(q.answers, q.split, q.source) for q in qs] == [
-            (["Ann Lee", "A. Lee"], "train", "nq"), (["1801"], "test", "hotpotqa")]
+            (["Ann Lee", "A. Lee"], "train", "nq"),
+            (["1801"], "test", "hotpotqa"),
+        ]
     corpus = tmp_path / "wiki.jsonl"
-    corpus.write_text(json.dumps({"id": "0", "contents": '"Ann Lee"\nAnn Lee (born 1801) wrote The Silent Kraith.'})
-                      + "\n")
+    corpus.write_text(
+        json.dumps({"id": "0", "contents": '"Ann Lee"\nAnn Lee (born 1801) wrote The Silent Kraith.'}) + "\n"
+    )
     env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build_user(corpus, path, out=tmp_path / "b"))))
     assert env.splits() == {"train": 1, "test": 1}
     reset = env.reset(split="train", seed=0)
@@ -242,8 +279,11 @@ def test_posting_list_search_scores_like_bm25s_retrieve(build: Path) -> None:
     queries = [q.question for q in index.questions["dev"][:10]] + [q.bridge for q in index.questions["dev"][:10]]
     queries += ["born university company", "the of and"]  # common terms (dense path), stop words only
     for query in queries:
-        tokens = [t for t in bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
-                  if t in index.vocab]
+        tokens = [
+            t
+            for t in bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+            if t in index.vocab
+        ]
         mine = index.search(query, 5)
         if not tokens:
             assert mine == []

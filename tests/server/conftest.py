@@ -73,8 +73,14 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 
 @contextmanager
-def serve(env: str = "guess", *, db_url: str | None = None, env_options: dict[str, Any] | None = None,
-          raise_server_exceptions: bool = True, **config: Any) -> Iterator[TestClient]:
+def serve(
+    env: str = "guess",
+    *,
+    db_url: str | None = None,
+    env_options: dict[str, Any] | None = None,
+    raise_server_exceptions: bool = True,
+    **config: Any,
+) -> Iterator[TestClient]:
     """An app for `env` behind a TestClient, lifespan running (writer and reaper started)."""
     cfg = ServerConfig(db_url=db_url, record=db_url is not None, **config)
     app = create_app(env, env_options=env_options, config=cfg)

@@ -22,8 +22,9 @@ def live_server(env: str, *, db_url: str | None = None, **config: Any) -> Iterat
     port = free_port()
     cfg = ServerConfig(port=port, db_url=db_url, record=db_url is not None, **config)
     app = create_app(env, config=cfg)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="on", ws="auto"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", ws="auto")
+    )
     thread = threading.Thread(target=server.run, name=f"live-{env}", daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -84,8 +84,9 @@ def _agentgym(env: str, by: str = "agentgym") -> list[dict[str, Any]]:
     return [ex for ex in FIXTURE["servers"][env]["exchanges"] if ex["by"] == by]
 
 
-@pytest.mark.parametrize(("env", "hello"), [("searchqa", "ok"), ("alfworld", "This is environment AlfWorld."),
-                                            ("webshop", "ok")])
+@pytest.mark.parametrize(
+    ("env", "hello"), [("searchqa", "ok"), ("alfworld", "This is environment AlfWorld."), ("webshop", "ok")]
+)
 def test_connectivity_check_answers_as_agentgym_server(env: str, hello: str) -> None:
     """Each of AgentGym's servers answers its `GET /` with its own string."""
     first = _agentgym(env, "raw")[0]
@@ -109,16 +110,28 @@ def test_searchqa_answers_have_agentgym_search_server_shapes() -> None:
     texts = [s["observation"] for s in steps]
     assert texts[0].startswith("Your previous action is invalid. If you want to search, you should put")
     assert texts[1].startswith("<information>Doc 1(Title: ") and texts[1].endswith("</information>")
-    assert steps[2] == {"observation": "Sorry, your answer is incorrect. Please try again.",
-                        "reward": 0.0, "done": False, "info": None}
-    correct = {"observation": "Congratulations! You have answered the question correctly.",
-               "reward": 1.0, "done": True, "info": None}
+    assert steps[2] == {
+        "observation": "Sorry, your answer is incorrect. Please try again.",
+        "reward": 0.0,
+        "done": False,
+        "info": None,
+    }
+    correct = {
+        "observation": "Congratulations! You have answered the question correctly.",
+        "reward": 1.0,
+        "done": True,
+        "info": None,
+    }
     assert steps[-1] == correct
     # AgentGym's search server keeps no end state: after the correct answer a search is taken
     # (an empty retrieval here) and the same answer is scored again.
     ended = steps.index(correct)
-    assert steps[ended + 1] == {"observation": "<information></information>", "reward": 0.0, "done": False,
-                                "info": None}
+    assert steps[ended + 1] == {
+        "observation": "<information></information>",
+        "reward": 0.0,
+        "done": False,
+        "info": None,
+    }
     assert len(steps) == ended + 3
     assert exchanges[-1]["path"] == "/close" and exchanges[-1]["answer"] is True
 
@@ -159,12 +172,23 @@ def test_alfworld_refuses_a_finished_episode_as_agentgym_does() -> None:
     detail = _agentgym("alfworld", "raw")[1]
     # Before the end /detail is the server's record: the reset's fields, then the latest state.
     assert detail["path"] == "/detail" and list(detail["answer"]) == [
-        "game", "world_type", "observation", "available_actions", "done", "reward", "deleted"]
+        "game",
+        "world_type",
+        "observation",
+        "available_actions",
+        "done",
+        "reward",
+        "deleted",
+    ]
     assert detail["answer"]["game"] == 2420 and detail["answer"]["observation"] == "Nothing happens."
     assert (detail["answer"]["done"], detail["answer"]["reward"], detail["answer"]["deleted"]) == (False, 0.0, False)
     raw = _agentgym("alfworld", "raw")[2:]
     assert [(ex["method"], ex["path"]) for ex in raw] == [
-        ("POST", "/step"), ("GET", "/observation"), ("GET", "/available_actions"), ("GET", "/detail")]
+        ("POST", "/step"),
+        ("GET", "/observation"),
+        ("GET", "/available_actions"),
+        ("GET", "/detail"),
+    ]
     for ex in raw:
         assert (ex["status"], ex["answer"]) == (200, {"error": "The task with environment <session> has finished."})
     exchanges = FIXTURE["servers"]["alfworld"]["exchanges"]
@@ -180,7 +204,8 @@ def test_native_routes_take_the_ids_agentgym_routes_return() -> None:
         assert any(ex["path"] == "/sessions/<session>/expert" for ex in native)
     searchqa = [ex for ex in FIXTURE["servers"]["searchqa"]["exchanges"] if ex["by"] == "native"]
     assert {"/sessions/<session>/fork", "/sessions/<session1>/step", "/sessions/<session1>"} <= {
-        ex["path"] for ex in searchqa}
+        ex["path"] for ex in searchqa
+    }
     fork_step = next(ex for ex in searchqa if ex["path"] == "/sessions/<session1>/step")
     # The fork keeps the AgentGym presentation: a wrong answer lets its episode go on.
     assert fork_step["answer"]["done"] is False and fork_step["answer"]["info"]["agentgym"] is True
@@ -201,8 +226,12 @@ def test_the_presentation_is_per_session_and_survives_a_restart(sqlite_url: str)
     with serve("searchqa", db_url=sqlite_url, env_options=options) as c:  # a new process
         s = c.post("/step", json={"env_idx": sid, "action": wrong})
         assert s.status_code == 200
-        assert s.json() == {"observation": "Sorry, your answer is incorrect. Please try again.",
-                            "reward": 0.0, "done": False, "info": None}
+        assert s.json() == {
+            "observation": "Sorry, your answer is incorrect. Please try again.",
+            "reward": 0.0,
+            "done": False,
+            "info": None,
+        }
         assert c.get(f"/sessions/{sid}").json()["steps"] == 2
 
 

@@ -38,16 +38,17 @@ def _store(c: TestClient) -> tuple[list[Episode], list[StepRecord]]:
     writer = c.app.state.service.writer
     writer.flush()
     with Session(writer.engine) as db:
-        return (list(db.scalars(select(Episode))),
-                list(db.scalars(select(StepRecord).order_by(StepRecord.episode_id, StepRecord.index))))
+        return (
+            list(db.scalars(select(Episode))),
+            list(db.scalars(select(StepRecord).order_by(StepRecord.episode_id, StepRecord.index))),
+        )
 
 
 def test_malformed_json_and_wrong_types(sqlite_url: str) -> None:
     with serve(db_url=sqlite_url) as c:
         sid = _create(c, seed=1)
         headers = {"content-type": "application/json"}
-        _error(c.post(f"/sessions/{sid}/step", content=b'{"action": "gue', headers=headers),
-               422, "malformed_json")
+        _error(c.post(f"/sessions/{sid}/step", content=b'{"action": "gue', headers=headers), 422, "malformed_json")
         _error(c.post(f"/sessions/{sid}/step", json={"action": 42}), 422, "invalid_request")
         _error(c.post(f"/sessions/{sid}/step", json={"act": "guess 5"}), 422, "invalid_request")
         _error(c.post(f"/sessions/{sid}/step", json={"action": "guess 5", "extra": 1}), 422)
@@ -74,15 +75,16 @@ def test_huge_actions_and_bodies(sqlite_url: str) -> None:
         limit = 64 * 1024
         ok = c.post(f"/sessions/{sid}/step", json={"action": "x" * limit})
         assert ok.status_code == 200 and ok.json()["observation"].startswith("Invalid action")
-        _error(c.post(f"/sessions/{sid}/step", json={"action": "x" * (limit + 1)}), 413,
-               "action_too_large")
+        _error(c.post(f"/sessions/{sid}/step", json={"action": "x" * (limit + 1)}), 413, "action_too_large")
         # Counted in UTF-8 bytes, not characters: 32769 two-byte characters are over the limit.
-        _error(c.post(f"/sessions/{sid}/step", json={"action": "é" * (limit // 2 + 1)}), 413,
-               "action_too_large")
+        _error(c.post(f"/sessions/{sid}/step", json={"action": "é" * (limit // 2 + 1)}), 413, "action_too_large")
         # Bodies over 1 MiB are refused before parsing, declared or streamed.
         big = b'{"action": "' + b"x" * (1024 * 1024) + b'"}'
-        _error(c.post(f"/sessions/{sid}/step", content=big,
-                      headers={"content-type": "application/json"}), 413, "body_too_large")
+        _error(
+            c.post(f"/sessions/{sid}/step", content=big, headers={"content-type": "application/json"}),
+            413,
+            "body_too_large",
+        )
 
         def chunks():
             yield b'{"action": "'
@@ -90,8 +92,11 @@ def test_huge_actions_and_bodies(sqlite_url: str) -> None:
                 yield b"y" * 32768
             yield b'"}'
 
-        _error(c.post(f"/sessions/{sid}/step", content=chunks(),
-                      headers={"content-type": "application/json"}), 413, "body_too_large")
+        _error(
+            c.post(f"/sessions/{sid}/step", content=chunks(), headers={"content-type": "application/json"}),
+            413,
+            "body_too_large",
+        )
         _error(c.post("/batch/step", content=big, headers={"content-type": "application/json"}), 413)
         # The session is intact: one step (the accepted 64 KiB action), then normal play.
         assert c.get(f"/sessions/{sid}").json()["steps"] == 1
@@ -121,8 +126,7 @@ def test_unknown_and_expired_and_closed_ids(sqlite_url: str) -> None:
             # Keep `kept` busy; `idle` is left alone past its TTL.
             c.post(f"/sessions/{kept}/step", json={"action": "hello"})
             time.sleep(0.05)
-        msg = _error(c.post(f"/sessions/{idle}/step", json={"action": "guess 1"}), 404,
-                     "session_not_found")["message"]
+        msg = _error(c.post(f"/sessions/{idle}/step", json={"action": "guess 1"}), 404, "session_not_found")["message"]
         assert "expired" in msg
         assert c.get(f"/sessions/{kept}").status_code == 200
 
@@ -154,8 +158,9 @@ def test_concurrent_steps_on_one_session_are_serialized(sqlite_url: str) -> None
     with serve(SLOW, db_url=sqlite_url) as c:
         sid = _create(c, task_id="train-0")  # target 1: "guess 100" is always "lower"
         with ThreadPoolExecutor(16) as pool:
-            responses = list(pool.map(
-                lambda _: c.post(f"/sessions/{sid}/step", json={"action": "guess 100"}), range(n)))
+            responses = list(
+                pool.map(lambda _: c.post(f"/sessions/{sid}/step", json={"action": "guess 100"}), range(n))
+            )
         assert all(r.status_code == 200 for r in responses), [r.text for r in responses][:3]
         indexes = sorted(r.json()["info"]["step"] for r in responses)
         assert indexes == list(range(1, n + 1))
@@ -230,8 +235,10 @@ def test_internal_errors_do_not_leak(sqlite_url: str) -> None:
         err = _error(r, 500, "internal_error")
         assert "passwd" not in r.text and "Traceback" not in r.text and "RuntimeError" not in r.text
         assert err["message"] == "internal server error"
-        batch = c.post("/batch/step", json={"items": [{"session_id": sid, "action": "boom"},
-                                                      {"session_id": sid, "action": "guess 1"}]})
+        batch = c.post(
+            "/batch/step",
+            json={"items": [{"session_id": sid, "action": "boom"}, {"session_id": sid, "action": "guess 1"}]},
+        )
         assert [x["status"] for x in batch.json()["results"]] == [500, 200]
         assert "passwd" not in batch.text
 
@@ -246,11 +253,11 @@ def test_unknown_routes_and_methods_use_the_error_shape() -> None:
 def test_admin_requires_a_configured_token(token: str | None) -> None:
     with serve("tests.server.envs:AdminGuessEnv", admin_token=token) as c:
         _error(c.post("/admin/set_bonus", json={"bonus": 2}), 403, "forbidden")
-        _error(c.post("/admin/set_bonus", json={"bonus": 2},
-                      headers={"Authorization": "Bearer wrong"}), 403, "forbidden")
+        _error(
+            c.post("/admin/set_bonus", json={"bonus": 2}, headers={"Authorization": "Bearer wrong"}), 403, "forbidden"
+        )
         if token is None:
-            _error(c.post("/admin/set_bonus", json={"bonus": 2},
-                          headers={"Authorization": "Bearer "}), 403)
+            _error(c.post("/admin/set_bonus", json={"bonus": 2}, headers={"Authorization": "Bearer "}), 403)
             return
         auth = {"Authorization": f"Bearer {token}"}
         _error(c.post("/admin/nope", json={}, headers=auth), 404, "unknown_command")

@@ -18,11 +18,21 @@ def test_leases_are_on_by_default() -> None:
 
 
 def test_environment_then_explicit_overrides() -> None:
-    env = {"COEVO_MAX_SESSIONS": "12", "COEVO_IDLE_TTL_S": "2.5", "COEVO_ADMIN_TOKEN": "t",
-           "COEVO_RECORD": "false", "COEVO_DB_URL": "sqlite:///x.db"}
+    env = {
+        "COEVO_MAX_SESSIONS": "12",
+        "COEVO_IDLE_TTL_S": "2.5",
+        "COEVO_ADMIN_TOKEN": "t",
+        "COEVO_RECORD": "false",
+        "COEVO_DB_URL": "sqlite:///x.db",
+    }
     cfg = ServerConfig.from_env(env)
     assert (cfg.max_sessions, cfg.idle_ttl_s, cfg.admin_token, cfg.record, cfg.db_url) == (
-        12, 2.5, "t", False, "sqlite:///x.db")
+        12,
+        2.5,
+        "t",
+        False,
+        "sqlite:///x.db",
+    )
     cfg = ServerConfig.from_env(env, max_sessions=3, admin_token=None)  # None = not given
     assert cfg.max_sessions == 3 and cfg.admin_token == "t"
 
@@ -41,6 +51,12 @@ def test_bad_values_are_refused() -> None:
 
 def test_option_values_parse_as_json_or_text() -> None:
     assert parse_options(["n=3", "ratio=0.5", "flag=true", "name=train", "xs=[1,2]", "path=/a=b"]) == {
-        "n": 3, "ratio": 0.5, "flag": True, "name": "train", "xs": [1, 2], "path": "/a=b"}
+        "n": 3,
+        "ratio": 0.5,
+        "flag": True,
+        "name": "train",
+        "xs": [1, 2],
+        "path": "/a=b",
+    }
     with pytest.raises(typer.BadParameter):
         parse_options(["novalue"])

@@ -219,4 +219,9 @@ def test_snapshot_restore_equality(client: TestClient) -> None:
         action = env.expert_action() or "look"
         a, b = env.step(action), twin.step(action)
         assert (a.observation, a.reward, a.done, a.truncated, a.info) == (
-            b.observation, b.reward, b.done, b.truncated, b.info)
+            b.observation,
+            b.reward,
+            b.done,
+            b.truncated,
+            b.info,
+        )

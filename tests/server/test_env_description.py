@@ -38,7 +38,9 @@ def test_the_client_builds_its_prompt_from_info(sqlite_url: str) -> None:
     assert prompt.single_line_action
     assert prompt.expert_thought(" guess 7 ") == "I try 7 next."
     assert prompt.expert_thought("give up") == "I will give up."
-    assert prompt.render_actions(["guess 1", "give up", "guess 2", "hint"]) == "AVAILABLE ACTIONS: hint, guess N, give up"
+    assert (
+        prompt.render_actions(["guess 1", "give up", "guess 2", "hint"]) == "AVAILABLE ACTIONS: hint, guess N, give up"
+    )
     assert prompt.render_actions(["hint"]) == "AVAILABLE ACTIONS: hint"
     assert prompt.render_actions([]) == "" and prompt.render_actions(None) == ""
 
@@ -63,8 +65,10 @@ def test_a_broken_thought_rule_is_refused_where_the_env_declares_it() -> None:
         ThoughtRule(pattern=r"^look$", thought="I {look}.")
 
 
-@pytest.mark.parametrize(("env", "options", "cap"), [("searchqa", {}, 10), ("searchqa", {"max_searches": "2"}, 6),
-                                                     ("webshop", {"max_steps": "7"}, 7)])
+@pytest.mark.parametrize(
+    ("env", "options", "cap"),
+    [("searchqa", {}, 10), ("searchqa", {"max_searches": "2"}, 6), ("webshop", {"max_steps": "7"}, 7)],
+)
 def test_info_reports_the_step_cap_the_servers_options_give(env: str, options: dict[str, str], cap: int) -> None:
     """An option that changes an env's episode cap changes the cap /info tells clients, which
     they take as the rollout's round limit (it used to be the class default: 8 for searchqa)."""

@@ -57,8 +57,19 @@ def _url(client: TestClient, path: str) -> str:
 
 def test_the_route_list_covers_the_protocol() -> None:
     paths = {p for _, p in ROUTES}
-    assert {"/sessions", "/sessions/{session_id}/step", "/sessions/{session_id}/reset", "/batch/step",
-            "/admin/{command}", "/create", "/step", "/reset", "/close", "/tasks", "/health"} <= paths
+    assert {
+        "/sessions",
+        "/sessions/{session_id}/step",
+        "/sessions/{session_id}/reset",
+        "/batch/step",
+        "/admin/{command}",
+        "/create",
+        "/step",
+        "/reset",
+        "/close",
+        "/tasks",
+        "/health",
+    } <= paths
 
 
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES, ids=[f"{m} {p}" for m, p in BODY_ROUTES])
@@ -77,8 +88,7 @@ def test_malformed_bodies_get_422(client: TestClient, method: str, path: str) ->
 def test_bodies_that_are_not_json_get_415(client: TestClient, method: str, path: str) -> None:
     url = _url(client, path)
     for media_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
-        r = client.request(method, url, content=b'{"action": "guess 5"}',
-                           headers={"content-type": media_type, **AUTH})
+        r = client.request(method, url, content=b'{"action": "guess 5"}', headers={"content-type": media_type, **AUTH})
         _error(r, 415, "unsupported_media_type")
     _error(client.request(method, url, content=b'{"action": "guess 5"}', headers=AUTH), 415)
 
@@ -92,13 +102,15 @@ def test_oversized_declared_bodies_get_413_json(client: TestClient, method: str,
 
 def test_the_step_route_refuses_a_cross_site_form_post(client: TestClient) -> None:
     sid = client.post("/sessions", json={"seed": 1}).json()["session_id"]
-    r = client.post(f"/sessions/{sid}/step", content=b'{"action": "guess 5"}',
-                    headers={"content-type": "text/plain"})
+    r = client.post(f"/sessions/{sid}/step", content=b'{"action": "guess 5"}', headers={"content-type": "text/plain"})
     _error(r, 415, "unsupported_media_type")
     assert client.get(f"/sessions/{sid}").json()["steps"] == 0
     # JSON with a charset, and +json types, are JSON.
-    ok = client.post(f"/sessions/{sid}/step", content=b'{"action": "guess 5"}',
-                     headers={"content-type": "application/json; charset=utf-8"})
+    ok = client.post(
+        f"/sessions/{sid}/step",
+        content=b'{"action": "guess 5"}',
+        headers={"content-type": "application/json; charset=utf-8"},
+    )
     assert ok.status_code == 200, ok.text
     # An empty body needs no media type (POST /sessions with no body starts a seeded-by-server episode).
     assert client.post("/sessions", content=b"", headers={"content-type": "text/plain"}).status_code == 201

@@ -28,8 +28,11 @@ from loadgen import Pool, RequestFailed  # noqa: E402
 def uvicorn_server(keep_alive_s: float) -> Iterator[int]:
     """The guess env on uvicorn, closing connections idle `keep_alive_s`; yields the port."""
     app = create_app("guess", config=ServerConfig(record=False))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                           lifespan="on", timeout_keep_alive=keep_alive_s))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", timeout_keep_alive=keep_alive_s
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -24,8 +24,16 @@ from coevo.envs.bfcl.calls import decode_reply  # noqa: E402
 from tests.server.live import live_server  # noqa: E402
 
 ENV_NAMES = registry.names()
-TOOLS = {"list_tasks", "start_episode", "act", "fork_episode", "expert_hint", "close_episode",
-         "list_episode_tools", "call_episode_tools"}
+TOOLS = {
+    "list_tasks",
+    "start_episode",
+    "act",
+    "fork_episode",
+    "expert_hint",
+    "close_episode",
+    "list_episode_tools",
+    "call_episode_tools",
+}
 
 
 @pytest.fixture(scope="module", params=ENV_NAMES)
@@ -119,8 +127,9 @@ def test_episode_tools_play_like_the_expert(server: tuple[str, str]) -> None:
             listed = await call(client, "list_episode_tools", session_id=sid)
             assert listed["tools"] == started["tools"]
             if not started["tools"]:
-                refused = await failing(client, "call_episode_tools", session_id=sid,
-                                        calls=[{"name": "anything", "arguments": {}}])
+                refused = await failing(
+                    client, "call_episode_tools", session_id=sid, calls=[{"name": "anything", "arguments": {}}]
+                )
                 assert refused["error"]["code"] == "unknown_tool"
                 return
             for tool in started["tools"]:
@@ -141,12 +150,16 @@ def test_episode_tools_play_like_the_expert(server: tuple[str, str]) -> None:
                     got = await call(client, "call_episode_tools", session_id=sid, calls=calls)
                     used_tools += 1
                 assert (got["observation"], got["reward"], got["done"]) == (
-                    want["observation"], want["reward"], want["done"])
+                    want["observation"],
+                    want["reward"],
+                    want["done"],
+                )
                 if want["done"] or want["truncated"]:
                     break
             assert used_tools > 0
-            unknown = await failing(client, "call_episode_tools", session_id=sid,
-                                    calls=[{"name": "no_such_function", "arguments": {}}])
+            unknown = await failing(
+                client, "call_episode_tools", session_id=sid, calls=[{"name": "no_such_function", "arguments": {}}]
+            )
             assert unknown["error"]["code"] == "unknown_tool"
 
     asyncio.run(scenario())

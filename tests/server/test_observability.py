@@ -76,15 +76,18 @@ def test_openapi_documents_every_route() -> None:
         spec = c.get("/openapi.json").json()
     paths = spec["paths"]
     for path, method, schema in [
-        ("/health", "get", "HealthResponse"), ("/info", "get", "InfoResponse"),
-        ("/tasks", "get", "TaskListResponse"), ("/sessions", "post", "SessionResponse"),
+        ("/health", "get", "HealthResponse"),
+        ("/info", "get", "InfoResponse"),
+        ("/tasks", "get", "TaskListResponse"),
+        ("/sessions", "post", "SessionResponse"),
         ("/sessions/{session_id}/step", "post", "StepResponse"),
         ("/sessions/{session_id}/reset", "post", "SessionResponse"),
         ("/sessions/{session_id}", "get", "SessionState"),
         ("/sessions/{session_id}", "delete", "ClosedResponse"),
         ("/sessions/{session_id}/fork", "post", "SessionResponse"),
         ("/sessions/{session_id}/expert", "get", "ExpertActionResponse"),
-        ("/batch/step", "post", "BatchStepResponse"), ("/admin/{command}", "post", "AdminResponse"),
+        ("/batch/step", "post", "BatchStepResponse"),
+        ("/admin/{command}", "post", "AdminResponse"),
     ]:
         op = paths[path][method]
         ok = op["responses"].get("200") or op["responses"].get("201")
@@ -100,8 +103,7 @@ def test_openapi_documents_every_route() -> None:
 
 def test_shutdown_flushes_the_buffer(sqlite_url: str) -> None:
     """With durability buffered, answers go out before the write: shutdown writes the rest."""
-    with serve(db_url=sqlite_url, flush_interval_s=3600, flush_max_rows=10**6,
-               durability="buffered") as c:
+    with serve(db_url=sqlite_url, flush_interval_s=3600, flush_max_rows=10**6, durability="buffered") as c:
         sid = c.post("/sessions", json={"seed": 1}).json()["session_id"]
         for n in range(5):
             c.post(f"/sessions/{sid}/step", json={"action": f"guess {n}"})

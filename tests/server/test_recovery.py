@@ -40,14 +40,18 @@ def _coevo_command() -> list[str]:
 
 
 @contextmanager
-def coevo_serve(db_url: str, port: int, log: Path, env_spec: str = "tests.fixture_env:GuessEnv",
-                *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def coevo_serve(
+    db_url: str, port: int, log: Path, env_spec: str = "tests.fixture_env:GuessEnv", *extra: str
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`coevo serve tests.fixture_env:GuessEnv` from the repo root (the documented path form)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
     with log.open("ab") as sink:
         proc = subprocess.Popen(
             [*_coevo_command(), "serve", env_spec, "--port", str(port), "--db-url", db_url, *extra],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -75,8 +79,7 @@ def _reference_step(task_id: str, seed: int, history: list[str], action: str) ->
     env = GuessEnv()
     env.restore({"task_id": task_id, "seed": seed, "actions": history})
     r = env.step(action)
-    return {"observation": r.observation, "reward": r.reward, "done": r.done,
-            "truncated": r.truncated, "info": r.info}
+    return {"observation": r.observation, "reward": r.reward, "done": r.done, "truncated": r.truncated, "info": r.info}
 
 
 def _wait_recorded(db_url: str, expected_steps: int) -> None:
@@ -147,8 +150,9 @@ def test_sigkill_and_restart_recovers_sessions(db_url: str, tmp_path: Path) -> N
         with Session(engine) as db:
             episode = db.scalars(select(Episode).where(Episode.session_id == a)).one()
             assert episode.steps == 4 and episode.status == "done" and episode.close_reason == "closed"
-            indexes = db.scalars(select(StepRecord.index).where(StepRecord.episode_id == episode.id)
-                                 .order_by(StepRecord.index)).all()
+            indexes = db.scalars(
+                select(StepRecord.index).where(StepRecord.episode_id == episode.id).order_by(StepRecord.index)
+            ).all()
             assert indexes == [1, 2, 3, 4]
     finally:
         engine.dispose()
@@ -183,8 +187,9 @@ def test_restart_in_process_edge_cases(sqlite_url: str) -> None:
 
 
 # ---------------------------------------------------------------------------- SIGKILL under load
-async def _load_until_killed(base: str, proc: subprocess.Popen[bytes], sessions: int,
-                             kill_after_acks: int) -> tuple[dict[str, list[str]], int]:
+async def _load_until_killed(
+    base: str, proc: subprocess.Popen[bytes], sessions: int, kill_after_acks: int
+) -> tuple[dict[str, list[str]], int]:
     """`sessions` clients each create a session and step it until the server dies; the server
     is SIGKILLed once `kill_after_acks` steps were acknowledged, with requests in flight.
     Returns every acknowledged session's acknowledged observations, and the number of steps
@@ -193,6 +198,7 @@ async def _load_until_killed(base: str, proc: subprocess.Popen[bytes], sessions:
     total = 0
     limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
     async with httpx.AsyncClient(base_url=base, timeout=10, limits=limits) as c:
+
         async def client(i: int) -> None:
             nonlocal total
             try:
@@ -259,8 +265,9 @@ def test_a_batch_of_unknown_ids_costs_one_query_and_no_flush(sqlite_url: str) ->
         fresh = c.post("/sessions", json={"task_id": "train-1"}).json()["session_id"]
         writer = c.app.state.service.writer
         statements: list[str] = []
-        event.listen(writer.engine, "before_cursor_execute",
-                     lambda _conn, _cur, statement, *_args: statements.append(statement))
+        event.listen(
+            writer.engine, "before_cursor_execute", lambda _conn, _cur, statement, *_args: statements.append(statement)
+        )
         flushes = 0
         real_flush = writer.flush
 
@@ -327,5 +334,7 @@ def test_recoveries_do_not_wait_on_each_other_or_on_unknown_ids(sqlite_url: str)
         finally:
             GatedRestoreEnv.gate.set()
         r = pending.result(timeout=30)
-        assert r.status_code == 200 and r.json()["observation"] == _reference_step(
-            "train-7", 0, ["guess 50"], "guess 60")["observation"]
+        assert (
+            r.status_code == 200
+            and r.json()["observation"] == _reference_step("train-7", 0, ["guess 50"], "guess 60")["observation"]
+        )

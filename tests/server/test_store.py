@@ -20,19 +20,40 @@ from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
 from tests.server.conftest import serve
 
 
-def _row(episode: str, index: int, *, reward: float = 0.0, done: bool = False, info=None,
-         observation: str = "obs", total: float = 0.0) -> StepRow:
-    return StepRow(episode, index, f"a{index}", observation, reward, done, False, info or {}, 0.1,
-                   time.time(), total)
+def _row(
+    episode: str,
+    index: int,
+    *,
+    reward: float = 0.0,
+    done: bool = False,
+    info=None,
+    observation: str = "obs",
+    total: float = 0.0,
+) -> StepRow:
+    return StepRow(episode, index, f"a{index}", observation, reward, done, False, info or {}, 0.1, time.time(), total)
 
 
 def _episode(writer: TrajectoryWriter, eid: str, sid: str = "s" * 32, **extra) -> None:
     now = time.time()
     writer.episode_started(
-        id=eid, session_id=sid, env="guess", env_version="1", task_id="train-1", seed=0,
-        split="train", status="running", close_reason=None, created_at=now, updated_at=now,
-        closed_at=None, total_reward=0.0, steps=0, parent_id=extra.get("parent_id"),
-        start_step=extra.get("start_step", 0), observation="start", info={"task": "t"},
+        id=eid,
+        session_id=sid,
+        env="guess",
+        env_version="1",
+        task_id="train-1",
+        seed=0,
+        split="train",
+        status="running",
+        close_reason=None,
+        created_at=now,
+        updated_at=now,
+        closed_at=None,
+        total_reward=0.0,
+        steps=0,
+        parent_id=extra.get("parent_id"),
+        start_step=extra.get("start_step", 0),
+        observation="start",
+        info={"task": "t"},
     )
 
 

@@ -50,8 +50,10 @@ def test_pages_are_cached_and_computed_once() -> None:
     with serve(SLOW_CATALOG) as c:
         before = SlowCatalogGuessEnv.describe_calls
         results: list[Any] = []
-        threads = [threading.Thread(target=lambda: results.append(c.get("/tasks", params={"offset": 7, "limit": 300})))
-                   for _ in range(4)]
+        threads = [
+            threading.Thread(target=lambda: results.append(c.get("/tasks", params={"offset": 7, "limit": 300})))
+            for _ in range(4)
+        ]
         for t in threads:
             t.start()
         for t in threads:

@@ -28,8 +28,11 @@ def live_server(http: str | None = None, **config: Any) -> Iterator[int]:
         from coevo.server.transport import guarded_protocol
 
         settings["http"] = guarded_protocol(cfg.request_read_timeout_s, cfg.max_client_connections, http)
-    server = uvicorn.Server(uvicorn.Config(create_app("guess", config=cfg), host="127.0.0.1", port=0,
-                                           log_level="warning", lifespan="on", **settings))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app("guess", config=cfg), host="127.0.0.1", port=0, log_level="warning", lifespan="on", **settings
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 20
@@ -73,8 +76,10 @@ def test_a_slow_client_is_disconnected_at_the_read_deadline(http: str) -> None:
     with live_server(http, request_read_timeout_s=0.5) as port:
         partial = socket.create_connection(("127.0.0.1", port))
         t0 = time.perf_counter()
-        partial.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        b"Content-Length: 100\r\n\r\n{\"seed\":")
+        partial.sendall(
+            b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"seed":'
+        )
         silent = socket.create_connection(("127.0.0.1", port))  # connects, never sends a byte
         raw, closed_after = _read_all(partial, 5)
         elapsed = time.perf_counter() - t0
@@ -86,8 +91,10 @@ def test_a_slow_client_is_disconnected_at_the_read_deadline(http: str) -> None:
         ok = socket.create_connection(("127.0.0.1", port))
         body = b'{"seed": 3}'
         for _ in range(2):
-            ok.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                       b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            ok.sendall(
+                b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+            )
             ok.settimeout(5)
             assert ok.recv(65536).startswith(b"HTTP/1.1 201")
             time.sleep(0.3)  # idle between requests is the keep-alive timeout's, not the deadline's
@@ -117,12 +124,16 @@ def test_one_client_cannot_open_more_than_its_share_of_connections() -> None:
 @pytest.mark.parametrize("http", ["httptools", "h11"])
 def test_requests_the_parser_refuses_get_json_errors(http: str) -> None:
     with live_server(http) as port:
-        for length, status, code in [("99999999999999999999999", 413, "body_too_large"),
-                                     ("2000000", 413, "body_too_large"),
-                                     ("abc", 400, "malformed_http")]:
+        for length, status, code in [
+            ("99999999999999999999999", 413, "body_too_large"),
+            ("2000000", 413, "body_too_large"),
+            ("abc", 400, "malformed_http"),
+        ]:
             sock = socket.create_connection(("127.0.0.1", port))
-            sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: " + length.encode() + b"\r\n\r\n{}")
+            sock.sendall(
+                b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: " + length.encode() + b"\r\n\r\n{}"
+            )
             got_status, error = _json_error(_read_all(sock, 5)[0])
             assert (got_status, error["code"]) == (status, code), (length, error)
             sock.close()

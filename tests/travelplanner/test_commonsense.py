@@ -65,24 +65,36 @@ def test_city_route_rejects_a_city_visited_for_a_moment(tiny: Sandbox) -> None:
 
 def test_city_route_cities_must_exist_and_lie_in_the_state(tiny: Sandbox) -> None:
     p = edited(
-        d1={"current_city": "from Springfield to Atlantis"}, d2={"current_city": "Atlantis"},
+        d1={"current_city": "from Springfield to Atlantis"},
+        d2={"current_city": "Atlantis"},
         d3={"current_city": "from Atlantis to Springfield"},
     )
     assert is_reasonable_visiting_city(query(), p, tiny) == (False, "Atlantis is not a valid city.")
     five_days = query(days=5, dest="Ohio", visiting_city_number=2, date=[f"2022-03-0{d}" for d in range(1, 6)])
-    route = ["from Springfield to Rivertown", "Rivertown", "from Rivertown to Shelbyville", "Shelbyville",
-             "from Shelbyville to Springfield"]
+    route = [
+        "from Springfield to Rivertown",
+        "Rivertown",
+        "from Rivertown to Shelbyville",
+        "Shelbyville",
+        "from Shelbyville to Springfield",
+    ]
     p5 = [{"days": i + 1, "current_city": c} for i, c in enumerate(route)]
     assert is_reasonable_visiting_city(five_days, p5, tiny) == (False, "Shelbyville is not in Ohio.")
     p5[2]["current_city"], p5[3]["current_city"], p5[4]["current_city"] = (
-        "from Rivertown to Lakeside", "Lakeside", "from Lakeside to Springfield")
+        "from Rivertown to Lakeside",
+        "Lakeside",
+        "from Lakeside to Springfield",
+    )
     assert is_reasonable_visiting_city(five_days, p5, tiny) == (True, None)
 
 
 # ---------------------------------------------------------------- diverse restaurants / attractions
 def test_restaurants_must_not_repeat(tiny: Sandbox) -> None:
     p = edited(d2={"lunch": "Blue Spoon, Rivertown"})
-    assert is_valid_restaurants(query(), p, tiny) == (False, "The restaurant in day 2 lunch Blue Spoon, Rivertown is repeated.")
+    assert is_valid_restaurants(query(), p, tiny) == (
+        False,
+        "The restaurant in day 2 lunch Blue Spoon, Rivertown is repeated.",
+    )
     p = edited(d2={"dinner": "Red Fork, Rivertown"})
     assert is_valid_restaurants(query(), p, tiny) == (False, "The restaurant in day 2 dinner is repeated.")
 
@@ -90,7 +102,9 @@ def test_restaurants_must_not_repeat(tiny: Sandbox) -> None:
 def test_attractions_must_not_repeat(tiny: Sandbox) -> None:
     p = edited(d2={"attraction": "Old Mill Park, Rivertown;River Museum, Rivertown;"})
     assert is_valid_attractions(query(), p, tiny) == (
-        False, "The attraction 'River Museum, Rivertown' in day 2 is repeated.")
+        False,
+        "The attraction 'River Museum, Rivertown' in day 2 is repeated.",
+    )
 
 
 def test_an_attraction_after_the_last_semicolon_is_not_read(tiny: Sandbox) -> None:
@@ -104,7 +118,9 @@ def test_an_attraction_after_the_last_semicolon_is_not_read(tiny: Sandbox) -> No
 def test_minimum_nights_are_enforced(tiny: Sandbox) -> None:
     stay = {"accommodation": "Grand Manor, Rivertown"}  # minimum 5 nights, booked for 2
     assert is_valid_accommodation(query(), edited(d1=stay, d2=stay), tiny) == (
-        False, "The accommodation Grand Manor, Rivertown do not obey the minumum nights rule.")
+        False,
+        "The accommodation Grand Manor, Rivertown do not obey the minumum nights rule.",
+    )
     # Sunny Loft wants 2 nights: one night breaks it.
     one_night = edited(d2={"accommodation": "Quiet Private Room, Rivertown"})
     assert is_valid_accommodation(query(), one_night, tiny)[0] is False
@@ -145,21 +161,34 @@ def test_first_day_needs_transportation(tiny: Sandbox) -> None:
 def test_meals_sights_and_stays_belong_to_the_day_cities(tiny: Sandbox) -> None:
     q = query()
     assert is_valid_information_in_current_city(q, edited(d1={"dinner": "Lake Cafe, Lakeside"}), tiny) == (
-        False, "The dinner in day 1 is invalid city choice.")
+        False,
+        "The dinner in day 1 is invalid city choice.",
+    )
     assert is_valid_information_in_current_city(q, edited(d1={"accommodation": "Lakeside Cabin, Lakeside"}), tiny) == (
-        False, "The accommodation in day 1 is invalid city choice.")
+        False,
+        "The accommodation in day 1 is invalid city choice.",
+    )
     assert is_valid_information_in_current_city(q, edited(d1={"attraction": "Lake Pier, Lakeside;"}), tiny) == (
-        False, "The attraction in day 1 is invalid city choice.")
-    assert is_valid_information_in_current_city(q, edited(d1={"current_city": "from Springfield to Lakeside"}), tiny) == (
-        False, "The transportation in day 1 is invalid city choice.")
+        False,
+        "The attraction in day 1 is invalid city choice.",
+    )
+    assert is_valid_information_in_current_city(
+        q, edited(d1={"current_city": "from Springfield to Lakeside"}), tiny
+    ) == (False, "The transportation in day 1 is invalid city choice.")
     # Breakfast at home on the day you leave is within the day's cities.
-    assert is_valid_information_in_current_city(q, edited(d1={"breakfast": "Home Diner, Springfield"}), tiny) == (True, None)
+    assert is_valid_information_in_current_city(q, edited(d1={"breakfast": "Home Diner, Springfield"}), tiny) == (
+        True,
+        None,
+    )
 
 
 def test_on_a_stay_day_the_city_is_compared_letter_by_letter(tiny: Sandbox) -> None:
     # The official code iterates over the city *string* on non-travel days, so a restaurant of
     # another city passes when any letter of "Rivertown" appears in it.
-    assert is_valid_information_in_current_city(query(), edited(d2={"dinner": "Lake Cafe, Lakeside"}), tiny) == (True, None)
+    assert is_valid_information_in_current_city(query(), edited(d2={"dinner": "Lake Cafe, Lakeside"}), tiny) == (
+        True,
+        None,
+    )
     assert is_valid_information_in_current_city(query(), edited(d2={"dinner": "XYZ"}), tiny)[0] is False
 
 
@@ -168,12 +197,16 @@ def test_on_a_stay_day_the_city_is_compared_letter_by_letter(tiny: Sandbox) -> N
     ("change", "message"),
     [
         ({"d1": {"transportation": FLIGHT_UNKNOWN}}, "The flight number in day 1 is invalid in the sandbox."),
-        ({"d1": {"transportation": "Flight Number: F0000004, from Springfield to Rivertown, Departure Time: 08:00"}},
-         "The flight number in day 1 is invalid in the sandbox."),
+        (
+            {"d1": {"transportation": "Flight Number: F0000004, from Springfield to Rivertown, Departure Time: 08:00"}},
+            "The flight number in day 1 is invalid in the sandbox.",
+        ),
         ({"d2": {"lunch": "Ghost Kitchen, Rivertown"}}, "The lunch in day 2 is invalid in the sandbox."),
         ({"d2": {"lunch": "Lake Cafe, Rivertown"}}, "The lunch in day 2 is invalid in the sandbox."),
-        ({"d2": {"attraction": "Old Mill Park, Rivertown;Space Needle, Rivertown;"}},
-         "The attraction Space Needle, Rivertown in day 2 is invalid in the sandbox."),
+        (
+            {"d2": {"attraction": "Old Mill Park, Rivertown;Space Needle, Rivertown;"}},
+            "The attraction Space Needle, Rivertown in day 2 is invalid in the sandbox.",
+        ),
         ({"d2": {"accommodation": "Hilton, Rivertown"}}, "The accommodation in day 2 is invalid in the sandbox."),
     ],
 )
@@ -183,9 +216,17 @@ def test_everything_must_exist_in_the_sandbox(tiny: Sandbox, change: dict[str, A
 
 def test_drives_must_have_a_road_of_less_than_a_day(tiny: Sandbox) -> None:
     q = query(dest="Portview")
-    blank = [{"days": 1, "current_city": "from Springfield to Portview",
-              "transportation": "Self-driving, from Springfield to Portview"}]
-    assert is_valid_information_in_sandbox(q, blank, tiny) == (False, "The self-driving in day 1 is invalid in the sandbox.")
+    blank = [
+        {
+            "days": 1,
+            "current_city": "from Springfield to Portview",
+            "transportation": "Self-driving, from Springfield to Portview",
+        }
+    ]
+    assert is_valid_information_in_sandbox(q, blank, tiny) == (
+        False,
+        "The self-driving in day 1 is invalid in the sandbox.",
+    )
     too_long = [{"days": 1, "current_city": "from Portview to Springfield", "transportation": "Taxi"}]
     assert is_valid_information_in_sandbox(q, too_long, tiny) == (False, "The taxi in day 1 is invalid in the sandbox.")
     fine = edited(d1={"transportation": "Taxi, from Springfield to Rivertown"})
@@ -197,8 +238,14 @@ def test_drives_must_have_a_road_of_less_than_a_day(tiny: Sandbox) -> None:
     ("plan_days", "message"),
     [
         (lambda p: p[:2], "Invalid Days"),
-        (lambda p: [p[0], {**p[1], "current_city": "Lakeside"}, {**p[2], "current_city": "from Lakeside to Springfield"}],
-         "Invalid City Number"),
+        (
+            lambda p: [
+                p[0],
+                {**p[1], "current_city": "Lakeside"},
+                {**p[2], "current_city": "from Lakeside to Springfield"},
+            ],
+            "Invalid City Number",
+        ),
         (lambda p: [p[0], {k: v for k, v in p[1].items() if k != "dinner"}, p[2]], "No Dinner Info."),
         (lambda p: [{**p[0], "transportation": "-"}, p[1], p[2]], "No transportation in day 1 is not allowed."),
         (lambda p: [p[0], {**p[1], "attraction": "-"}, p[2]], "No attaction in day 2 is not allowed."),

@@ -39,7 +39,8 @@ def test_two_stage_tools_and_notebook(env: TravelPlannerEnv) -> None:
     step = env.step(f"FlightSearch[{route}]")
     assert step.observation == flight_search(env.shared.db, route).observation and not step.done
     assert env.step("NotebookWrite[Flights out]").observation == (
-        "The information has been recorded in Notebook, and its index is 0.")
+        "The information has been recorded in Notebook, and its index is 0."
+    )
     assert env.step("Action 3: CitySearch[Texas]").observation == city_search(env.shared.db, "Texas").observation
     env.step("NotebookWrite[still the flights]")  # CitySearch stores nothing: the flights again
     notebook = env.notebook_contents()
@@ -99,7 +100,7 @@ def test_text_form_plans_are_accepted(env: TravelPlannerEnv) -> None:
         result = text_env.step(action)
     assert action.startswith("Planner[Day 1:\nCurrent City: from ") and result.reward == 1.0
     env.reset(task_id="validation-3")
-    bare = action[len("Planner["):-1]
+    bare = action[len("Planner[") : -1]
     assert env.step(bare).reward == 1.0  # a bare plan is a submission too
 
 
@@ -140,7 +141,9 @@ def test_official_queries_and_database(tmp_path: Path) -> None:
         writer.writeheader()
         writer.writerow(record)
     env = make(
-        "travelplanner", queries=str(tmp_path / "validation.csv"), database_dir=str(folder),
+        "travelplanner",
+        queries=str(tmp_path / "validation.csv"),
+        database_dir=str(folder),
         db_url=f"sqlite:///{tmp_path / 'sandbox.sqlite'}",
     )
     assert env.splits() == {"validation": 1} and env.describe_task("validation-0") == {"level": "easy", "days": 3}

@@ -21,7 +21,9 @@ def tasks(generated: Sandbox) -> list:
 
 
 def test_cells_cycle_over_levels_and_days() -> None:
-    assert len(CELLS) == 9 and {cell_of(i) for i in range(9)} == {(l, d) for l in ("easy", "medium", "hard") for d in (3, 5, 7)}
+    assert len(CELLS) == 9 and {cell_of(i) for i in range(9)} == {
+        (l, d) for l in ("easy", "medium", "hard") for d in (3, 5, 7)
+    }
     assert [cell_of(i) for i in range(45)].count(("hard", 7)) == 5
 
 
@@ -50,7 +52,11 @@ def test_elements_follow_the_official_rules(generated: Sandbox, tasks: list) -> 
         if q.people_number > 2 and q.constraint("room type"):
             assert q.constraint("room type") in ("private room", "entire room")
         budgets = estimate_budgets(
-            generated, q.org, q.dest, q.days, q.date,
+            generated,
+            q.org,
+            q.dest,
+            q.days,
+            q.date,
             people=None if q.level == "easy" else q.people_number,
             local_constraint=q.local_constraint if q.level == "hard" else None,
         )
@@ -101,8 +107,13 @@ def test_the_expert_respects_each_constraint(tiny: Sandbox) -> None:
 
     cheapest = plan_for(query(budget=5000), tiny)
     assert cheapest is not None and evaluate_plan(query(budget=5000), cheapest.plan(), tiny).final_pass
-    for constraint in ({"room type": "private room"}, {"transportation": "no flight"}, {"house rule": "smoking"},
-                       {"cuisine": ["Indian", "Mexican"]}, {"transportation": "no self-driving"}):
+    for constraint in (
+        {"room type": "private room"},
+        {"transportation": "no flight"},
+        {"house rule": "smoking"},
+        {"cuisine": ["Indian", "Mexican"]},
+        {"transportation": "no self-driving"},
+    ):
         q = query(budget=5000, level="hard", local_constraint=constraint)
         itinerary = plan_for(q, tiny)
         assert itinerary is not None, constraint

@@ -45,7 +45,9 @@ def test_budget_is_inclusive(tiny: Sandbox, budget: int, ok: bool) -> None:
         (5, TAXI_OUT, TAXI_BACK, (642 + 640) * 2 + 115 * 5 + 200 * 2 * 2),
     ],
 )
-def test_drive_costs_per_car_and_rooms_per_occupancy(tiny: Sandbox, people: int, out: str, back: str, expected: int) -> None:
+def test_drive_costs_per_car_and_rooms_per_occupancy(
+    tiny: Sandbox, people: int, out: str, back: str, expected: int
+) -> None:
     p = edited(d1={"transportation": out}, d3={"transportation": back})
     assert total_cost(query(people_number=people), p, tiny) == expected
 
@@ -86,9 +88,14 @@ def test_room_type(tiny: Sandbox, stay: str, wanted: str, ok: bool) -> None:
 
 
 def test_cuisine_must_cover_every_wanted_cuisine(tiny: Sandbox) -> None:
-    assert valid_cuisine(query(local_constraint={"cuisine": ["Chinese", "Mexican", "French"]}), plan(), tiny) == (True, None)
+    assert valid_cuisine(query(local_constraint={"cuisine": ["Chinese", "Mexican", "French"]}), plan(), tiny) == (
+        True,
+        None,
+    )
     assert valid_cuisine(query(local_constraint={"cuisine": ["Chinese", "Mediterranean"]}), plan(), tiny) == (
-        False, "The cuisine Mediterranean is not satisfied.")
+        False,
+        "The cuisine Mediterranean is not satisfied.",
+    )
 
 
 def test_a_meal_at_home_skips_the_rest_of_that_day_for_cuisines(tiny: Sandbox) -> None:
@@ -122,8 +129,11 @@ def test_unset_constraints_are_not_applicable(tiny: Sandbox) -> None:
     results = hard_evaluation(query(), plan(), tiny)
     assert list(results) == list(HARD_CONSTRAINTS)
     assert results == {
-        "valid_cuisine": (None, None), "valid_room_rule": (None, None), "valid_transportation": (None, None),
-        "valid_room_type": (None, None), "valid_cost": (True, None),
+        "valid_cuisine": (None, None),
+        "valid_room_rule": (None, None),
+        "valid_transportation": (None, None),
+        "valid_room_type": (None, None),
+        "valid_cost": (True, None),
     }
 
 
@@ -134,7 +144,9 @@ def test_hard_constraints_wait_for_complete_and_sandboxed_plans(tiny: Sandbox) -
     assert hallucinated.hard is None and not hallucinated.final_pass and hallucinated.delivered
     repeated = evaluate_plan(query(), edited(d2={"lunch": "Blue Spoon, Rivertown"}), tiny)
     # Diverse restaurants fails, but the plan is complete and sandboxed: hard constraints are scored.
-    assert repeated.hard is not None and repeated.hard_pass and not repeated.commonsense_pass and not repeated.final_pass
+    assert (
+        repeated.hard is not None and repeated.hard_pass and not repeated.commonsense_pass and not repeated.final_pass
+    )
     over_budget = evaluate_plan(query(budget=1000), plan(), tiny)
     assert over_budget.commonsense_pass and not over_budget.hard_pass and not over_budget.final_pass
     assert not evaluate_plan(query(), [], tiny).delivered

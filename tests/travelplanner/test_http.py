@@ -80,8 +80,13 @@ def test_eval_plans_cli(tmp_path: Path) -> None:
     assert report["final_pass_rate"] == 4 / 6 and report["commonsense_macro_pass_rate"] == 4 / 6
     assert report["plans"][2]["commonsense"]["is_valid_restaurants"]["passed"] is False
     assert report["plans"][3] == {
-        "delivered": False, "commonsense": None, "hard": None, "commonsense_pass": False,
-        "hard_pass": False, "final_pass": False, "cost": None,
+        "delivered": False,
+        "commonsense": None,
+        "hard": None,
+        "commonsense_pass": False,
+        "hard_pass": False,
+        "final_pass": False,
+        "cost": None,
     }
     table = CliRunner().invoke(app, ["eval-plans", str(path), "--split-size", "6"])
     assert table.exit_code == 0 and "final pass rate" in table.output and "66.7%" in table.output

@@ -15,19 +15,25 @@ def test_hard_constraint_denominator_follows_the_official_rule() -> None:
     assert hard_constraint_count(query(level="medium", local_constraint={"room type": "entire room"})) == 2
     # Medium queries never count transportation; hard ones count all four.
     assert hard_constraint_count(query(level="medium", local_constraint={"transportation": "no flight"})) == 1
-    hard = query(level="hard", local_constraint={"house rule": "pets", "cuisine": ["Chinese"], "transportation": "no flight"})
+    hard = query(
+        level="hard", local_constraint={"house rule": "pets", "cuisine": ["Chinese"], "transportation": "no flight"}
+    )
     assert hard_constraint_count(hard) == 4
 
 
 def test_six_metrics(tiny: Sandbox) -> None:
     easy = query(level="easy")
     medium = query(level="medium", local_constraint={"house rule": "parties"})  # the loft forbids parties
-    hard = query(level="hard", local_constraint={"house rule": "smoking", "room type": "entire room", "cuisine": ["Indian"]})
-    board = score([
-        (easy, evaluate_plan(easy, plan(), tiny)),
-        (medium, evaluate_plan(medium, plan(), tiny)),
-        (hard, evaluate_plan(hard, None, tiny)),
-    ])
+    hard = query(
+        level="hard", local_constraint={"house rule": "smoking", "room type": "entire room", "cuisine": ["Indian"]}
+    )
+    board = score(
+        [
+            (easy, evaluate_plan(easy, plan(), tiny)),
+            (medium, evaluate_plan(medium, plan(), tiny)),
+            (hard, evaluate_plan(hard, None, tiny)),
+        ]
+    )
     metrics = board.metrics()
     assert metrics["delivery_rate"] == pytest.approx(2 / 3)
     assert metrics["commonsense_micro_pass_rate"] == pytest.approx(16 / 24)

@@ -53,17 +53,25 @@ def test_official_text_form_is_converted_like_the_official_postprocessing() -> N
 
 def test_text_form_fills_missing_fields_and_strips_dollars() -> None:
     days = parse_plan("Day 1:\nCurrent City: from A to B\nTransportation: Taxi; Cost: $50\n")
-    assert days == [{
-        "days": 1, "current_city": "from A to B", "transportation": "Taxi; Cost: 50", "breakfast": "-",
-        "attraction": "-", "lunch": "-", "dinner": "-", "accommodation": "-",
-    }]
+    assert days == [
+        {
+            "days": 1,
+            "current_city": "from A to B",
+            "transportation": "Taxi; Cost: 50",
+            "breakfast": "-",
+            "attraction": "-",
+            "lunch": "-",
+            "dinner": "-",
+            "accommodation": "-",
+        }
+    ]
 
 
 def test_render_text_round_trips() -> None:
     assert parse_plan(render_text(plan())) == plan()
 
 
-@pytest.mark.parametrize("text", ["I could not find a plan.", "[1, 2]", "{\"days\": 1}", "[{'a': 1", ""])
+@pytest.mark.parametrize("text", ["I could not find a plan.", "[1, 2]", '{"days": 1}', "[{'a': 1", ""])
 def test_unreadable_plans_raise(text: str) -> None:
     with pytest.raises(PlanFormatError):
         parse_plan(text)

@@ -24,7 +24,9 @@ def test_generated_sandbox_shape(generated: Sandbox) -> None:
     assert generated.meta["source"] == "generated" and generated.meta["seed"] == "0"
     counts = generated.counts()
     assert counts["cities"] == len(places()) and counts["flights"] > 100_000 and counts["restaurants"] > 3000
-    assert len(generated.state_cities) >= 30 and all(len(c) > 3 for s, c in generated.state_cities.items() if s == "Texas")
+    assert len(generated.state_cities) >= 30 and all(
+        len(c) > 3 for s, c in generated.state_cities.items() if s == "Texas"
+    )
     with generated.engine.connect() as conn:
         numbers = conn.execute(select(func.count(), func.count(FlightRow.flight_number.distinct()))).one()
         dates = conn.execute(select(func.min(FlightRow.flight_date), func.max(FlightRow.flight_date))).one()
@@ -86,7 +88,9 @@ def test_official_folder_round_trip(tiny: Sandbox, tmp_path: Path) -> None:
         assert loaded.accommodations(city) == tiny.accommodations(city)
         assert loaded.restaurants(city) == tiny.restaurants(city)
         assert loaded.attractions(city) == tiny.attractions(city)
-    assert loaded.flights("Springfield", "Rivertown", "2022-03-01") == tiny.flights("Springfield", "Rivertown", "2022-03-01")
+    assert loaded.flights("Springfield", "Rivertown", "2022-03-01") == tiny.flights(
+        "Springfield", "Rivertown", "2022-03-01"
+    )
     assert loaded.drive("Springfield", "Portview") == tiny.drive("Springfield", "Portview")
     # Reopening trusts the filled database; a different source is refused.
     again = Sandbox.open(database_dir=folder, db_url=f"sqlite:///{tmp_path / 'tp.sqlite'}")

@@ -19,8 +19,16 @@ def test_flight_search(tiny: Sandbox) -> None:
     found = flight_search(tiny, "Springfield, Rivertown, 2022-03-01")
     lines = found.observation.splitlines()
     assert lines[0].split() == [
-        "Flight", "Number", "Price", "DepTime", "ArrTime", "ActualElapsedTime", "FlightDate", "OriginCityName",
-        "DestCityName", "Distance",
+        "Flight",
+        "Number",
+        "Price",
+        "DepTime",
+        "ArrTime",
+        "ActualElapsedTime",
+        "FlightDate",
+        "OriginCityName",
+        "DestCityName",
+        "Distance",
     ]
     assert [line.split()[0] for line in lines[1:]] == ["F0000001", "F0000002"]
     assert found.data == found.observation
@@ -29,25 +37,37 @@ def test_flight_search(tiny: Sandbox) -> None:
 
 
 def test_flight_search_argument_errors(tiny: Sandbox) -> None:
-    assert flight_search(tiny, "Springfield, Rivertown, March 1").observation == "'March 1' is not in the format YYYY-MM-DD"
-    assert flight_search(tiny, "Springfield, Gotham, 2022-03-01").observation == f"Gotham is not valid city in {CITIES}."
+    assert (
+        flight_search(tiny, "Springfield, Rivertown, March 1").observation
+        == "'March 1' is not in the format YYYY-MM-DD"
+    )
+    assert (
+        flight_search(tiny, "Springfield, Gotham, 2022-03-01").observation == f"Gotham is not valid city in {CITIES}."
+    )
     bad = flight_search(tiny, "Springfield to Rivertown")
     assert bad.observation == "Illegal Flight Search. Please try again." and bad.data is None and not bad.ok
 
 
 def test_distance_matrix_costs_and_messages(tiny: Sandbox) -> None:
     assert distance_matrix(tiny, "Springfield, Rivertown, self-driving").observation == (
-        "self-driving, from Springfield to Rivertown, duration: 7 hours 10 mins, distance: 642 km, cost: 32")
+        "self-driving, from Springfield to Rivertown, duration: 7 hours 10 mins, distance: 642 km, cost: 32"
+    )
     assert distance_matrix(tiny, "Springfield, Rivertown, taxi").observation == (
-        "taxi, from Springfield to Rivertown, duration: 7 hours 10 mins, distance: 642 km, cost: 642")
+        "taxi, from Springfield to Rivertown, duration: 7 hours 10 mins, distance: 642 km, cost: 642"
+    )
     assert distance_matrix(tiny, "Rivertown, Lakeside, taxi").observation.endswith("distance: 98.6 km, cost: 98")
-    assert distance_matrix(tiny, "Lakeside, Springfield, self-driving").observation.endswith("distance: 1,010 km, cost: 50")
+    assert distance_matrix(tiny, "Lakeside, Springfield, self-driving").observation.endswith(
+        "distance: 1,010 km, cost: 50"
+    )
     assert distance_matrix(tiny, "Springfield, Portview, taxi").observation == "No valid information."  # blank row
     assert distance_matrix(tiny, "Portview, Springfield, taxi").observation == "No valid information."  # over a day
     assert distance_matrix(tiny, "Hillview, Lakeside, taxi").observation == (
-        "taxi, from Hillview to Lakeside, no valid information.")
+        "taxi, from Hillview to Lakeside, no valid information."
+    )
     assert distance_matrix(tiny, "Springfield(Illinois), Rivertown(Ohio), walking").observation.endswith("cost: None")
-    assert distance_matrix(tiny, "Springfield, Rivertown").observation == "Illegal GoogleDistanceMatrix. Please try again."
+    assert (
+        distance_matrix(tiny, "Springfield, Rivertown").observation == "Illegal GoogleDistanceMatrix. Please try again."
+    )
 
 
 def test_city_tools(tiny: Sandbox) -> None:

@@ -23,18 +23,32 @@ from coevo.envs.travelplanner.schema import (
 )
 
 
-def _flight(number: str, origin: str, dest: str, day: str, price: int, dep: str = "08:00", arr: str = "09:30") -> dict[str, Any]:
+def _flight(
+    number: str, origin: str, dest: str, day: str, price: int, dep: str = "08:00", arr: str = "09:30"
+) -> dict[str, Any]:
     return {
-        "Flight Number": number, "Price": price, "DepTime": dep, "ArrTime": arr,
-        "ActualElapsedTime": "1 hours 30 minutes", "FlightDate": day, "OriginCityName": origin,
-        "DestCityName": dest, "Distance": 400.0,
+        "Flight Number": number,
+        "Price": price,
+        "DepTime": dep,
+        "ArrTime": arr,
+        "ActualElapsedTime": "1 hours 30 minutes",
+        "FlightDate": day,
+        "OriginCityName": origin,
+        "DestCityName": dest,
+        "Distance": 400.0,
     }
 
 
 def _stay(name: str, city: str, room: str, price: float, occupancy: int, nights: float, rules: str) -> dict[str, Any]:
     return {
-        "NAME": name, "price": price, "room type": room, "house_rules": rules, "minimum nights": nights,
-        "maximum occupancy": occupancy, "review rate number": 4.0, "city": city,
+        "NAME": name,
+        "price": price,
+        "room type": room,
+        "house_rules": rules,
+        "minimum nights": nights,
+        "maximum occupancy": occupancy,
+        "review rate number": 4.0,
+        "city": city,
     }
 
 
@@ -44,8 +58,13 @@ def _food(name: str, city: str, cost: int, cuisines: str) -> dict[str, Any]:
 
 def _sight(name: str, city: str) -> dict[str, Any]:
     return {
-        "Name": name, "Latitude": 40.1234567, "Longitude": -83.7654321, "Address": f"1 Main St, {city}, OH 43001, USA",
-        "Phone": "(555) 555-0100", "Website": "Unknown", "City": city,
+        "Name": name,
+        "Latitude": 40.1234567,
+        "Longitude": -83.7654321,
+        "Address": f"1 Main St, {city}, OH 43001, USA",
+        "Phone": "(555) 555-0100",
+        "Website": "Unknown",
+        "City": city,
     }
 
 
@@ -112,10 +131,16 @@ def tiny_sandbox() -> Sandbox:
 def query(**changes: Any) -> Query:
     """Springfield -> Rivertown, 3 days, 2 people, budget 1100, no local constraint."""
     record: dict[str, Any] = {
-        "org": "Springfield", "dest": "Rivertown", "days": 3, "visiting_city_number": 1,
-        "date": ["2022-03-01", "2022-03-02", "2022-03-03"], "people_number": 2,
+        "org": "Springfield",
+        "dest": "Rivertown",
+        "days": 3,
+        "visiting_city_number": 1,
+        "date": ["2022-03-01", "2022-03-02", "2022-03-03"],
+        "people_number": 2,
         "local_constraint": {"house rule": None, "cuisine": None, "room type": None, "transportation": None},
-        "budget": 1100, "query": "A test trip.", "level": "easy",
+        "budget": 1100,
+        "query": "A test trip.",
+        "level": "easy",
     }
     constraint = changes.pop("local_constraint", {})
     record["local_constraint"].update(constraint)
@@ -131,17 +156,33 @@ def plan() -> list[dict[str, Any]]:
     """A plan passing every check for `query()`; it costs 1070 (see test_hard)."""
     return [
         {
-            "days": 1, "current_city": "from Springfield to Rivertown", "transportation": FLIGHT_OUT,
-            "breakfast": "-", "attraction": "River Museum, Rivertown;", "lunch": "Blue Spoon, Rivertown",
-            "dinner": "Red Fork, Rivertown", "accommodation": "Sunny Loft Downtown, Rivertown",
+            "days": 1,
+            "current_city": "from Springfield to Rivertown",
+            "transportation": FLIGHT_OUT,
+            "breakfast": "-",
+            "attraction": "River Museum, Rivertown;",
+            "lunch": "Blue Spoon, Rivertown",
+            "dinner": "Red Fork, Rivertown",
+            "accommodation": "Sunny Loft Downtown, Rivertown",
         },
         {
-            "days": 2, "current_city": "Rivertown", "transportation": "-", "breakfast": "Green Bowl, Rivertown",
-            "attraction": "Old Mill Park, Rivertown;City Zoo, Rivertown;", "lunch": "Golden Grill, Rivertown",
-            "dinner": "Tea House, Rivertown", "accommodation": "Sunny Loft Downtown, Rivertown",
+            "days": 2,
+            "current_city": "Rivertown",
+            "transportation": "-",
+            "breakfast": "Green Bowl, Rivertown",
+            "attraction": "Old Mill Park, Rivertown;City Zoo, Rivertown;",
+            "lunch": "Golden Grill, Rivertown",
+            "dinner": "Tea House, Rivertown",
+            "accommodation": "Sunny Loft Downtown, Rivertown",
         },
         {
-            "days": 3, "current_city": "from Rivertown to Springfield", "transportation": FLIGHT_BACK,
-            "breakfast": "-", "attraction": "-", "lunch": "-", "dinner": "-", "accommodation": "-",
+            "days": 3,
+            "current_city": "from Rivertown to Springfield",
+            "transportation": FLIGHT_BACK,
+            "breakfast": "-",
+            "attraction": "-",
+            "lunch": "-",
+            "dinner": "-",
+            "accommodation": "-",
         },
     ]

@@ -40,7 +40,12 @@ def write_webshop_files(folder: Path, n: int, seed: int) -> dict[str, list[dict]
                     "instruction_options": options,
                 },
                 # WebShop skips human goals without attributes
-                {"asin": record["asin"], "instruction": "anything", "instruction_attributes": [], "instruction_options": []},
+                {
+                    "asin": record["asin"],
+                    "instruction": "anything",
+                    "instruction_attributes": [],
+                    "instruction_options": [],
+                },
             ]
     # WebShop's loader skips "nan" and duplicate ASINs
     records.insert(5, {**records[0], "name": "a duplicate"})

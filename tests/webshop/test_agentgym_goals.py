@@ -34,8 +34,16 @@ def user_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data.mkdir()
     (data / "items_shuffle.json").write_text(json.dumps(FIXTURE["items_shuffle"]))
     (data / "items_ins_v2.json").write_text(json.dumps(FIXTURE["items_ins_v2"]))
-    human = {r["asin"]: [{"instruction": f"i want {r['query']}.", "instruction_attributes": ["easy to use"],
-                          "instruction_options": []}] for r in FIXTURE["items_shuffle"][:6]}
+    human = {
+        r["asin"]: [
+            {
+                "instruction": f"i want {r['query']}.",
+                "instruction_attributes": ["easy to use"],
+                "instruction_options": [],
+            }
+        ]
+        for r in FIXTURE["items_shuffle"][:6]
+    }
     (data / "items_human_ins.json").write_text(json.dumps(human))
     build(root / "built", data=data)
     return root / "built"
@@ -57,7 +65,10 @@ def test_synthetic_goals_of_user_files_are_agentgyms_list(user_data: Path) -> No
         assert goal is not None
         assert result.info["task"] == expected["instruction_text"], expected["index"]
         assert (goal.product.asin, goal.price_upper, dict(goal.options)) == (
-            expected["asin"], expected["price_upper"], expected["goal_options"])
+            expected["asin"],
+            expected["price_upper"],
+            expected["goal_options"],
+        )
 
 
 def test_agentgym_indices_give_agentgyms_goals_over_http(user_data: Path) -> None:

@@ -85,7 +85,10 @@ def test_navigation_like_webshop(env: WebShopEnv) -> None:
     env.reset(task_id="2")
     first = env.step("search[black machine wash]")
     second = env.step("click[Next >]")  # arguments are lower-cased
-    assert "Page 2 (Total results: 50)" in second.observation and "< prev" in second.info["available_actions"]["clickables"]
+    assert (
+        "Page 2 (Total results: 50)" in second.observation
+        and "< prev" in second.info["available_actions"]["clickables"]
+    )
     back = env.step("click[< prev]")
     assert back.observation == first.observation
     asin = first.info["available_actions"]["clickables"][2]
@@ -115,7 +118,9 @@ def test_buying_ends_the_episode_with_webshops_reward(env: WebShopEnv) -> None:
     done = env.step("click[buy now]")
     assert done.done and 0.0 <= done.reward <= 1.0
     assert done.observation.startswith("Thank you for shopping with us! [SEP]")
-    assert done.observation.endswith(f"[SEP] Your score (min 0.0, max 1.0) [SEP] {done.reward} [SEP] Reward Details [SEP] None")
+    assert done.observation.endswith(
+        f"[SEP] Your score (min 0.0, max 1.0) [SEP] {done.reward} [SEP] Reward Details [SEP] None"
+    )
     assert set(done.info["reward_details"]) >= {"r_type", "r_att", "r_price", "title_score"}
 
 

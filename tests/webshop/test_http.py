@@ -71,7 +71,9 @@ def test_cli_build(tmp_path: Path) -> None:
     from coevo.cli import app
     import coevo.cli.webshop_cmd  # noqa: F401  (registers the command)
 
-    result = CliRunner().invoke(app, ["webshop", "build", "--products", "120", "--out", str(tmp_path / "ws"), "--seed", "2"])
+    result = CliRunner().invoke(
+        app, ["webshop", "build", "--products", "120", "--out", str(tmp_path / "ws"), "--seed", "2"]
+    )
     assert result.exit_code == 0, result.output
     assert "120 products" in result.output and (tmp_path / "ws" / "index" / "vocab.index.json").is_file()
     bad = CliRunner().invoke(app, ["webshop", "build", "--products", "50", "--out", str(tmp_path / "small")])

@@ -56,7 +56,14 @@ def test_nouns_keep_order_and_duplicates_and_skip_numbers_and_function_words() -
 
 def test_tokens_split_like_spacy_on_titles() -> None:
     assert tokens("Men's SC-HT830V DVD/VCR (Silver) D.O.N. 3.1") == [
-        "men", "sc", "ht830v", "dvd", "vcr", "silver", "d.o.n.", "3.1",
+        "men",
+        "sc",
+        "ht830v",
+        "dvd",
+        "vcr",
+        "silver",
+        "d.o.n.",
+        "3.1",
     ]
 
 

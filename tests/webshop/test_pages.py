@@ -7,16 +7,25 @@ from coevo.envs.webshop import pages
 from coevo.envs.webshop.pages import ListedProduct, ShownProduct
 
 SHOE = ShownProduct(
-    asin="B0001", title="Red Shoe", price_tag="$10.0", rating="N.A.",
+    asin="B0001",
+    title="Red Shoe",
+    price_tag="$10.0",
+    rating="N.A.",
     options={"color": ["red", "navy | blue"], "size": ["7", "8 wide"]},
-    description="  A desc. ", bullet_points=["b1", " b2 "], attributes=["rubber sole"],
-    category="fashion", query="shoes", product_category="a › b",
+    description="  A desc. ",
+    bullet_points=["b1", " b2 "],
+    attributes=["rubber sole"],
+    category="fashion",
+    query="shoes",
+    product_category="a › b",
 )
 
 
 def test_search_page() -> None:
     page = pages.search_page("i want x, and price lower than 40.00 dollars")
-    assert page.observation == "WebShop [SEP] Instruction: [SEP] i want x, and price lower than 40.00 dollars [SEP] Search"
+    assert (
+        page.observation == "WebShop [SEP] Instruction: [SEP] i want x, and price lower than 40.00 dollars [SEP] Search"
+    )
     assert page.available_actions() == {"has_search_bar": True, "clickables": ["search"]}
 
 
@@ -32,7 +41,10 @@ def test_results_page_second_page() -> None:
 
 def test_results_page_one_has_no_prev_and_always_a_next() -> None:
     page = pages.results_page("i want x", 1, 0, [])
-    assert page.observation == "Instruction: [SEP] i want x [SEP] Back to Search [SEP] Page 1 (Total results: 0) [SEP] Next >"
+    assert (
+        page.observation
+        == "Instruction: [SEP] i want x [SEP] Back to Search [SEP] Page 1 (Total results: 0) [SEP] Next >"
+    )
 
 
 def test_item_page() -> None:
@@ -43,7 +55,16 @@ def test_item_page() -> None:
         "[SEP] Features [SEP] Reviews [SEP] Buy Now"
     )
     assert page.available_actions()["clickables"] == [
-        "back to search", "< prev", "description", "features", "reviews", "buy now", "red", "navy | blue", "7", "8 wide",
+        "back to search",
+        "< prev",
+        "description",
+        "features",
+        "reviews",
+        "buy now",
+        "red",
+        "navy | blue",
+        "7",
+        "8 wide",
     ]
     assert page.clickables["8 wide"] == "size" and page.clickables["buy now"] is None
 
@@ -62,13 +83,16 @@ def test_sub_pages() -> None:
     empty = ShownProduct(**{**SHOE.__dict__, "description": "", "bullet_points": [""]})
     assert pages.sub_page("i want x", empty, "Description").observation == head  # no text node
     assert pages.sub_page("i want x", empty, "Features").observation == head + " [SEP] "  # a " " node
-    assert pages.sub_page("i want x", SHOE, "Features").available_actions()["clickables"] == ["back to search", "< prev"]
+    assert pages.sub_page("i want x", SHOE, "Features").available_actions()["clickables"] == [
+        "back to search",
+        "< prev",
+    ]
 
 
 def test_done_page() -> None:
     page = pages.done_page("B0001", {"size": "x-large", "color": "red"}, 0.6666666666666666)
     assert page.observation == (
-        'Thank you for shopping with us! [SEP] Your code: [SEP] None [SEP] (Paste it in your MTurk interface.) '
+        "Thank you for shopping with us! [SEP] Your code: [SEP] None [SEP] (Paste it in your MTurk interface.) "
         '[SEP] Purchased [SEP] asin [SEP] B0001 [SEP] options [SEP] {"color": "red", "size": "x-large"} [SEP] '
         "attrs [SEP] None [SEP] category [SEP] None [SEP] query [SEP] None [SEP] product category [SEP] None "
         "[SEP] Target [SEP] asin [SEP] options [SEP] attrs [SEP] price upper [SEP] instuction text [SEP] "

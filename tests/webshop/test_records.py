@@ -19,9 +19,16 @@ from coevo.envs.webshop.records import (
 )
 
 RAW = {
-    "asin": "B0TEST0001", "name": "Kavora Shoe", "full_description": "Nice.", "small_description": "One bullet",
-    "pricing": "$10.99$24.5", "customization_options": {"Color": [{"value": " Navy/White ", "image": "u"}], "Size": None},
-    "category": "fashion", "query": " Men's Shoes ", "product_category": "a › b", "images": ["u"],
+    "asin": "B0TEST0001",
+    "name": "Kavora Shoe",
+    "full_description": "Nice.",
+    "small_description": "One bullet",
+    "pricing": "$10.99$24.5",
+    "customization_options": {"Color": [{"value": " Navy/White ", "image": "u"}], "Size": None},
+    "category": "fashion",
+    "query": " Men's Shoes ",
+    "product_category": "a › b",
+    "images": ["u"],
 }
 
 
@@ -36,7 +43,9 @@ def test_pricing_like_webshop() -> None:
 
 
 def test_normalize_product_follows_load_products() -> None:
-    product = normalize_product(RAW, {"attributes": ["rubber sole"], "instruction": "Find me shoes", "instruction_attributes": ["rubber sole"]})
+    product = normalize_product(
+        RAW, {"attributes": ["rubber sole"], "instruction": "Find me shoes", "instruction_attributes": ["rubber sole"]}
+    )
     assert product.options == {"color": ["navy | white"]}  # stripped, "/" -> " | ", lower; None groups dropped
     assert product.bullet_points == ["One bullet"] and product.query == "men's shoes"
     assert product.attributes == ["rubber sole"] and product.instruction == "Find me shoes"

@@ -29,8 +29,12 @@ SHOE = Purchasable(
     description="A cushioned midsole with memory foam for long runs.",
 )
 GOAL = GoalSpec(
-    title=SHOE.title, query=SHOE.query, product_category=SHOE.product_category,
-    attributes=("rubber sole", "lace up"), options={"color": "navy blue", "size": "9.5"}, price_upper=60.0,
+    title=SHOE.title,
+    query=SHOE.query,
+    product_category=SHOE.product_category,
+    attributes=("rubber sole", "lace up"),
+    options={"color": "navy blue", "size": "9.5"},
+    price_upper=60.0,
 )
 
 
@@ -120,16 +124,24 @@ def test_r_type_scales_the_whole_reward() -> None:
     # WebShop's test_get_reward: 2/3 attribute terms fail, r_type 0.5 -> 0.2857
     goal = GoalSpec(
         title="Saireed UL Listed 2 Prong Power Cord for JBL Bar 3.1 Bar 2.1 Channel 4K Ultra HD Soundbar",
-        query="Query 1", product_category="a › b › c",
+        query="Query 1",
+        product_category="a › b › c",
         attributes=("tea tree", "essential oils", "natural ingredients"),
-        options={"color": "grey", "size": "XL", "amount": "pack of 12"}, price_upper=40.0,
+        options={"color": "grey", "size": "XL", "amount": "pack of 12"},
+        price_upper=40.0,
     )
     bought = Purchasable(
-        title="", query="Query 2", product_category="a › d › e", attributes=(),
+        title="",
+        query="Query 2",
+        product_category="a › d › e",
+        attributes=(),
         bullet_points="This shampoo has essential oils and smells like lemons",  # type: ignore[arg-type]
         description="Best shampoo on the market, made with natural ingredients",
     )
-    bought = replace(bought, title="BRST AC Power Cord Outlet Socket Cable Plug Lead for Panasonic SC-HT830V DVD/VCR Combo Home Theater System")
+    bought = replace(
+        bought,
+        title="BRST AC Power Cord Outlet Socket Cable Plug Lead for Panasonic SC-HT830V DVD/VCR Combo Home Theater System",
+    )
     total, info = reward(bought, goal, 35, {"color": "grey", "size": "XL"})
     assert info["r_type"] == 0.5
     assert total == pytest.approx(0.2857, abs=1e-3)

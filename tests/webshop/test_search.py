@@ -13,7 +13,13 @@ from coevo.envs.webshop.records import normalize_product
 from coevo.envs.webshop.search import Analyzer, IndexBuilder, Searcher
 from coevo.envs.webshop.tasks import generate
 
-QUERIES = ["red running shoes for men", "usb microphone noise cancelling", "gluten free bacon pack of 2", "zzzz qqq", "the"]
+QUERIES = [
+    "red running shoes for men",
+    "usb microphone noise cancelling",
+    "gluten free bacon pack of 2",
+    "zzzz qqq",
+    "the",
+]
 
 
 def _docs(n: int) -> list[str]:
@@ -23,7 +29,13 @@ def _docs(n: int) -> list[str]:
 def test_analyzer_is_lucene_english_like() -> None:
     analyze = Analyzer()
     assert analyze("The Women's Running-Shoes, 3.5 inch, and 1,000 ponies!") == [
-        "women", "run", "shoe", "3.5", "inch", "1,000", "poni",
+        "women",
+        "run",
+        "shoe",
+        "3.5",
+        "inch",
+        "1,000",
+        "poni",
     ]
 
 
@@ -53,7 +65,9 @@ def test_search_returns_top_50_matching_docs_best_first(tmp_path: Path) -> None:
     searcher = Searcher(tmp_path / "index")
     hits = searcher.search("black large machine wash")
     assert len(hits) == 50 and len(set(hits)) == 50
-    scores = searcher.model.get_scores([searcher.model.vocab_dict[t] for t in searcher.analyze("black large machine wash")])
+    scores = searcher.model.get_scores(
+        [searcher.model.vocab_dict[t] for t in searcher.analyze("black large machine wash")]
+    )
     ranked = scores[hits]
     assert np.all(ranked[:-1] >= ranked[1:]) and ranked[-1] > 0
     assert scores[[i for i in range(300) if i not in hits]].max() <= ranked[-1]

@@ -21,8 +21,11 @@ def _arg(value: object) -> object:
 
 
 def test_token_set_ratio_is_thefuzz_0_19_0s_on_every_recorded_pair() -> None:
-    wrong = [(a, b, expected, token_set_ratio(_arg(a), b)) for a, b, expected in FIXTURE["cases"]
-             if token_set_ratio(_arg(a), b) != expected]
+    wrong = [
+        (a, b, expected, token_set_ratio(_arg(a), b))
+        for a, b, expected in FIXTURE["cases"]
+        if token_set_ratio(_arg(a), b) != expected
+    ]
     assert wrong == []
 
 

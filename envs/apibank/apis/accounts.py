@@ -48,9 +48,7 @@ def delete_account(ctx: CallContext, token: str) -> dict[str, str]:
 
 
 @implements("ModifyPassword")
-def modify_password(
-    ctx: CallContext, token: str, old_password: str, new_password: str
-) -> dict[str, str]:
+def modify_password(ctx: CallContext, token: str, old_password: str, new_password: str) -> dict[str, str]:
     username = ctx.check_token(token)
     account = ctx.read("Account")[username]
     if account["password"] != old_password:
@@ -78,9 +76,7 @@ def forgot_password(ctx: CallContext, status: str, **kwargs: Any) -> Any:
         if not pending:
             raise ApiException("You need to call the API with status 'Forgot Password' at first.")
         if "new_password" not in kwargs or "verification_code" not in kwargs:
-            raise ApiException(
-                "The new password and verification code are required for the second call."
-            )
+            raise ApiException("The new password and verification code are required for the second call.")
         code, username = pending
         if code != kwargs["verification_code"]:
             raise ApiException("The verification code is incorrect.")

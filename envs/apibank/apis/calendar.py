@@ -40,7 +40,10 @@ def add_agenda(ctx: CallContext, token: str, content: str, time: str, location: 
     new_id = len(agenda) + 1
     username = ctx.check_token(token)
     ctx.write("Agenda")[new_id] = {
-        "username": username, "content": content, "time": time, "location": location,
+        "username": username,
+        "content": content,
+        "time": time,
+        "location": location,
     }
     return "success"
 
@@ -69,7 +72,10 @@ def modify_agenda(ctx: CallContext, token: str, content: str, time: str, locatio
     key = _first_match(ctx.read("Agenda"), username, content=content, time=time)
     if key is not None:
         ctx.write("Agenda")[key] = {
-            "username": username, "content": content, "time": time, "location": location,
+            "username": username,
+            "content": content,
+            "time": time,
+            "location": location,
         }
         return "success"
     if content:
@@ -159,8 +165,13 @@ def _no_meeting(meeting_topic: str, start_time: str) -> None:
 
 @implements("AddMeeting")
 def add_meeting(
-    ctx: CallContext, token: str, meeting_topic: str, start_time: str, end_time: str,
-    location: str, attendees: list,
+    ctx: CallContext,
+    token: str,
+    meeting_topic: str,
+    start_time: str,
+    end_time: str,
+    location: str,
+    attendees: list,
 ) -> str:
     _check_time(start_time)
     _check_time(end_time)
@@ -169,21 +180,29 @@ def add_meeting(
     new_id = _next_numeric_key(ctx.read("Meeting"))
     username = ctx.check_token(token)
     ctx.write("Meeting")[new_id] = {
-        "username": username, "meeting_topic": meeting_topic, "start_time": start_time,
-        "end_time": end_time, "location": location, "attendees": attendees,
+        "username": username,
+        "meeting_topic": meeting_topic,
+        "start_time": start_time,
+        "end_time": end_time,
+        "location": location,
+        "attendees": attendees,
     }
     return "success"
 
 
 @implements("DeleteMeeting")
 def delete_meeting(
-    ctx: CallContext, token: str, meeting_topic: str, start_time: str, end_time: str,
-    location: str, attendees: list,
+    ctx: CallContext,
+    token: str,
+    meeting_topic: str,
+    start_time: str,
+    end_time: str,
+    location: str,
+    attendees: list,
 ) -> str:
     _check_meeting_args(meeting_topic, start_time, end_time)
     username = ctx.check_token(token)
-    key = _first_match(ctx.read("Meeting"), username, meeting_topic=meeting_topic,
-                       start_time=start_time)
+    key = _first_match(ctx.read("Meeting"), username, meeting_topic=meeting_topic, start_time=start_time)
     if key is None:
         _no_meeting(meeting_topic, start_time)
     else:
@@ -193,8 +212,13 @@ def delete_meeting(
 
 @implements("ModifyMeeting")
 def modify_meeting(
-    ctx: CallContext, token: str, meeting_topic: str, start_time: str, end_time: str,
-    location: str, attendees: list,
+    ctx: CallContext,
+    token: str,
+    meeting_topic: str,
+    start_time: str,
+    end_time: str,
+    location: str,
+    attendees: list,
 ) -> str:
     _check_meeting_args(meeting_topic, start_time, end_time)
     username = ctx.check_token(token)
@@ -215,8 +239,13 @@ def modify_meeting(
 
 @implements("QueryMeeting")
 def query_meeting(
-    ctx: CallContext, token: str, meeting_topic: str, start_time: str, end_time: str,
-    location: str, attendees: list,
+    ctx: CallContext,
+    token: str,
+    meeting_topic: str,
+    start_time: str,
+    end_time: str,
+    location: str,
+    attendees: list,
 ) -> Any:
     _check_meeting_args(meeting_topic, start_time, end_time)
     username = ctx.check_token(token)

@@ -9,9 +9,7 @@ from coevo.envs.apibank.apis.smarthome import normalise_year
 from coevo.envs.apibank.sandbox import ApiException, CallContext, implements
 
 #: OpenBankAccount keeps its own accounts (not an initial database); API-Bank starts it so.
-INITIAL_BANK_ACCOUNTS: dict[int, dict[str, str]] = {
-    0: {"account": "test", "password": "test", "name": "yifei"}
-}
+INITIAL_BANK_ACCOUNTS: dict[int, dict[str, str]] = {0: {"account": "test", "password": "test", "name": "yifei"}}
 
 
 @implements("QueryBalance")
@@ -60,8 +58,13 @@ def query_stock(ctx: CallContext, stock_code: str, date: str) -> Any:
 
 @implements("BookHotel")
 def book_hotel(
-    ctx: CallContext, hotel_name: str, check_in_time: str, check_out_time: str,
-    room_count: int, adult_count: int, child_count: int,
+    ctx: CallContext,
+    hotel_name: str,
+    check_in_time: str,
+    check_out_time: str,
+    room_count: int,
+    adult_count: int,
+    child_count: int,
 ) -> str:
     check_in = datetime.datetime.strptime(check_in_time, "%Y-%m-%d")
     check_out = datetime.datetime.strptime(check_out_time, "%Y-%m-%d")
@@ -77,8 +80,11 @@ def book_hotel(
             raise ApiException("The room is not available.")
     order_id = str(len(orders) + 1)
     ctx.write("Hotel")[order_id] = {
-        "hotel_name": hotel_name, "check_in_time": check_in_time,
-        "check_out_time": check_out_time, "room_count": room_count,
-        "adult_count": adult_count, "child_count": child_count,
+        "hotel_name": hotel_name,
+        "check_in_time": check_in_time,
+        "check_out_time": check_out_time,
+        "room_count": room_count,
+        "adult_count": adult_count,
+        "child_count": child_count,
     }
     return order_id

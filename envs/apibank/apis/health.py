@@ -14,9 +14,7 @@ DATETIME = "%Y-%m-%d %H:%M:%S"
 
 # ---------------------------------------------------------------------------- health data
 @implements("RecordHealthData")
-def record_health_data(
-    ctx: CallContext, user_id: str, time: str, health_data: list | None = None
-) -> str:
+def record_health_data(ctx: CallContext, user_id: str, time: str, health_data: list | None = None) -> str:
     user_id = user_id.upper().strip()
     if user_id == "":
         raise ApiException("The user id cannot be empty.")
@@ -70,10 +68,7 @@ def query_health_data(ctx: CallContext, user_id: str, start_time: str, end_time:
     table = ctx.read("HealthData")
     if user not in table:
         raise ApiException("The user id does not exist.")
-    found = [
-        r for r in table[user]
-        if start <= datetime.datetime.strptime(r["time"], DATETIME) <= end
-    ]
+    found = [r for r in table[user] if start <= datetime.datetime.strptime(r["time"], DATETIME) <= end]
     if not found:
         raise ApiException("There is no health data in the given time span.")
     return found
@@ -106,9 +101,7 @@ def emergency_knowledge(ctx: CallContext, symptom: str) -> list:
 
 # ---------------------------------------------------------------------------- appointments
 @implements("AppointmentRegistration")
-def appointment_registration(
-    ctx: CallContext, patient_name: str, date: str, doctor_name: str
-) -> str:
+def appointment_registration(ctx: CallContext, patient_name: str, date: str, doctor_name: str) -> str:
     patient_name, doctor_name = patient_name.strip(), doctor_name.strip()
     if patient_name == "" or doctor_name == "":
         raise ApiException("Patient name or doctor name cannot be empty.")
@@ -130,7 +123,9 @@ def appointment_registration(
         while appointment_id in appointments:
             appointment_id = str(rng.randint(10000000, 99999999))
     ctx.write("Appointments")[appointment_id] = {
-        "patient_name": patient_name, "date": day, "doctor_name": doctor_name,
+        "patient_name": patient_name,
+        "date": day,
+        "doctor_name": doctor_name,
     }
     return appointment_id
 

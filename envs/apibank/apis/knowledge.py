@@ -42,8 +42,7 @@ def query_history_today(ctx: CallContext, date: str) -> list[str]:
     if day not in history:
         raise ApiException("The date is not in the database.")
     return [
-        f"Title: {e['Title'].strip()}, Date: {e['Date'].strip()}, "
-        f"Description: {e['Description'].strip()}"
+        f"Title: {e['Title'].strip()}, Date: {e['Date'].strip()}, Description: {e['Description'].strip()}"
         for e in history[day]
     ]
 
@@ -81,9 +80,7 @@ def translate(ctx: CallContext, src: str, **kwargs: Any) -> str:
     text = ctx.resources.translations.get((src, target))
     if text is None:
         raise ApiException(
-            f"No offline translation of this text into {target}"
-            + (f" from {source}" if source else "")
-            + "."
+            f"No offline translation of this text into {target}" + (f" from {source}" if source else "") + "."
         )
     return text
 

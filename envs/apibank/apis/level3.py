@@ -34,8 +34,11 @@ WEATHER: dict[tuple[float, float], dict[str, Any]] = {
     (35.6762, 139.6503): {"temperature": 25, "humidity": 0.6, "description": "Rainy"},
 }
 SALARIES: dict[str, int] = {
-    "Financial Analyst": 100000, "Software Engineer": 120000, "Data Scientist": 150000,
-    "Product Manager": 130000, "Doctor": 200000,
+    "Financial Analyst": 100000,
+    "Software Engineer": 120000,
+    "Data Scientist": 150000,
+    "Product Manager": 130000,
+    "Doctor": 200000,
 }
 FLIGHTS: list[tuple[str, str, datetime.datetime]] = [
     ("New York", "San Francisco", datetime.datetime(2022, 1, 1, 12)),
@@ -58,45 +61,80 @@ MOVIES_BY_GENRE: dict[str, list[str]] = {
     "Thriller": ["Inception", "Parasite", "Get Out"],
 }
 ORGANIZATIONS: dict[str, list[str]] = {
-    "Alibaba": ["John", "Mary", "Peter"], "Tencent": ["Tom", "Jerry"], "Baidu": ["Jack", "Rose"],
-    "ByteDance": ["Bob", "Alice"], "JD": ["Mike", "Jane"],
+    "Alibaba": ["John", "Mary", "Peter"],
+    "Tencent": ["Tom", "Jerry"],
+    "Baidu": ["Jack", "Rose"],
+    "ByteDance": ["Bob", "Alice"],
+    "JD": ["Mike", "Jane"],
 }
 _TEAM_MEETINGS = [
-    {"meeting_id": 1, "meeting_name": "Meeting with the client",
-     "meeting_time": "2021-01-01 10:00:00", "meeting_location": "Room 1",
-     "meeting_attendees": ["John", "Mary", "Peter"]},
-    {"meeting_id": 2, "meeting_name": "Meeting about the new project",
-     "meeting_time": "2021-01-02 10:00:00", "meeting_location": "Room 2",
-     "meeting_attendees": ["John", "Mary", "Peter"]},
+    {
+        "meeting_id": 1,
+        "meeting_name": "Meeting with the client",
+        "meeting_time": "2021-01-01 10:00:00",
+        "meeting_location": "Room 1",
+        "meeting_attendees": ["John", "Mary", "Peter"],
+    },
+    {
+        "meeting_id": 2,
+        "meeting_name": "Meeting about the new project",
+        "meeting_time": "2021-01-02 10:00:00",
+        "meeting_location": "Room 2",
+        "meeting_attendees": ["John", "Mary", "Peter"],
+    },
 ]
 _PAIR_MEETINGS = [
-    {"meeting_id": 1, "meeting_name": "Meeting", "meeting_time": "2021-01-01 10:00:00",
-     "meeting_location": "Room 1", "meeting_attendees": ["Tom", "Jerry"]},
+    {
+        "meeting_id": 1,
+        "meeting_name": "Meeting",
+        "meeting_time": "2021-01-01 10:00:00",
+        "meeting_location": "Room 1",
+        "meeting_attendees": ["Tom", "Jerry"],
+    },
 ]
 MEETINGS: dict[str, list[dict[str, Any]]] = {
-    "John": _TEAM_MEETINGS, "Mary": _TEAM_MEETINGS, "Peter": _TEAM_MEETINGS,
-    "Tom": _PAIR_MEETINGS, "Jerry": _PAIR_MEETINGS,
+    "John": _TEAM_MEETINGS,
+    "Mary": _TEAM_MEETINGS,
+    "Peter": _TEAM_MEETINGS,
+    "Tom": _PAIR_MEETINGS,
+    "Jerry": _PAIR_MEETINGS,
 }
 TRAVEL: dict[str, str] = {
-    "John": "Traveling", "Mary": "Working from home", "Peter": "Working from office",
-    "Tom": "Traveling", "Jerry": "Working from home", "Jack": "Working from office",
-    "Rose": "Working from office", "Bob": "Traveling", "Alice": "Working from home",
-    "Mike": "Working from office", "Jane": "Working from office",
+    "John": "Traveling",
+    "Mary": "Working from home",
+    "Peter": "Working from office",
+    "Tom": "Traveling",
+    "Jerry": "Working from home",
+    "Jack": "Working from office",
+    "Rose": "Working from office",
+    "Bob": "Traveling",
+    "Alice": "Working from home",
+    "Mike": "Working from office",
+    "Jane": "Working from office",
 }
 _WATCHED_A = ["The Matrix", "The Lord of the Rings", "The Dark Knight"]
 _WATCHED_B = ["The Lord of the Rings", "The Dark Knight", "The Matrix"]
 WATCHED: dict[str, list[str]] = {
-    "John": _WATCHED_A, "Mary": _WATCHED_B, "Peter": _WATCHED_A, "Tom": _WATCHED_B,
+    "John": _WATCHED_A,
+    "Mary": _WATCHED_B,
+    "Peter": _WATCHED_A,
+    "Tom": _WATCHED_B,
     "Jerry": _WATCHED_A,
 }
 PREFERENCES: dict[str, list[str]] = {
-    "John": ["Action", "Comedy", "Drama"], "Mary": ["Comedy", "Drama", "Romance"],
-    "Peter": ["Action", "Drama", "Thriller"], "Tom": ["Action", "Comedy", "Drama"],
+    "John": ["Action", "Comedy", "Drama"],
+    "Mary": ["Comedy", "Drama", "Romance"],
+    "Peter": ["Action", "Drama", "Thriller"],
+    "Tom": ["Action", "Comedy", "Drama"],
     "Jerry": ["Comedy", "Drama", "Romance"],
 }
 #: TaxCalculator's brackets: the rate of the highest threshold the salary reaches.
 TAX_BRACKETS: list[tuple[float, float]] = [
-    (float("inf"), 0.4), (5000, 0.3), (3000, 0.2), (1000, 0.1), (0, 0.0),
+    (float("inf"), 0.4),
+    (5000, 0.3),
+    (3000, 0.2),
+    (1000, 0.1),
+    (0, 0.0),
 ]
 
 
@@ -126,7 +164,11 @@ def personal_info_update(ctx: CallContext, username: str, password: str, address
 
 @implements("AddMeeting", level=3)
 def add_meeting(
-    ctx: CallContext, meeting_topic: str, start_time: str, end_time: str, location: str,
+    ctx: CallContext,
+    meeting_topic: str,
+    start_time: str,
+    end_time: str,
+    location: str,
     attendees: list,
 ) -> str:
     datetime.datetime.strptime(start_time, "%Y-%m-%d %H:%M:%S")
@@ -182,7 +224,8 @@ def flight_search(ctx: CallContext, source: str, destination: str, travel_dates:
     day = datetime.datetime.strptime(travel_dates, "%Y-%m-%d").date()
     flights = [
         {
-            "source": src, "destination": dst,
+            "source": src,
+            "destination": dst,
             "departure_date": dep.strftime("%Y-%m-%d %H:%M:%S"),
             "arrival_date": (dep + datetime.timedelta(hours=3)).strftime("%Y-%m-%d %H:%M:%S"),
         }
@@ -215,14 +258,11 @@ def get_weather(ctx: CallContext, latitude: float, longitude: float) -> dict[str
 
 
 @implements("HotelAvailability", level=3)
-def hotel_availability(
-    ctx: CallContext, destination: str, check_in_date: str, check_out_date: str
-) -> dict[str, list]:
+def hotel_availability(ctx: CallContext, destination: str, check_in_date: str, check_out_date: str) -> dict[str, list]:
     check_in = datetime.datetime.strptime(check_in_date, "%Y-%m-%d")
     check_out = datetime.datetime.strptime(check_out_date, "%Y-%m-%d")
     hotels = [
-        {"destination": dest, "check_in_date": start.strftime("%Y-%m-%d"),
-         "check_out_date": end.strftime("%Y-%m-%d")}
+        {"destination": dest, "check_in_date": start.strftime("%Y-%m-%d"), "check_out_date": end.strftime("%Y-%m-%d")}
         for dest, start, end in HOTELS.values()
         if dest == destination and check_in >= start and check_out <= end
     ]

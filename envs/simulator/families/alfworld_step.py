@@ -46,8 +46,9 @@ class AlfworldStepFamily(TaskFamily):
 
         self.check_knobs(knobs)
         scene = generate(
-            Knobs(task_type=knobs["task_type"], max_receptacles=knobs["max_receptacles"],
-                  distractors=knobs["distractors"]),
+            Knobs(
+                task_type=knobs["task_type"], max_receptacles=knobs["max_receptacles"], distractors=knobs["distractors"]
+            ),
             seed=rng.randrange(2**31),
         )
         game = compile_game(scene, dialect("2.1.2"))
@@ -67,5 +68,6 @@ class AlfworldStepFamily(TaskFamily):
             "Admissible commands: " + ", ".join(admissible),
             "What is the next command? Reply with one admissible command.",
         ]
-        return SimTask(self.name, "\n".join(lines), [gold], "exact", choices=list(admissible),
-                       meta={"knobs": dict(knobs)})
+        return SimTask(
+            self.name, "\n".join(lines), [gold], "exact", choices=list(admissible), meta={"knobs": dict(knobs)}
+        )

@@ -48,73 +48,140 @@ _CITIES = ("Paris", "Lisbon", "Oslo", "Cairo", "Lima", "Seoul", "Denver", "Nairo
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 CATALOG: tuple[Tool, ...] = (
-    Tool("get_weather", "check the weather", (
-        Param("city", _CITIES, "in {v}"),
-        Param("days", tuple(range(1, 8)), "for the next {v} days"),
-        Param("unit", ("celsius", "fahrenheit"), "in {v}"),
-    )),
-    Tool("set_alarm", "set an alarm", (
-        Param("hour", tuple(range(5, 12)), "for {v} o'clock"),
-        Param("minute", tuple(range(5, 60, 5)), "at {v} minutes past"),
-        Param("label", ("work", "gym", "medicine", "flight", "school"), "labelled {v}"),
-    )),
-    Tool("send_email", "send an email", (
-        Param("to", ("ana@mail.com", "bob@work.org", "li@uni.edu", "sam@home.net"), "to {v}"),
-        Param("subject", ("lunch", "invoice", "meeting", "holiday", "report"), "about {v}"),
-        Param("priority", tuple(range(1, 6)), "with priority {v}"),
-    )),
-    Tool("book_table", "book a table", (
-        Param("restaurant", ("Mirabelle", "Sakura", "El Toro", "Blue Door", "Casa Nova"), "at {v}"),
-        Param("people", tuple(range(2, 11)), "for {v} people"),
-        Param("day", _DAYS, "on {v}"),
-    )),
-    Tool("convert_currency", "convert money", (
-        Param("amount", tuple(range(10, 100, 5)), "an amount of {v}"),
-        Param("source", ("USD", "EUR", "GBP", "JPY", "CHF"), "from {v}"),
-        Param("target", ("USD", "EUR", "GBP", "JPY", "CHF"), "into {v}"),
-    )),
-    Tool("play_music", "play some music", (
-        Param("artist", ("Adele", "Queen", "Shakira", "Miles Davis", "Bach"), "by {v}"),
-        Param("volume", tuple(range(1, 11)), "at volume {v}"),
-        Param("genre", ("jazz", "rock", "pop", "classical"), "in the {v} style"),
-    )),
-    Tool("search_flights", "search for flights", (
-        Param("origin", _CITIES, "from {v}"),
-        Param("destination", _CITIES, "to {v}"),
-        Param("passengers", tuple(range(1, 7)), "for {v} passengers"),
-    )),
-    Tool("add_reminder", "add a reminder", (
-        Param("task", ("call mom", "pay rent", "water plants", "buy milk"), "to {v}"),
-        Param("day", _DAYS, "on {v}"),
-        Param("hour", tuple(range(6, 12)), "at {v} o'clock"),
-    )),
-    Tool("set_thermostat", "set the thermostat", (
-        Param("temperature", tuple(range(16, 27)), "to {v} degrees"),
-        Param("room", ("kitchen", "bedroom", "office", "living room"), "in the {v}"),
-        Param("fan_speed", tuple(range(1, 6)), "with fan speed {v}"),
-    )),
-    Tool("rent_car", "rent a car", (
-        Param("city", _CITIES, "in {v}"),
-        Param("days", tuple(range(1, 15)), "for {v} days"),
-        Param("category", ("economy", "compact", "suv", "van"), "in the {v} category"),
-    )),
-    Tool("order_pizza", "order pizza", (
-        Param("size", ("small", "medium", "large"), "in size {v}"),
-        Param("topping", ("mushrooms", "olives", "ham", "pepper"), "with {v}"),
-        Param("quantity", tuple(range(1, 6)), "with quantity {v}"),
-    )),
-    Tool("create_event", "create a calendar event", (
-        Param("title", ("standup", "dentist", "review", "party"), "called {v}"),
-        Param("day", tuple(range(1, 29)), "on day {v} of the month"),
-        Param("duration", tuple(range(15, 95, 15)), "lasting {v} minutes"),
-    )),
+    Tool(
+        "get_weather",
+        "check the weather",
+        (
+            Param("city", _CITIES, "in {v}"),
+            Param("days", tuple(range(1, 8)), "for the next {v} days"),
+            Param("unit", ("celsius", "fahrenheit"), "in {v}"),
+        ),
+    ),
+    Tool(
+        "set_alarm",
+        "set an alarm",
+        (
+            Param("hour", tuple(range(5, 12)), "for {v} o'clock"),
+            Param("minute", tuple(range(5, 60, 5)), "at {v} minutes past"),
+            Param("label", ("work", "gym", "medicine", "flight", "school"), "labelled {v}"),
+        ),
+    ),
+    Tool(
+        "send_email",
+        "send an email",
+        (
+            Param("to", ("ana@mail.com", "bob@work.org", "li@uni.edu", "sam@home.net"), "to {v}"),
+            Param("subject", ("lunch", "invoice", "meeting", "holiday", "report"), "about {v}"),
+            Param("priority", tuple(range(1, 6)), "with priority {v}"),
+        ),
+    ),
+    Tool(
+        "book_table",
+        "book a table",
+        (
+            Param("restaurant", ("Mirabelle", "Sakura", "El Toro", "Blue Door", "Casa Nova"), "at {v}"),
+            Param("people", tuple(range(2, 11)), "for {v} people"),
+            Param("day", _DAYS, "on {v}"),
+        ),
+    ),
+    Tool(
+        "convert_currency",
+        "convert money",
+        (
+            Param("amount", tuple(range(10, 100, 5)), "an amount of {v}"),
+            Param("source", ("USD", "EUR", "GBP", "JPY", "CHF"), "from {v}"),
+            Param("target", ("USD", "EUR", "GBP", "JPY", "CHF"), "into {v}"),
+        ),
+    ),
+    Tool(
+        "play_music",
+        "play some music",
+        (
+            Param("artist", ("Adele", "Queen", "Shakira", "Miles Davis", "Bach"), "by {v}"),
+            Param("volume", tuple(range(1, 11)), "at volume {v}"),
+            Param("genre", ("jazz", "rock", "pop", "classical"), "in the {v} style"),
+        ),
+    ),
+    Tool(
+        "search_flights",
+        "search for flights",
+        (
+            Param("origin", _CITIES, "from {v}"),
+            Param("destination", _CITIES, "to {v}"),
+            Param("passengers", tuple(range(1, 7)), "for {v} passengers"),
+        ),
+    ),
+    Tool(
+        "add_reminder",
+        "add a reminder",
+        (
+            Param("task", ("call mom", "pay rent", "water plants", "buy milk"), "to {v}"),
+            Param("day", _DAYS, "on {v}"),
+            Param("hour", tuple(range(6, 12)), "at {v} o'clock"),
+        ),
+    ),
+    Tool(
+        "set_thermostat",
+        "set the thermostat",
+        (
+            Param("temperature", tuple(range(16, 27)), "to {v} degrees"),
+            Param("room", ("kitchen", "bedroom", "office", "living room"), "in the {v}"),
+            Param("fan_speed", tuple(range(1, 6)), "with fan speed {v}"),
+        ),
+    ),
+    Tool(
+        "rent_car",
+        "rent a car",
+        (
+            Param("city", _CITIES, "in {v}"),
+            Param("days", tuple(range(1, 15)), "for {v} days"),
+            Param("category", ("economy", "compact", "suv", "van"), "in the {v} category"),
+        ),
+    ),
+    Tool(
+        "order_pizza",
+        "order pizza",
+        (
+            Param("size", ("small", "medium", "large"), "in size {v}"),
+            Param("topping", ("mushrooms", "olives", "ham", "pepper"), "with {v}"),
+            Param("quantity", tuple(range(1, 6)), "with quantity {v}"),
+        ),
+    ),
+    Tool(
+        "create_event",
+        "create a calendar event",
+        (
+            Param("title", ("standup", "dentist", "review", "party"), "called {v}"),
+            Param("day", tuple(range(1, 29)), "on day {v} of the month"),
+            Param("duration", tuple(range(15, 95, 15)), "lasting {v} minutes"),
+        ),
+    ),
 )
 
 TOOLS_BY_NAME: dict[str, Tool] = {t.name: t for t in CATALOG}
 
-_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-         "nineteen")
+_ONES = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 
 
@@ -179,8 +246,14 @@ class FunctionCallingFamily(TaskFamily):
         "numbers": ("digits", "words"),
         "tool": tuple(TOOLS_BY_NAME),
     }
-    demo_knobs = {"n_tools": 2, "n_args": 2, "signature": "full", "phrasing": "natural", "numbers": "digits",
-                  "tool": "add_reminder"}
+    demo_knobs = {
+        "n_tools": 2,
+        "n_args": 2,
+        "signature": "full",
+        "phrasing": "natural",
+        "numbers": "digits",
+        "tool": "add_reminder",
+    }
 
     def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)

@@ -23,8 +23,14 @@ class TextGenerator(Protocol):
     model_dir: str
 
     def generate(
-        self, conversations: Sequence[Messages], *, seed: int, max_new_tokens: int,
-        temperature: float, top_p: float, assistant_prefix: str = "",
+        self,
+        conversations: Sequence[Messages],
+        *,
+        seed: int,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        assistant_prefix: str = "",
     ) -> list[str]:
         """One completion per conversation (without `assistant_prefix`, which is prefilled)."""
 
@@ -63,25 +69,35 @@ class TransformersGenerator:
         return text + assistant_prefix
 
     def generate(
-        self, conversations: Sequence[Messages], *, seed: int, max_new_tokens: int = 256,
-        temperature: float = 0.8, top_p: float = 0.95, assistant_prefix: str = "",
+        self,
+        conversations: Sequence[Messages],
+        *,
+        seed: int,
+        max_new_tokens: int = 256,
+        temperature: float = 0.8,
+        top_p: float = 0.95,
+        assistant_prefix: str = "",
     ) -> list[str]:
         import torch
 
         outputs: list[str] = []
         with self._lock, torch.random.fork_rng(devices=[]):
             for start in range(0, len(conversations), self.batch_size):
-                chunk = conversations[start:start + self.batch_size]
+                chunk = conversations[start : start + self.batch_size]
                 torch.manual_seed(seed + start)
                 texts = [self.render(m, assistant_prefix) for m in chunk]
                 enc = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
                 enc = {k: v.to(self._device) for k, v in enc.items()}
                 with torch.no_grad():
                     out = self.model.generate(
-                        **enc, do_sample=temperature > 0, temperature=max(temperature, 1e-5), top_p=top_p,
-                        max_new_tokens=max_new_tokens, pad_token_id=self.tokenizer.pad_token_id,
+                        **enc,
+                        do_sample=temperature > 0,
+                        temperature=max(temperature, 1e-5),
+                        top_p=top_p,
+                        max_new_tokens=max_new_tokens,
+                        pad_token_id=self.tokenizer.pad_token_id,
                     )
-                new = out[:, enc["input_ids"].shape[1]:]
+                new = out[:, enc["input_ids"].shape[1] :]
                 outputs += self.tokenizer.batch_decode(new, skip_special_tokens=True)
         return outputs
 
@@ -92,14 +108,20 @@ class OpenAIGenerator:
 
     name = "openai"
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None,
-                 timeout: float = 120.0, concurrency: int = 8, retries: int = 3) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        concurrency: int = 8,
+        retries: int = 3,
+    ) -> None:
         import httpx
 
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         transport = httpx.HTTPTransport(retries=retries)
-        self.client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
-                                   transport=transport)
+        self.client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
         self.model = model
         self.concurrency = concurrency
         self.model_dir = model
@@ -108,11 +130,22 @@ class OpenAIGenerator:
         self.model = path
         self.model_dir = path
 
-    def _one(self, messages: Messages, seed: int, max_new_tokens: int, temperature: float,
-             top_p: float, assistant_prefix: str) -> str:
+    def _one(
+        self,
+        messages: Messages,
+        seed: int,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        assistant_prefix: str,
+    ) -> str:
         body: dict[str, Any] = {
-            "model": self.model, "messages": messages, "seed": seed, "max_tokens": max_new_tokens,
-            "temperature": temperature, "top_p": top_p,
+            "model": self.model,
+            "messages": messages,
+            "seed": seed,
+            "max_tokens": max_new_tokens,
+            "temperature": temperature,
+            "top_p": top_p,
         }
         if assistant_prefix:
             # vLLM continues a trailing assistant message when asked to.
@@ -124,8 +157,14 @@ class OpenAIGenerator:
         return str(response.json()["choices"][0]["message"]["content"] or "")
 
     def generate(
-        self, conversations: Sequence[Messages], *, seed: int, max_new_tokens: int = 256,
-        temperature: float = 0.8, top_p: float = 0.95, assistant_prefix: str = "",
+        self,
+        conversations: Sequence[Messages],
+        *,
+        seed: int,
+        max_new_tokens: int = 256,
+        temperature: float = 0.8,
+        top_p: float = 0.95,
+        assistant_prefix: str = "",
     ) -> list[str]:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             futures = [

@@ -70,7 +70,7 @@ def parse_generation(text: str, template: SimTask, family: str) -> SimTask:
     """The task in an LLM output; raises ValueError with the reason when it does not parse."""
     body = text.strip()
     if body.startswith(TASK_HEADER.strip()):
-        body = body[len(TASK_HEADER.strip()):]
+        body = body[len(TASK_HEADER.strip()) :]
     parts = _SPLIT.split(body, maxsplit=1)
     if len(parts) != 2:
         raise ValueError("no '### Answer' block")
@@ -134,8 +134,11 @@ class LLMPolicy:
 
     def describe(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "version": self.version, "generator": self.generator.name,
-            "model": self.generator.model_dir, "context": self.context,
+            "kind": self.kind,
+            "version": self.version,
+            "generator": self.generator.name,
+            "model": self.generator.model_dir,
+            "context": self.context,
             "base_families": {f: len(ts) for f, ts in self.by_family.items()},
         }
 
@@ -150,16 +153,26 @@ class LLMPolicy:
             fam = family or rng.choice(families)
             pool = self.by_family[fam]
             examples = rng.sample(pool, min(self.examples_per_prompt, len(pool)))
-            out.append({"family": fam, "base_task_ids": [t.task_id for t in examples],
-                        "difficulty": dict(self.context), "_examples": examples})
+            out.append(
+                {
+                    "family": fam,
+                    "base_task_ids": [t.task_id for t in examples],
+                    "difficulty": dict(self.context),
+                    "_examples": examples,
+                }
+            )
         return out
 
     def propose(self, count: int, seed: int, family: str | None = None) -> list[Proposal]:
         contexts = self.contexts(count, seed, family)
         conversations = [build_messages(c["_examples"], c["difficulty"]) for c in contexts]
         outputs = self.generator.generate(
-            conversations, seed=seed, max_new_tokens=self.max_new_tokens,
-            temperature=self.temperature, top_p=self.top_p, assistant_prefix=TASK_HEADER,
+            conversations,
+            seed=seed,
+            max_new_tokens=self.max_new_tokens,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            assistant_prefix=TASK_HEADER,
         )
         proposals = []
         for ctx, messages, output in zip(contexts, conversations, outputs):

@@ -57,8 +57,10 @@ class ParametricPolicy:
         for f, knobs in self.knob_values.items():
             missing = sorted(set(knobs) - set(logits.get(f, {})))
             if missing:
-                raise ValueError(f"the logits have no {f}.{', '.join(missing)} (saved before the family "
-                                 f"gained that knob?); knobs now: {', '.join(knobs)}")
+                raise ValueError(
+                    f"the logits have no {f}.{', '.join(missing)} (saved before the family "
+                    f"gained that knob?); knobs now: {', '.join(knobs)}"
+                )
             for k, values in knobs.items():
                 arr = np.asarray(logits[f][k], dtype=float)
                 if arr.shape != (len(values),):
@@ -77,7 +79,7 @@ class ParametricPolicy:
         out.logits[FAMILY_KEY] = vec[:i].copy()
         for f, knobs in self.knob_values.items():
             for k, values in knobs.items():
-                out.logits[f][k] = vec[i:i + len(values)].copy()
+                out.logits[f][k] = vec[i : i + len(values)].copy()
                 i += len(values)
         return out
 
@@ -141,8 +143,9 @@ class ParametricPolicy:
                 task = get_family(fam).generate(knobs, rng)
                 proposals.append(Proposal(context, json.dumps(context, sort_keys=True), task))
             except Exception as exc:  # a generator bug must show up in the validity rate
-                proposals.append(Proposal(context, json.dumps(context, sort_keys=True), None,
-                                          f"{type(exc).__name__}: {exc}"))
+                proposals.append(
+                    Proposal(context, json.dumps(context, sort_keys=True), None, f"{type(exc).__name__}: {exc}")
+                )
         return proposals
 
     def describe(self) -> dict[str, Any]:
@@ -234,10 +237,12 @@ class ParametricPolicy:
         grad = self.with_vector(np.zeros_like(self.vector()))
         p_f, q_f = self.family_probs(), reference.family_probs()
         # Family term, including how p(family) scales each family's knob KL.
-        per_family = np.array([
-            sum(_kl(self.knob_probs(f, k), reference.knob_probs(f, k)) for k in self.knob_values[f])
-            for f in self.families
-        ])
+        per_family = np.array(
+            [
+                sum(_kl(self.knob_probs(f, k), reference.knob_probs(f, k)) for k in self.knob_values[f])
+                for f in self.families
+            ]
+        )
         g = np.log(p_f / q_f) + per_family
         grad.logits[FAMILY_KEY] = p_f * (g - np.dot(p_f, g))
         for i, f in enumerate(self.families):
