@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from coevo.envs.base import EpisodeFinished, UnknownSplit, UnknownTask
+from coevo.envs.bfcl import source_calls
 from coevo.envs.bfcl.apis import ApiWorld
 from coevo.envs.bfcl.calls import Call, decode_reply, parse_ground_truth_call
 from coevo.envs.bfcl.tasks import CATEGORIES, Language
@@ -207,8 +208,11 @@ def test_ground_truth_calls_parse_without_eval() -> None:
 
 
 def test_source_text_arguments_for_java_and_javascript() -> None:
-    decoded = decode_reply('[f(flag=true, n=5, arr=[1, 2], s="text", m=myVar)]', Language.JAVA)
+    reply = '[f(flag=true, n=5, arr=[1, 2], s="text", m=myVar)]'
+    decoded = decode_reply(reply, Language.JAVASCRIPT)
     assert decoded.calls[0].kwargs == {"flag": "true", "n": "5", "arr": "[1, 2]", "s": "text", "m": "myVar"}
+    if source_calls.available():  # tree-sitter-java, as in BFCL: `[1, 2]` is no Java expression
+        assert decode_reply(reply, Language.JAVA).error is not None
     assert decode_reply("[f(from='1', to='2')]", Language.JAVA).calls[0].kwargs == {"from": "1", "to": "2"}
 
 
