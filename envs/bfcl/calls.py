@@ -217,18 +217,26 @@ def _unwrap(text: str) -> str:
     return text.strip()
 
 
-def decode_python(text: str, language: Language = Language.PYTHON) -> Decoded:
-    """`[f(a=1), g(b='x')]` (brackets optional) with literal values only (Java/JavaScript:
-    source text), packaged as BFCL's prompting decoder expects it."""
+def _parsed_elements(text: str, what: str) -> tuple[str, list[ast.expr] | Decoded]:
+    """The reply packaged as BFCL packages it, and the elements of its top-level list (a lone
+    expression: itself); a reply Python cannot parse gives the refusal, "not <what>"."""
     body = _escape_keyword_args(prompting.wrap(text))
     try:
         tree = ast.parse(body, mode="eval")
     except SyntaxError as e:
-        return Decoded([], "python", f"not a list of function calls: {e.msg}")
+        return body, Decoded([], "python", f"not {what}: {e.msg}")
     except (ValueError, RecursionError, MemoryError):
-        return Decoded([], "python", "not a list of function calls")
+        return body, Decoded([], "python", f"not {what}")
     top = tree.body
-    elements = top.elts if isinstance(top, (ast.List, ast.Tuple)) else [top]
+    return body, list(top.elts) if isinstance(top, (ast.List, ast.Tuple)) else [top]
+
+
+def decode_python(text: str, language: Language = Language.PYTHON) -> Decoded:
+    """`[f(a=1), g(b='x')]` (brackets optional) with literal values only (Java/JavaScript:
+    source text), packaged as BFCL's prompting decoder expects it."""
+    body, elements = _parsed_elements(text, "a list of function calls")
+    if isinstance(elements, Decoded):
+        return elements
     if len(elements) > MAX_CALLS_PER_REPLY:
         return Decoded([], "python", f"more than {MAX_CALLS_PER_REPLY} calls in one reply")
     calls: list[Call] = []
@@ -259,15 +267,9 @@ def decode_source_call_ast(text: str, language: Language) -> Decoded:
     each named argument is its source text, a string literal without its quotes and with its escapes kept raw.
     JavaScript drops positional arguments, except a bare name (BFCL keys it by None: refused);
     Java refuses them (tree-sitter reports a syntax error on every one we recorded)."""
-    body = _escape_keyword_args(prompting.wrap(text))
-    try:
-        tree = ast.parse(body, mode="eval")
-    except SyntaxError as e:
-        return Decoded([], "python", f"not a function call: {e.msg}")
-    except (ValueError, RecursionError, MemoryError):
-        return Decoded([], "python", "not a function call")
-    top = tree.body
-    elements = top.elts if isinstance(top, (ast.List, ast.Tuple)) else [top]
+    body, elements = _parsed_elements(text, "a function call")
+    if isinstance(elements, Decoded):
+        return elements
     if len(elements) != 1 or not isinstance(elements[0], ast.Call):
         return Decoded([], "python", f"BFCL reads exactly one {language.value} call per reply")
     node = elements[0]
