@@ -48,6 +48,7 @@ otherwise: every native route (step, fork, expert, DELETE) takes the id these ro
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
@@ -204,16 +205,14 @@ def build_compat_router(service: EnvService) -> APIRouter:
     extra = env_cls.agentgym_extra_fields
     step_info = env_cls.agentgym_step_info
     finished_error = env_cls.agentgym_finished_error
-    agentgym_catalog: list[Env] = []
 
+    @functools.cache
     def catalog_of_agentgym() -> Env:
         """The catalogue as an AgentGym session sees it (an env may serve AgentGym's own task
         list there), made on first use; the handlers run on the event loop, one at a time."""
-        if not agentgym_catalog:
-            env = service.runtime.new_env()
-            env.agentgym = True
-            agentgym_catalog.append(env)
-        return agentgym_catalog[0]
+        env = service.runtime.new_env()
+        env.agentgym = True
+        return env
 
     def task_by_index(index: int) -> str:
         catalog = catalog_of_agentgym()
