@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -170,15 +171,16 @@ def main() -> None:
     conversations = first_turns("bfcl", "simple_python", args.agreement_prompts // 2)
     conversations += first_turns("alfworld", "valid_unseen", args.agreement_prompts - len(conversations))
     hf = TransformersPolicy(model_dir)
-    backend = LlamaCppPolicy(
-        model_dir,
-        kv_type=args.kv_type,
-        threads=threads,
-        max_batch_size=8,
-        max_prompt_tokens=2048,
-        precision=args.precision,
-        share_prefixes=False,
-    )
+
+    def llama(precision: str = args.precision, share_prefixes: bool = False) -> Any:
+        return LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
+                              precision=precision, share_prefixes=share_prefixes)  # fmt: skip
+
+    def in_rounds(generate: Any) -> list[list[int]]:
+        """Every prompt through `generate`, in rounds of 8 as an evaluation sends them."""
+        return [x for i in range(0, len(prompts), 8) for x in generate(prompts[i : i + 8])]
+
+    backend = llama()
     prompts = [hf.encode(hf.render(c)) for c in conversations]
     greedy = Sampling(temperature=0.0, max_new_tokens=args.new_tokens)
 
@@ -204,35 +206,20 @@ def main() -> None:
         )
 
     log(f"greedy agreement on {len(prompts)} prompts")
-    reference = [x for i in range(0, len(prompts), 8) for x in run_hf(prompts[i : i + 8], 32, exact=False)]
-    fast = [x for i in range(0, len(prompts), 8) for x in run_backend(prompts[i : i + 8], 32, exact=False)]
+    reference = in_rounds(lambda chunk: run_hf(chunk, 32, exact=False))
+    fast = in_rounds(lambda chunk: run_backend(chunk, 32, exact=False))
     result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
     result["agreement_prompts"] = len(prompts)
     if args.precision != "f32":  # the same prompts with f32 weights, for comparison
-        exact = LlamaCppPolicy(
-            model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048, precision="f32"
-        )
-        f32 = [
-            x
-            for i in range(0, len(prompts), 8)
-            for x in exact.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=32), stop="eos")
-        ]
+        exact = llama(precision="f32")
+        f32 = in_rounds(partial(exact.generate_ids, sampling=greedy.but(max_new_tokens=32), stop="eos"))
         result["greedy_agreement_f32"], result["agreement_tokens_f32"] = agreement(reference, f32, 32)
 
     log("first turns with and without prefix sharing")
     for shared in (False, True):
-        policy = LlamaCppPolicy(
-            model_dir,
-            kv_type=args.kv_type,
-            threads=threads,
-            max_batch_size=8,
-            max_prompt_tokens=2048,
-            precision=args.precision,
-            share_prefixes=shared,
-        )
+        policy = llama(share_prefixes=shared)
         started = time.perf_counter()
-        for i in range(0, len(prompts), 8):
-            policy.generate_ids(prompts[i : i + 8], greedy.but(max_new_tokens=1), stop="none")
+        in_rounds(partial(policy.generate_ids, sampling=greedy.but(max_new_tokens=1), stop="none"))
         result[f"first_turns_s_{'shared' if shared else 'unshared'}"] = time.perf_counter() - started
         if shared:
             total = policy.prompt_tokens_copied + policy.prompt_tokens_computed
