@@ -28,7 +28,7 @@ from coevo import wire
 from coevo.client.errors import EnvClientError, error_for
 from coevo.client.http import AsyncEnvClient, AsyncSession
 from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
-from coevo.client.policies.parsing import canonical_action, parse_react
+from coevo.client.policies.parsing import canonical_action
 from coevo.client.policies.prompts import EnvPrompt, prompt_from_info
 from coevo.client.trajectory import EpisodeSpec, Trajectory, Turn, slim_info, task_type_of
 
@@ -346,7 +346,7 @@ class RolloutEngine:
                     break
                 reply = reply.strip()
                 messages.append({"role": "assistant", "content": reply})
-                parsed = parse_react(reply, single_line=prompt.single_line_action)
+                parsed = prompt.read(reply)
                 if not parsed.ok:
                     feedback = prompt.render_invalid(parsed.error or "unreadable reply", info)
                     trajectory.turns.append(Turn(reply, None, feedback, valid=False))

@@ -91,6 +91,11 @@ class AgentPrompt(_Model):
     expert_thought: str = "I will take the next step towards the goal."
     #: Fold the available-action list (None: list every action).
     fold_actions: ActionFold | None = None
+    #: What a reply with no readable "Action:" does: the generic rule shows the agent why and
+    #: asks again ("ask_again"); "step" sends the whole reply to the env as the action, for an
+    #: env whose original reads every reply whole and never asks again (BFCL's prompting
+    #: evaluation decodes each model output once).
+    reply_without_action: Literal["ask_again", "step"] = "ask_again"
 
     @classmethod
     def from_file(cls, path: str | Path) -> AgentPrompt:

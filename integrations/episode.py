@@ -2,8 +2,9 @@
 
 The trainer adapters (TRL, veRL, verifiers) differ in who generates and how tokens are kept,
 not in how an episode is played; this is the playing part, shared, and the same as coevo's own
-rollouts (client/rollout.py): the env's prompt from its /info, ReAct replies read by
-parse_react, an unreadable reply answered with the env's format hint without stepping the env.
+rollouts (client/rollout.py): the env's prompt from its /info, ReAct replies read by the env's
+rules (EnvPrompt.read), an unreadable reply answered with the env's format hint without stepping
+the env.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from coevo import wire
 from coevo.client.errors import EnvClientError
 from coevo.client.http import AsyncSession, Session
 from coevo.client.policies.base import Message
-from coevo.client.policies.parsing import canonical_action, parse_react
+from coevo.client.policies.parsing import canonical_action
 from coevo.client.policies.prompts import EnvPrompt, prompt_for
 
 
@@ -56,7 +57,7 @@ class ReadReply:
 
 
 def read_reply(prompt: EnvPrompt, reply: str, info: dict[str, Any]) -> ReadReply:
-    parsed = parse_react(reply, single_line=prompt.single_line_action)
+    parsed = prompt.read(reply)
     if not parsed.ok:
         return ReadReply(None, prompt.render_invalid(parsed.error or "unreadable reply", info))
     return ReadReply(canonical_action(parsed.action or "", info.get("available_actions")), None)

@@ -63,6 +63,11 @@ def _clean_line_action(text: str) -> str:
     return line.rstrip(".。!").strip()
 
 
+def strip_special_tokens(text: str) -> str:
+    """The reply without chat-template markers a model may echo ("<|im_end|>", "</s>")."""
+    return _SPECIAL_TOKEN.sub("", text or "").strip()
+
+
 def parse_react(text: str, *, single_line: bool = False) -> ParsedReply:
     """Split a ReAct reply into thought and action.
 
@@ -70,7 +75,7 @@ def parse_react(text: str, *, single_line: bool = False) -> ParsedReply:
     "Action:" is the action, trailing periods dropped); otherwise the action runs to the end of
     the reply or to a hallucinated next section, with code fences removed.
     """
-    text = _SPECIAL_TOKEN.sub("", text or "").strip()
+    text = strip_special_tokens(text)
     if not text:
         return ParsedReply("", None, "the reply was empty.")
     action_match = _ACTION.search(text) or _ACTION_INLINE.search(text)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from coevo.client.policies.base import Message
+from coevo.client.policies.parsing import ParsedReply, parse_react, strip_special_tokens
 from coevo.wire import ActionFold, AgentPrompt, InfoResponse
 
 ACKNOWLEDGEMENT = "OK. I will think briefly, then give exactly one action per turn."
@@ -61,6 +62,17 @@ class EnvPrompt:
     render_actions: Callable[[Any], str] = field(default=lambda available: render_available_actions(available))
     #: The env's worked example (thought, action), repeated when a reply cannot be read.
     example: tuple[str, str] = ("", "")
+    #: "step": a reply with no readable action is the action, whole (see AgentPrompt).
+    reply_without_action: Literal["ask_again", "step"] = "ask_again"
+
+    def read(self, reply: str) -> ParsedReply:
+        """The action in an agent's reply by this env's rules, or why there is none (then the
+        agent is shown the reason and asked again)."""
+        parsed = parse_react(reply, single_line=self.single_line_action)
+        if parsed.ok or self.reply_without_action != "step":
+            return parsed
+        whole = strip_special_tokens(reply)
+        return ParsedReply(parsed.thought, whole) if whole else parsed
 
     def start(self) -> list[Message]:
         """The instruction turn and the agent's acknowledgement."""
@@ -165,6 +177,7 @@ def prompt_for(
         show_available_actions=spec.show_available_actions,
         expert_thought=expert_thoughts(spec),
         render_actions=folded_actions(fold) if fold else render_available_actions,
+        reply_without_action=spec.reply_without_action,
     )
 
 

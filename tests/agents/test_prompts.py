@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from coevo.client.policies.prompts import ACKNOWLEDGEMENT, prompt_for, render_available_actions
 from coevo.envs.alfworld.env import AlfWorldEnv
+from coevo.wire import AgentPrompt
 
 ALFWORLD = prompt_for("alfworld", AlfWorldEnv.action_format, AlfWorldEnv.action_example, AlfWorldEnv.agent_prompt)
 
@@ -79,3 +80,14 @@ def test_generic_prompt_shows_the_envs_worked_example() -> None:
     assert prompt.instruction.endswith("Thought: I will look for shoes.\nAction: search[shoes]")
     bare = prompt_for("other-env", "free text")
     assert "<" not in bare.instruction and '"Action:"' in bare.instruction
+
+
+def test_replies_without_an_action_are_asked_again_or_stepped_whole_as_the_env_declares() -> None:
+    asking, stepping = prompt_for("x", "calls"), prompt_for("x", "calls", spec=AgentPrompt(reply_without_action="step"))
+    prose = "I would call\nthe weather function.<|im_end|>"
+    assert not asking.read(prose).ok and "no 'Action:' line" in (asking.read(prose).error or "")
+    assert stepping.read(prose).action == "I would call\nthe weather function."
+    labelled = "Thought: the weather\nAction: [get_weather(city='Paris')]"
+    assert asking.read(labelled) == stepping.read(labelled)
+    assert stepping.read(labelled).action == "[get_weather(city='Paris')]"
+    assert not stepping.read("<|im_end|>").ok  # an empty reply is still no action

@@ -165,6 +165,23 @@ def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
         _run(stuck, [], max_invalid_replies=0)
 
 
+def test_an_env_that_reads_replies_whole_is_stepped_once_per_unlabelled_reply() -> None:
+    """BFCL decodes every model output once and never asks again: a reply with no "Action:"
+    line goes to the env whole, and a single-turn entry ends on it, scored as BFCL scores it."""
+    prose = "Sure! To do this you would\nfirst look at the function."
+
+    async def go() -> list[Trajectory]:
+        async with asgi_env_client("bfcl") as client:
+            specs = [EpisodeSpec("bfcl", split="simple_python", seed=0)]
+            return await RolloutEngine(ScriptedPolicy([prose]), {"bfcl": client}).run(specs)
+
+    (t,) = asyncio.run(go())
+    assert t.status == "done" and t.rounds == 1 and t.steps == 1 and not t.success
+    (turn,) = t.turns
+    assert turn.valid and turn.action == prose
+    assert turn.info["error_type"] == "ast_decoder:decoder_failed"
+
+
 def test_summary_counts_the_actions_the_env_accepted() -> None:
     async def go() -> list[Trajectory]:
         async with asgi_env_client("alfworld") as client:
