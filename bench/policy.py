@@ -21,6 +21,11 @@ with the prompts the rollout engine uses) and the same SmolLM2-135M-Instruct wei
 - weight_sync_s: a trained checkpoint's weights reach the backend (GGUF export + reload),
   measured on a perturbed copy of the model; synced_outputs_differ says the backend then
   answers as the new weights do, not as the old.
+- memory_read_gb_per_s, decode_ceiling_tok_per_s_{1,8}, speedup_ceiling_{1,8}: how fast the
+  machine reads memory (best of 5 sums over 1 GiB, all threads) and the decode rate that allows
+  when every step reads the backend's weights once (GGUF size, the tied embedding counted once as
+  the output matrix) and does nothing else: an upper bound for any backend at that precision;
+  speedup_ceiling_* divides it by the transformers rate, i.e. the largest speedup that bound permits.
 - bfcl_eval_100_s: wall time of `coevo eval --env bfcl --policy smollm2 --split simple_python
   --n 100` (default backend, server start and model load included), and its success rate.
 
@@ -125,6 +130,21 @@ def agreement(a: list[list[int]], b: list[list[int]], length: int) -> tuple[floa
     return same, prefix / max(1, total)
 
 
+def memory_read_gb_per_s(repeats: int = 5) -> float:
+    """Memory read bandwidth: the best of `repeats` sums over a 1 GiB tensor (far beyond any
+    cache), on torch's threads."""
+    import torch
+
+    data = torch.ones(2**28, dtype=torch.float32)
+    data.sum()
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        data.sum()
+        best = min(best, time.perf_counter() - started)
+    return data.numel() * data.element_size() / best / 1e9
+
+
 def eval_wall_time(n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "eval.json"
@@ -205,6 +225,14 @@ def main() -> None:
             result[f"backend_prompt_tok_per_s_{batch}"] / result[f"transformers_prompt_tok_per_s_{batch}"]
         )
 
+    result["memory_read_gb_per_s"] = memory_read_gb_per_s()
+    weight_bytes = backend.engine.path.stat().st_size
+    result["backend_weight_mb"] = weight_bytes / 1e6
+    for batch in (1, 8):
+        ceiling = batch * result["memory_read_gb_per_s"] * 1e9 / weight_bytes
+        result[f"decode_ceiling_tok_per_s_{batch}"] = ceiling
+        result[f"speedup_ceiling_{batch}"] = ceiling / result[f"transformers_tok_per_s_{batch}"]
+
     log(f"greedy agreement on {len(prompts)} prompts")
     reference = in_rounds(lambda chunk: run_hf(chunk, 32, exact=False))
     fast = in_rounds(lambda chunk: run_backend(chunk, 32, exact=False))
@@ -248,6 +276,9 @@ def main() -> None:
         "greedy_agreement": result["greedy_agreement"] >= 0.95, "weight_sync_s": result["weight_sync_s"] <= 10,
         **({"bfcl_eval_100_s": result["bfcl_eval_100_s"] <= 300} if "bfcl_eval_100_s" in result else {}),
     }  # fmt: skip
+    # Whether the memory-bound ceiling leaves room for each speedup target at all.
+    result["targets_within_ceiling"] = {"speedup_1": result["speedup_ceiling_1"] >= 5,
+                                        "speedup_8": result["speedup_ceiling_8"] >= 10}  # fmt: skip
     if args.json:
         print(json.dumps(result, indent=2))
     else:
