@@ -13,7 +13,7 @@ if [ -f "$VENV/.coevo-stamp" ] && [ "$(cat "$VENV/.coevo-stamp")" = "$want" ]; t
 fi
 
 say() { echo "[bootstrap $(date +%H:%M:%S)] $*"; }
-say "setting up $VENV (first run on a fresh machine: ~5-10 min on 2 cores, most of it downloading packages and"
+say "setting up $VENV (first run on a fresh machine: ~8-14 min on 2 cores, most of it downloading packages and"
 say "compiling ALFWorld's fast-downward planner and llama.cpp; ~2 min with a warm pip cache; later runs return at once)"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 PIP="$VENV/bin/python -m pip"
