@@ -74,6 +74,10 @@ class ActionFold(_Model):
     listed_last: list[str] = Field(default_factory=list)
 
 
+#: What a reply with no readable "Action:" does (AgentPrompt.reply_without_action).
+ReplyWithoutAction = Literal["ask_again", "step"]
+
+
 class AgentPrompt(_Model):
     """How agents are prompted for an env and how their replies are read. An env declares it
     (`Env.agent_prompt`), /info serves it, and the client builds its prompts from it, so a new
@@ -95,7 +99,7 @@ class AgentPrompt(_Model):
     #: asks again ("ask_again"); "step" sends the whole reply to the env as the action, for an
     #: env whose original reads every reply whole and never asks again (BFCL's prompting
     #: evaluation decodes each model output once).
-    reply_without_action: Literal["ask_again", "step"] = "ask_again"
+    reply_without_action: ReplyWithoutAction = "ask_again"
 
     @classmethod
     def from_file(cls, path: str | Path) -> AgentPrompt:

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from coevo.client.policies.base import Message
 from coevo.client.policies.parsing import ParsedReply, parse_react, strip_special_tokens
-from coevo.wire import ActionFold, AgentPrompt, InfoResponse
+from coevo.wire import ActionFold, AgentPrompt, InfoResponse, ReplyWithoutAction
 
 ACKNOWLEDGEMENT = "OK. I will think briefly, then give exactly one action per turn."
 
@@ -63,7 +63,7 @@ class EnvPrompt:
     #: The env's worked example (thought, action), repeated when a reply cannot be read.
     example: tuple[str, str] = ("", "")
     #: "step": a reply with no readable action is the action, whole (see AgentPrompt).
-    reply_without_action: Literal["ask_again", "step"] = "ask_again"
+    reply_without_action: ReplyWithoutAction = "ask_again"
 
     def read(self, reply: str) -> ParsedReply:
         """The action in an agent's reply by this env's rules, or why there is none (then the
