@@ -34,7 +34,7 @@ _LOCAL_OPTIONS = {
     "transformers": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "device", "dtype", "name"},
     "llamacpp": {
         "max_batch_size", "max_prompt_tokens", "max_cached_episodes", "max_reply_tokens", "threads", "precision",
-        "kv_type", "name", "seed", "cache_gguf", "share_prefixes",
+        "kv_type", "flash_attention", "name", "seed", "cache_gguf", "share_prefixes",
     },
     "vllm": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "name", "seed", "gpu_memory_utilization"},
 }  # fmt: skip

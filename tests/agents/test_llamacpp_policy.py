@@ -37,10 +37,14 @@ def _requests(turns: tuple[int, ...] = (0, 1, 3, 6)) -> list[PolicyRequest]:
     return [PolicyRequest(_conversation(k), "guess", _Session(f"s{k}")) for k in turns]  # type: ignore[arg-type]
 
 
-def test_greedy_replies_equal_transformers(tiny_model_dir: Path) -> None:
+@pytest.mark.parametrize("flash_attention", [True, False])
+def test_greedy_replies_equal_transformers(tiny_model_dir: Path, flash_attention: bool) -> None:
     greedy = Sampling(max_new_tokens=16)
     reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, sampling=greedy)
-    fast = LlamaCppPolicy(tiny_model_dir, sampling=greedy, kv_type="f32", precision="f32", threads=1)
+    fast = LlamaCppPolicy(
+        tiny_model_dir, sampling=greedy, kv_type="f32", precision="f32", threads=1, flash_attention=flash_attention
+    )
+    assert fast.describe()["flash_attention"] is flash_attention
     assert fast.generate(_requests()) == reference.generate(_requests())
     assert len(set(reference.generate(_requests()))) > 1  # different prompts, different replies
 
