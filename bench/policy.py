@@ -136,19 +136,24 @@ def agreement(a: list[list[int]], b: list[list[int]], length: int) -> tuple[floa
     return same, prefix / max(1, total)
 
 
+def best_seconds(work: Any, repeats: int) -> float:
+    """The shortest of `repeats` timed calls of `work`, after one untimed warm-up call."""
+    work()
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def memory_read_gb_per_s(repeats: int = 5) -> float:
     """Memory read bandwidth: the best of `repeats` sums over a 1 GiB tensor (far beyond any
     cache), on torch's threads."""
     import torch
 
     data = torch.ones(2**28, dtype=torch.float32)
-    data.sum()
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        data.sum()
-        best = min(best, time.perf_counter() - started)
-    return data.numel() * data.element_size() / best / 1e9
+    return data.numel() * data.element_size() / best_seconds(data.sum, repeats) / 1e9
 
 
 def matmul_gflop_per_s(size: int = 2048, repeats: int = 5) -> float:
@@ -156,13 +161,7 @@ def matmul_gflop_per_s(size: int = 2048, repeats: int = 5) -> float:
     import torch
 
     a, b = torch.randn(size, size), torch.randn(size, size)
-    a @ b
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        a @ b
-        best = min(best, time.perf_counter() - started)
-    return 2 * size**3 / best / 1e9
+    return 2 * size**3 / best_seconds(lambda: a @ b, repeats) / 1e9
 
 
 def eval_wall_time(n: int) -> dict[str, Any]:

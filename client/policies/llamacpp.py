@@ -117,7 +117,9 @@ class LlamaCppModel:
         params.type_k = params.type_v = _KV_TYPES[kv_type]
         # Fused attention (llama.cpp's "auto" leaves it off on a CPU): a batch-8 decode step of
         # SmolLM2-135M after ~550-token prompts took 75-78 ms without it and 46-52 ms with it.
-        params.flash_attn_type = 1 if flash_attention else 0
+        params.flash_attn_type = (
+            llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attention else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
         params.no_perf = True
         self._ctx = llama_cpp.llama_init_from_model(self._model, params)
         if not self._ctx:
