@@ -20,7 +20,7 @@ from coevo.client.policies.base import PolicyRequest, Sampling  # noqa: E402
 from coevo.client.policies.factory import in_memory_policy, local_policy, resolve_backend  # noqa: E402
 from coevo.client.policies.gguf_export import UnsupportedModel, export_gguf  # noqa: E402
 from coevo.client.policies.hf import TransformersPolicy, load_model  # noqa: E402
-from coevo.client.policies.llamacpp import LlamaCppPolicy, pick_token  # noqa: E402
+from coevo.client.policies.llamacpp import LlamaCppPolicy, one_pass_layout, pick_token  # noqa: E402
 from coevo.client.policies.local import GenerationCancelled  # noqa: E402
 from coevo.client.rollout import RolloutEngine  # noqa: E402
 from coevo.client.trajectory import EpisodeSpec  # noqa: E402
@@ -163,6 +163,51 @@ def test_a_prefix_copied_from_another_episode_gives_the_logits_of_a_fresh_prompt
     fresh.generate([request(9, "y")])
     fresh.generate([request(5, "y", branch=True)])
     assert np.array_equal(seen[-1], donated)
+
+
+def test_one_pass_layout_sorts_by_sequence_and_fills_small_gaps() -> None:
+    entries = [(10, 7, 5, True), (11, 3, 0, True), (12, 9, 3, True), (13, 4, 9, True)]
+    positions = {1: 40, 2: 0, 4: 12}
+    feed, rows, fillers = one_pass_layout(entries, positions.get, max_gap=2)
+    # 0 and 3 leave a gap of two (filled), 3 and 5 one (filled), 5 and 9 three (left: two passes)
+    assert [e[2] for e in feed] == [0, 1, 2, 3, 4, 5, 9]
+    assert fillers == [(1, 40), (2, 0), (4, 12)]
+    assert [e for e in feed if e[2] in (1, 2, 4)] == [(0, 40, 1, False), (0, 0, 2, False), (0, 12, 4, False)]
+    assert rows == [1, 2, 0, 3]  # the logits rows come back in feed order: sequences 0, 3, 5, 9
+    # A sequence that cannot take another cell keeps its gap; no gap allowed, only sorting.
+    feed, rows, fillers = one_pass_layout(entries, {1: 40, 2: None, 4: 12}.get, max_gap=2)
+    assert [e[2] for e in feed] == [0, 3, 4, 5, 9] and fillers == [(4, 12)]
+    feed, rows, fillers = one_pass_layout(entries, positions.get, max_gap=0)
+    assert [e[2] for e in feed] == [0, 3, 5, 9] and fillers == []
+
+
+def test_a_round_with_gaps_between_its_episodes_decodes_in_one_pass_per_step(tiny_model_dir: Path) -> None:
+    """Episodes 0, 2 and 4 of six decode together: each step also feeds a throwaway token to 1 and
+    3 (so llama.cpp runs one pass, not three), the replies are transformers', and the idle
+    episodes' KV is left as it was."""
+    greedy = Sampling(max_new_tokens=8)
+    fast = LlamaCppPolicy(
+        tiny_model_dir, kv_type="f32", precision="f32", threads=1, max_batch_size=6, sampling=greedy,
+        share_prefixes=False,
+    )  # fmt: skip
+    reference = TransformersPolicy(tiny_model_dir, prefix_cache=False, sampling=greedy)
+    fast.generate(_requests((0, 1, 2, 3, 4, 5)))
+    seqs = {key: slot.seq for key, slot in fast._slots.items()}
+    assert sorted(seqs.values()) == list(range(6))
+    idle = {seqs[f"s{k}"]: len(fast._slots[f"s{k}"].tokens) for k in (1, 3, 5)}
+    fed: list[list[int]] = []
+    decode = fast.engine.decode
+    fast.engine.decode = lambda entries: (fed.append([e[2] for e in entries]), decode(entries))[1]  # type: ignore[method-assign]
+    round_ = _requests((4, 0, 2))
+    assert fast.generate(round_) == reference.generate(round_)
+    active = sorted(seqs[f"s{k}"] for k in (0, 2, 4))
+    assert active == [0, 2, 4] and fed[0] == [4, 0, 2]  # the prompts' last tokens (cached before)
+    steps = fed[1:]
+    assert len(steps) == greedy.max_new_tokens - 1 and all(
+        step == list(range(active[0], active[-1] + 1)) for step in steps
+    )
+    for seq, length in idle.items():
+        assert fast.engine.positions(seq) == (0, length - 1)  # the throwaway cells are gone
 
 
 def test_a_trained_models_outputs_come_back_after_a_weight_sync(tiny_model_dir: Path, tmp_path: Path) -> None:
