@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from measure import log  # noqa: E402
-from policy import agreement, first_turns, rates, transformers_ids  # noqa: E402
+from policy import agreement, bench_conversations, cut_at_stop, in_rounds, rates, transformers_ids  # noqa: E402
 
 from coevo.client.policies.base import Sampling  # noqa: E402
 
@@ -84,7 +84,8 @@ def static_compiled(policy: Any, width: int, new_tokens: int) -> Generate:
                 do_sample=False, temperature=None, top_p=None, top_k=None, pad_token_id=pad,
                 eos_token_id=policy._stop_ids, cache=cache, compile_config=config,
             )  # fmt: skip
-        return _cut([row[width:].tolist() for row in out], policy._stop_ids, exact)
+        rows = [row[width:].tolist() for row in out]
+        return rows if exact else cut_at_stop(rows, policy._stop_ids)
 
     return generate
 
@@ -122,7 +123,7 @@ def onnxruntime_genai(model_dir: Path, precision: str, workdir: Path, stop_ids: 
             generator.generate_next_token()
             for row, token in zip(rows, generator.get_next_tokens()):
                 row.append(int(token))
-        return _cut(rows, stop_ids, exact)
+        return rows if exact else cut_at_stop(rows, stop_ids)
 
     return generate
 
@@ -147,7 +148,7 @@ def measure(
         + EVAL_WORKLOAD["decoded_tokens"] / entry["tok_per_s_8"]
     )
     log(f"{name}: greedy outputs on {len(prompts)} prompts")
-    outputs = [x for i in range(0, len(prompts), 8) for x in generate(prompts[i : i + 8], 32, False)]
+    outputs = in_rounds(lambda chunk: generate(chunk, 32, False), prompts)
     if reference is None:
         entry["outputs"] = outputs
     else:
@@ -157,13 +158,6 @@ def measure(
 
 def _exact(generate: Generate, prompts: list[list[int]], n: int) -> list[list[int]]:
     return generate(prompts, n, True)
-
-
-def _cut(rows: list[list[int]], stop_ids: list[int], exact: bool) -> list[list[int]]:
-    if exact:
-        return rows
-    stops = set(stop_ids)
-    return [row[: next((i for i, t in enumerate(row) if t in stops), len(row))] for row in rows]
 
 
 def main() -> None:
@@ -189,11 +183,8 @@ def main() -> None:
     model_dir = default_model_dir()
     threads = len(os.sched_getaffinity(0))
     torch.set_num_threads(threads)
-    count = args.agreement_prompts
-    conversations = first_turns("bfcl", "simple_python", count // 2)
-    conversations += first_turns("alfworld", "valid_unseen", count - len(conversations))
     hf = TransformersPolicy(model_dir)
-    prompts = [hf.encode(hf.render(c)) for c in conversations]
+    prompts = [hf.encode(hf.render(c)) for c in bench_conversations(args.agreement_prompts)]
     width = max(map(len, prompts))
     greedy = Sampling(temperature=0.0, max_new_tokens=args.new_tokens)
 

@@ -80,6 +80,23 @@ def first_turns(env_name: str, split: str, count: int) -> list[list[Message]]:
     return conversations
 
 
+def bench_conversations(count: int) -> list[list[Message]]:
+    """The benches' fixed prompts: `count` first turns, half BFCL simple_python, the rest ALFWorld valid_unseen."""
+    conversations = first_turns("bfcl", "simple_python", count // 2)
+    return conversations + first_turns("alfworld", "valid_unseen", count - len(conversations))
+
+
+def cut_at_stop(rows: list[list[int]], stop_ids: list[int]) -> list[list[int]]:
+    """Each row up to its first end-of-turn token (left out)."""
+    stops = set(stop_ids)
+    return [row[: next((i for i, t in enumerate(row) if t in stops), len(row))] for row in rows]
+
+
+def in_rounds(generate: Any, prompts: list[list[int]]) -> list[list[int]]:
+    """Every prompt through `generate`, in rounds of 8 as an evaluation sends them."""
+    return [x for i in range(0, len(prompts), 8) for x in generate(prompts[i : i + 8])]
+
+
 def transformers_ids(policy: Any, prompts: list[list[int]], new_tokens: int, exact: bool = True) -> list[list[int]]:
     """Greedy tokens from transformers' generate: exactly new_tokens of them (end-of-turn
     suppressed, for timing), or up to new_tokens ending at the first end-of-turn token (for
@@ -98,8 +115,7 @@ def transformers_ids(policy: Any, prompts: list[list[int]], new_tokens: int, exa
     rows = [row[width:].tolist() for row in out]
     if exact:
         return rows
-    stops = set(policy._stop_ids)
-    return [row[: next((i for i, t in enumerate(row) if t in stops), len(row))] for row in rows]
+    return cut_at_stop(rows, policy._stop_ids)
 
 
 def rates(generate: Any, prompts: list[list[int]], batch: int, new_tokens: int, rounds: int) -> tuple[float, float]:
@@ -221,18 +237,13 @@ def main() -> None:
     log(
         f"prompts: {args.agreement_prompts // 2} BFCL + {args.agreement_prompts - args.agreement_prompts // 2} ALFWorld first turns"
     )
-    conversations = first_turns("bfcl", "simple_python", args.agreement_prompts // 2)
-    conversations += first_turns("alfworld", "valid_unseen", args.agreement_prompts - len(conversations))
+    conversations = bench_conversations(args.agreement_prompts)
     hf = TransformersPolicy(model_dir)
 
     def llama(precision: str = args.precision, share_prefixes: bool = False) -> Any:
         return LlamaCppPolicy(model_dir, kv_type=args.kv_type, threads=threads, max_batch_size=8, max_prompt_tokens=2048,
                               precision=precision, share_prefixes=share_prefixes,
                               flash_attention=args.flash_attention)  # fmt: skip
-
-    def in_rounds(generate: Any) -> list[list[int]]:
-        """Every prompt through `generate`, in rounds of 8 as an evaluation sends them."""
-        return [x for i in range(0, len(prompts), 8) for x in generate(prompts[i : i + 8])]
 
     backend = llama()
     prompts = [hf.encode(hf.render(c)) for c in conversations]
@@ -275,20 +286,20 @@ def main() -> None:
         )
 
     log(f"greedy agreement on {len(prompts)} prompts")
-    reference = in_rounds(lambda chunk: run_hf(chunk, 32, exact=False))
-    fast = in_rounds(lambda chunk: run_backend(chunk, 32, exact=False))
+    reference = in_rounds(lambda chunk: run_hf(chunk, 32, exact=False), prompts)
+    fast = in_rounds(lambda chunk: run_backend(chunk, 32, exact=False), prompts)
     result["greedy_agreement"], result["agreement_tokens"] = agreement(reference, fast, 32)
     result["agreement_prompts"] = len(prompts)
     if args.precision != "f32":  # the same prompts with f32 weights, for comparison
         exact = llama(precision="f32")
-        f32 = in_rounds(partial(exact.generate_ids, sampling=greedy.but(max_new_tokens=32), stop="eos"))
+        f32 = in_rounds(partial(exact.generate_ids, sampling=greedy.but(max_new_tokens=32), stop="eos"), prompts)
         result["greedy_agreement_f32"], result["agreement_tokens_f32"] = agreement(reference, f32, 32)
 
     log("first turns with and without prefix sharing")
     for shared in (False, True):
         policy = llama(share_prefixes=shared)
         started = time.perf_counter()
-        in_rounds(partial(policy.generate_ids, sampling=greedy.but(max_new_tokens=1), stop="none"))
+        in_rounds(partial(policy.generate_ids, sampling=greedy.but(max_new_tokens=1), stop="none"), prompts)
         result[f"first_turns_s_{'shared' if shared else 'unshared'}"] = time.perf_counter() - started
         if shared:
             total = policy.prompt_tokens_copied + policy.prompt_tokens_computed
