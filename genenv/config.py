@@ -359,7 +359,12 @@ class GenEnvConfig(TrainerConfig):
         from coevo.client.heldout import HeldoutSplit
 
         for item in self.heldout:
-            HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
+            split = HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
+            if split.env == "simulator" and split.split != "heldout":
+                raise ValueError(
+                    f"held-out entry {item!r}: the simulator's {split.split!r} split is what the agent trains on; "
+                    "score generated tasks on simulator:heldout (combinations no training generation produces)"
+                )
 
     def _check_replay(self) -> None:
         for name in ("replay_fraction", "replay_base_fraction"):
