@@ -84,7 +84,7 @@ def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------------- GenEnv
 def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
-    from coevo.client.launcher import launch_local
+    from coevo.client.launcher import ServerSpec, launch_local
     from coevo.client.policies.models import default_model_dir
     from coevo.genenv.config import GenEnvConfig, preset
     from coevo.genenv.heldout import HeldoutResult
@@ -95,7 +95,10 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         splits.append(f"simulator:heldout:{args.generated_n}")
     out = Path(args.output_dir or "runs/bench-training-genenv")
     out.mkdir(parents=True, exist_ok=True)
-    with launch_local(["bfcl"], log_dir=str(out)) as urls:
+    servers: list[Any] = ["bfcl"]
+    if args.generated_n > 0:  # its held-out split holds out combinations of the run's families
+        servers.append(ServerSpec("simulator", {"families": args.families}))
+    with launch_local(servers, log_dir=str(out)) as urls:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
             heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
@@ -163,6 +166,9 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
+        # The paper's setting: every iteration learns from the base model, on D_s and every explored
+        # trajectory so far, for as many epochs as behavioural cloning.
+        restart_from_base=True, accumulate_explored=True, epochs=3.0,
     )  # fmt: skip
     evol = AgentEvolTrainer(config, log=log)
     evol.run()
@@ -178,6 +184,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         **gain(outcomes["bc"], outcomes[final], "gain_vs_bc"),
         **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
         "splits": per_split(results),
+        "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
     }  # fmt: skip
     return report
 
@@ -205,7 +212,7 @@ def main() -> None:
     parser.add_argument(
         "--families", default="function_calling", help="genenv: simulator task families, comma-separated"
     )
-    parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
+    parser.add_argument("--iterations", type=int, default=2, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
     parser.add_argument(
