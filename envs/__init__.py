@@ -1,5 +1,6 @@
 """Benchmark environments behind one reset/step protocol. Nothing here knows about HTTP."""
 
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
 from coevo.envs.base import (
     Env,
     EnvError,
@@ -12,6 +13,8 @@ from coevo.envs.base import (
 from coevo.envs.registry import make, names, register, spec
 
 __all__ = [
+    "AgentGymAdapter",
+    "AgentGymProfile",
     "Env",
     "EnvError",
     "EpisodeFinished",

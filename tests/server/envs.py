@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from coevo.envs.agentgym import AgentGymProfile
 from coevo.envs.base import ResetResult, StepResult, UnknownCommand
 from coevo.wire import ActionFold, AgentPrompt, ThoughtRule
 from tests.fixture_env import GuessEnv
@@ -103,7 +104,7 @@ class DescribedGuessEnv(GuessEnv):
     """Declares its own agent prompt and AgentGym's env_idx route style, as a new env would."""
 
     name = "describedguess"
-    agentgym_style = "env_idx"
+    agentgym_profile = AgentGymProfile(style="env_idx")
     agent_prompt = AgentPrompt(
         instruction="Guess the hidden number between 1 and 100.",
         single_line_action=True,
