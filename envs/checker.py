@@ -124,10 +124,36 @@ def _raises(kind: type[Exception], call: Callable[[], object], what: str) -> Non
     raise CheckFailed(f"{what} did not raise {kind.__name__}")
 
 
+#: Env attributes of the AgentGym compatibility before `AgentGymProfile`: an env still setting
+#: one would be served as if it had declared nothing, so the check names the profile's field.
+RETIRED_AGENTGYM_ATTRIBUTES = {
+    "agentgym_style": "style",
+    "agentgym_indices": "indices",
+    "agentgym_hello": "hello",
+    "agentgym_extra_fields": "extra_fields",
+    "agentgym_step_info": "step_info",
+    "agentgym_steps_after_done": "steps_after_done",
+    "agentgym_finished_error": "finished_error",
+    "agentgym_observation": "adapter's observation()",
+    "agentgym_reset_fields": "adapter's reset_fields()",
+    "agentgym_instruction_text": "adapter's instruction_text()",
+}
+
+
 # ---------------------------------------------------------------------------- the checks
 def check_declarations(s: _Subject) -> None:
     """Class attributes clients and trainers read: name, action format, cap, splits."""
     cls = s.cls
+    retired = [
+        f"{name} (now the profile's {RETIRED_AGENTGYM_ATTRIBUTES[name]})"
+        for name in RETIRED_AGENTGYM_ATTRIBUTES
+        if hasattr(cls, name)
+    ]
+    _expect(
+        not retired,
+        f"declares AgentGym attributes that are read no more: {', '.join(retired)};"
+        " declare agentgym_profile = AgentGymProfile(...) (envs/agentgym.py)",
+    )
     _expect(isinstance(getattr(cls, "name", None), str) and bool(cls.name), "name is not a non-empty string")
     _expect(bool(cls.action_format), "action_format is empty")
     env = s.make()

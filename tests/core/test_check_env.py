@@ -75,6 +75,12 @@ class MisdeclaredAgentGym(GuessEnv):
     agentgym_profile = AgentGymProfile(indices=(("train", 0), ("valid", 200)))
 
 
+class DeclaresRetiredAgentGym(GuessEnv):
+    """Declares its AgentGym route style the way envs did before profiles."""
+
+    agentgym_style = "env_idx"
+
+
 class CrashesOnSnapshot(GuessEnv):
     """Its snapshot is not JSON: a set."""
 
@@ -90,6 +96,7 @@ BROKEN = [
     (StepsAfterTheEnd, "refusal_after_end", "a step after the episode ended did not raise EpisodeFinished"),
     (NeverTruncated, "step_cap", "step 12 (max_steps) neither ended nor truncated"),
     (TrainsOnHeldOut, "declarations", "train_split 'test' is held out"),
+    (DeclaresRetiredAgentGym, "declarations", "agentgym_style (now the profile's style)"),
     (MisdeclaredAgentGym, "agentgym_profile", "indices name split 'valid'"),
 ]
 
