@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -148,7 +149,7 @@ class EnvService:
             default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
             agent_prompt=cls.agent_prompt,
-            agentgym_style=cls.agentgym_style,
+            agentgym_style=cls.agentgym_profile.style,
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:
@@ -221,24 +222,25 @@ class EnvService:
         self, session_id: str, action: str, *, wait_stored: bool = True, after_done: bool = False
     ) -> StepResponse:
         """One step. `wait_stored=False` leaves the commit wait to the caller (a batch waits
-        once for all its items). `after_done`: a finished episode takes the step where its env
-        allows it (`Env.agentgym_steps_after_done`, the AgentGym routes); otherwise 409."""
+        once for all its items). `after_done`: a finished episode takes the step (the AgentGym
+        routes of a profile with `steps_after_done`); otherwise 409."""
         self.check_action(action)
         lease = await self.lease(session_id)
         async with lease.lock:
             if lease.env.done and not after_done:
                 self._check_open(lease)
                 raise EpisodeFinished("the episode has ended; reset to start another")
-            response = await self._step_locked(lease, action)
+            response = await self._step_locked(lease, action, after_done=after_done)
             if wait_stored:
                 await self._stored()
             return response
 
-    async def _step_locked(self, lease: Lease, action: str) -> StepResponse:
+    async def _step_locked(self, lease: Lease, action: str, *, after_done: bool = False) -> StepResponse:
         self._check_open(lease)
         env = lease.env
         t0 = time.perf_counter()
-        result: StepResult = await self.runtime.call(env.step, action)
+        step = functools.partial(env.step, after_done=True) if after_done else env.step
+        result: StepResult = await self.runtime.call(step, action)
         elapsed = time.perf_counter() - t0
         self.metrics.step_seconds.observe(elapsed)
         self.metrics.steps_total.inc()
