@@ -102,7 +102,7 @@ def create_ui_app(settings: UISettings) -> FastAPI:
         """Success per env, policy and run from the result files under runs/."""
         key = sort if sort in SORT_KEYS else "rate"
         rows = sorted_rows(leaderboard(settings.runs_dir), key, bool(desc))
-        entries = [(r, "/episodes?" + urlencode({"env": r.env, "policy": r.policy, "run": r.run})) for r in rows]
+        entries = [(r, "/episodes?" + urlencode(r.episode_filter())) for r in rows]
         return render(request, "leaderboards.html", rows=entries, sort=key, desc=bool(desc), root=settings.runs_dir)
 
     @app.get("/training", response_class=HTMLResponse)

@@ -33,6 +33,13 @@ class BoardRow:
     def rate(self) -> float:
         return self.successes / self.n if self.n else 0.0
 
+    def episode_filter(self) -> dict[str, str]:
+        """The episode-list filter of this row's episodes. An eval run is one env, named as its
+        command line named it (a registry name or module:Class), so its run tag alone finds it;
+        a demo's run tag spans every env."""
+        found = {"policy": self.policy, "run": self.run}
+        return {**found, "env": self.env} if self.kind == "demo" else found
+
     @property
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.successes, self.n) if self.n else (0.0, 1.0)
