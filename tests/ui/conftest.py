@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from coevo.client.launcher import free_port
+from tests.server.conftest import db_url, pg_base_url, pg_url, sqlite_url  # noqa: F401  (the store fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("COEVO_CHROMIUM", "/usr/bin/chromium"))
