@@ -72,7 +72,7 @@ def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("ui")
-    db_url = f"sqlite:///{base / 'store.db'}"
+    store_url = f"sqlite:///{base / 'store.db'}"
     runs = base / "runs"
     logs = base / "logs"
     logs.mkdir()
@@ -82,7 +82,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         for name, spec in (("guess", "tests.fixture_env:GuessEnv"), ("echo", "tests.ui.echo_env:EchoEnv")):
             port = free_port()
             proc = _start(
-                [*coevo_command(), "serve", spec, "--port", str(port), "--db-url", db_url], logs / f"{name}.log"
+                [*coevo_command(), "serve", spec, "--port", str(port), "--db-url", store_url], logs / f"{name}.log"
             )
             procs.append(proc)
             urls[name] = f"http://127.0.0.1:{port}"
@@ -91,7 +91,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         subprocess.run(
             [*coevo_command(), "eval", "--env", "tests.fixture_env:GuessEnv", "--url", urls["guess"], "--policy",
              "expert", "--n", "5", "--split", "test", "--out", str(runs / "eval" / "eval-guess-test-expert.json"),
-             "--db-url", db_url],
+             "--db-url", store_url],
             cwd=ROOT, env=_clean_env(), check=True, capture_output=True,
         )  # fmt: skip
         # A real GenEnv run (the CI preset: a tiny agent, every arm, two epochs, BFCL held-out rows).
@@ -102,13 +102,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         port = free_port()
         ui = f"http://127.0.0.1:{port}"
         proc = _start(
-            [*coevo_command(), "ui", "--port", str(port), "--db-url", db_url, "--runs", str(runs),
+            [*coevo_command(), "ui", "--port", str(port), "--db-url", store_url, "--runs", str(runs),
              "--server", urls["guess"], "--server", urls["echo"]],
             logs / "ui.log",
         )  # fmt: skip
         procs.append(proc)
         wait_healthy(proc, f"{ui}/episodes", logs / "ui.log")
-        yield Stack(db_url, runs, urls["guess"], urls["echo"], ui, logs)
+        yield Stack(store_url, runs, urls["guess"], urls["echo"], ui, logs)
     finally:
         for proc in procs:
             if proc.poll() is None:
