@@ -67,9 +67,9 @@ class Episode(Base):
         # The episode list pages newest first (keyset on created_at, id), optionally filtered:
         # each filter the UI offers has an index that keeps that order.
         Index("ix_episodes_created", "created_at", "id"),
-        Index("ix_episodes_env_created", "env", "created_at"),
-        Index("ix_episodes_policy_created", "policy", "created_at"),
-        Index("ix_episodes_run_created", "run", "created_at"),
+        Index("ix_episodes_env_created", "env", "created_at", "id"),
+        Index("ix_episodes_policy_created", "policy", "created_at", "id"),
+        Index("ix_episodes_run_created", "run", "created_at", "id"),
         Index("ix_episodes_task", "env", "task_id"),
     )
 
