@@ -24,7 +24,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from coevo import __version__
 from coevo.ui import env_servers
 from coevo.ui.env_servers import PlayClient, ServerCallFailed
-from coevo.ui.episode_queries import EpisodeFilter, list_episodes
+from coevo.store.tables import Episode
+from coevo.ui.episode_queries import EpisodeFilter, Turn, list_episodes, trajectory
 from coevo.ui.episode_routes import build_episode_router
 from coevo.ui.leaderboards import SORT_KEYS, leaderboard, sorted_rows
 from coevo.ui.pages import STATIC, LazyStore, StoreUnreachable, error_page, render
@@ -196,21 +197,18 @@ def create_ui_app(settings: UISettings) -> FastAPI:
         except ServerCallFailed as exc:
             title = "No such session" if exc.status == 404 else "The server refused"
             return error_page(request, exc.status if exc.status < 500 else 502, title, str(exc))
-        history = []
+        history: list[Turn] = []
+        episode: Episode | None = None
         try:
             page = list_episodes(store.engine(), EpisodeFilter(session=session_id), size=1)
             if page.rows:
-                from coevo.ui.episode_queries import trajectory
-
-                history = trajectory(store.engine(), page.rows[0])
-                episode_id: str | None = page.rows[0].id
-            else:
-                episode_id = None
-        except Exception:  # the server may record elsewhere; play still works
-            episode_id = None
+                episode = page.rows[0]
+                history = trajectory(store.engine(), episode)
+        except Exception:  # the server may record to another store; play works without history
+            episode = None
         return render(
             request, "play_session.html", index=index, url=url, info=info, state=state, history=history,
-            hint=hint, hinted=bool(hinted), episode_id=episode_id, locked=may_write(request),
+            hint=hint, hinted=bool(hinted), episode=episode, locked=may_write(request),
         )  # fmt: skip
 
     @app.post("/play/{index}/{session_id}/step", include_in_schema=False)

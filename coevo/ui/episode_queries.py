@@ -155,6 +155,20 @@ def trajectory(engine: Engine, episode: Episode) -> list[Turn]:
         return turns
 
 
+def first_observation(engine: Engine, episode: Episode) -> str:
+    """The reset observation of the episode's first ancestor (a fork's own row holds the
+    observation it was forked at)."""
+    with Session(engine) as db:
+        node, seen = episode, {episode.id}
+        while node.parent_id and node.parent_id not in seen:
+            parent = db.get(Episode, node.parent_id)
+            if parent is None:
+                break
+            node = parent
+            seen.add(node.id)
+        return node.observation
+
+
 def same_task(engine: Engine, episode: Episode, limit: int = 20) -> list[Episode]:
     """Other episodes of the same env and task, newest first (the candidates to compare with)."""
     with Session(engine) as db:

@@ -12,6 +12,7 @@ from starlette.responses import HTMLResponse, Response
 from coevo.ui.episode_queries import (
     BadCursor,
     EpisodeFilter,
+    first_observation,
     get_episode,
     list_episodes,
     same_task,
@@ -94,11 +95,12 @@ def build_episode_router(
             left, right = pair[0], pair[1]
             assert left is not None and right is not None
             turns = [trajectory(store.engine(), left), trajectory(store.engine(), right)]
+            starts = [first_observation(store.engine(), left), first_observation(store.engine(), right)]
         except (StoreUnreachable, SQLAlchemyError) as exc:
             return down(request, exc)
         rows = max(len(turns[0]), len(turns[1]))
         return render(
-            request, "compare.html", left=left, right=right, turns=turns, rows=rows, item=item,
+            request, "compare.html", left=left, right=right, turns=turns, starts=starts, rows=rows, item=item,
         )  # fmt: skip
 
     @router.get(f"{item}/{{episode_id}}", response_class=HTMLResponse, include_in_schema=env is None)
@@ -109,6 +111,7 @@ def build_episode_router(
             if found is None or (env is not None and found.env != env):
                 return error_page(request, 404, "No such episode", f"There is no episode {episode_id!r} here.")
             turns = trajectory(store.engine(), found)
+            start = first_observation(store.engine(), found)
             others = same_task(store.engine(), found)
         except (StoreUnreachable, SQLAlchemyError) as exc:
             return down(request, exc)
@@ -125,7 +128,7 @@ def build_episode_router(
             except Exception as exc:  # the page still shows the trajectory
                 suggestion_error = str(exc)
         return render(
-            request, "episode.html", episode=found, turns=turns, others=others, servers=servers,
+            request, "episode.html", episode=found, start=start, turns=turns, others=others, servers=servers,
             suggestions=suggestions, suggestion_error=suggestion_error, item=item,
         )  # fmt: skip
 

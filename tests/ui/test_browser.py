@@ -78,7 +78,7 @@ def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser
     browser.find_element(by.CSS_SELECTOR, "form.start input[name=task_id]").send_keys("train-5")
     click(browser, "#start-0")
     assert "I am thinking of a number between 1 and 100" in visible(browser)
-    for _ in range(12):
+    for turn in range(12):
         if browser.find_elements(by.ID, "finished"):
             break
         click(browser, "#ask-hint")
@@ -86,6 +86,10 @@ def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser
         assert "Expert's next action: guess" in hint
         assert browser.find_element(by.ID, "action").get_attribute("value") == hint.split(": ", 1)[1]
         click(browser, "#act")
+        if turn == 0:  # fork after the first step and finish the episode in the fork
+            parent = browser.current_url
+            click(browser, "#fork")
+            assert browser.current_url != parent and "step 1 of at most 12" in visible(browser)
     assert browser.find_element(by.ID, "finished").is_displayed()
     assert "correct" in visible(browser)
     shot(browser, shots, "play")
@@ -93,7 +97,8 @@ def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser
     # The played episode is stored: its page, then the list filtered to what people played.
     click(browser, "#recorded")
     text = visible(browser)
-    assert "guess · train-5" in text and "human · ui-play" in text
+    assert "guess · train-5" in text and "human · ui-play" in text and "forked from" in text and "step 1" in text
+    assert "I am thinking of a number between 1 and 100" in text  # the fork's page starts at the root's reset
     browser.get(f"{stack.ui}/episodes?policy=human&success=yes")
     rows = browser.find_elements(by.CSS_SELECTOR, "table.episodes tbody tr")
     assert rows and "train-5" in rows[0].text and "✔ yes" in rows[0].text
