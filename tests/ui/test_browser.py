@@ -52,6 +52,7 @@ def follow(driver: Any, element: Any) -> None:
     page = driver.find_element(_by().TAG_NAME, "html")
     element.click()
     WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def click(driver: Any, css: str) -> None:
