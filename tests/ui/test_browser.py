@@ -73,6 +73,7 @@ def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser
     follow(browser, browser.find_element(by.PARTIAL_LINK_TEXT, stack.guess))
     assert browser.find_elements(by.CSS_SELECTOR, ".expert code")
     assert all(e.text.startswith("guess ") for e in browser.find_elements(by.CSS_SELECTOR, ".expert code"))
+    shot(browser, shots, "episode")
 
     # Play train-5 to the end in the browser: ask the expert, act on the hint, until it is won.
     browser.get(f"{stack.ui}/play")
