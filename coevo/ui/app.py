@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from fastapi import FastAPI, Form, Request
 from fastapi.exceptions import RequestValidationError
@@ -134,7 +134,11 @@ def create_ui_app(settings: UISettings) -> FastAPI:
 
     # ------------------------------------------------------------------ play (writes)
     def may_write(request: Request) -> str | None:
-        """None when this request may write; otherwise why not."""
+        """None when this request may write; otherwise why not. A form posted from another
+        site's page (its Origin is not this UI) never may, token or not."""
+        origin = request.headers.get("origin")
+        if origin and urlsplit(origin).netloc != request.headers.get("host", ""):
+            return f"a page from {origin} may not play here"
         if settings.loopback:
             return None
         if not settings.admin_token:

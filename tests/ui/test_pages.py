@@ -100,6 +100,11 @@ def test_play_needs_the_token_off_loopback(sqlite_url: str, tmp_path: Path) -> N
             create_ui_app(UISettings(db_url=sqlite_url, runs_dir=tmp_path, servers=[url])), follow_redirects=False
         ) as ui:
             assert ui.post("/play/0/start", data={"split": "train"}).status_code == 303  # loopback: no token
+            # A form another site's page posts to the UI (cross-site request forgery) is refused.
+            forged = ui.post("/play/0/start", data={"split": "train"}, headers={"Origin": "http://evil.example"})
+            assert forged.status_code == 403 and "evil.example" in forged.text
+            same = ui.post("/play/0/start", data={"split": "train"}, headers={"Origin": "http://testserver"})
+            assert same.status_code == 303
 
 
 def test_a_truncated_metrics_file_still_renders_its_complete_rows(sqlite_url: str, tmp_path: Path) -> None:
