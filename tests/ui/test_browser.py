@@ -183,6 +183,26 @@ def test_training_run_charts_update_live(stack: Stack, browser: Any, shots: Path
     assert "an incomplete line was left out" in status()
 
 
+def test_agentevol_run_charts(stack: Stack, browser: Any, shots: Path) -> None:
+    """An AgentEvol run folder's rows as its trainer writes them (`kind` heldout and stage)."""
+    by = _by()
+    run = stack.runs / "agentevol" / "stages"
+    run.mkdir(parents=True)
+    rows = []
+    for stage, rate in (("bc", 0.2), ("iter1", 0.35), ("iter2", 0.4)):
+        rows.append({"kind": "heldout", "stage": stage, "arm": "agentevol", "env": "bfcl", "split": "simple_python",
+                     "n": 100, "success_rate": rate, "ci95_low": rate - 0.09, "ci95_high": rate + 0.1})  # fmt: skip
+        rows.append({"kind": "stage", "stage": stage, "success_rate": rate, "mean_reward": rate,
+                     "explore_success_rate": rate + 0.1, "train_loss": 1.5 - rate, "eval_n": 100})  # fmt: skip
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    browser.get(f"{stack.ui}/training/agentevol/stages")
+    wait_for(lambda: browser.find_element(by.ID, "run-status").text.startswith("6 rows"), "the rows are read")
+    titles = [e.text for e in browser.find_elements(by.CSS_SELECTOR, ".chart h3")]
+    assert titles == ["Held-out success by stage (95% interval)", "Success by stage", "Exploration success by stage",
+                      "Training loss by stage"]  # fmt: skip
+    shot(browser, shots, "training-agentevol")
+
+
 def test_servers_page_shows_health_and_figures(stack: Stack, browser: Any, shots: Path) -> None:
     by = _by()
     browser.get(f"{stack.ui}/servers")
