@@ -1,6 +1,8 @@
 """The UI in a real browser (headless Chromium): each test drives the pages as a person would,
 takes a screenshot and asserts on what is visible (Selenium's element text is the rendered,
-visible text), against live env servers, a real `coevo eval` result and a real GenEnv run."""
+visible text), against live env servers, a real `coevo eval` result and a real GenEnv run.
+`browser` comes first in each signature: without Chromium the tests skip before the servers and
+the GenEnv run are started."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def click(driver: Any, css: str) -> None:
     follow(driver, driver.find_element(_by().CSS_SELECTOR, css))
 
 
-def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser: Any, shots: Path) -> None:
+def test_list_open_play_to_the_end_and_find_it_in_the_list(browser: Any, stack: Stack, shots: Path) -> None:
     by = _by()
     browser.get(f"{stack.ui}/episodes")
     text = visible(browser)
@@ -117,7 +119,7 @@ def test_list_open_play_to_the_end_and_find_it_in_the_list(stack: Stack, browser
     shot(browser, shots, "compare")
 
 
-def test_env_and_agent_text_stays_text(stack: Stack, browser: Any, shots: Path) -> None:
+def test_env_and_agent_text_stays_text(browser: Any, stack: Stack, shots: Path) -> None:
     """`<script>` in an action (and so in the echo env's observation) is shown, never run."""
     by = _by()
     payload = "<script>window.__pwned = 1</script><img src=x onerror='window.__pwned = 2'>"
@@ -136,7 +138,7 @@ def test_env_and_agent_text_stays_text(stack: Stack, browser: Any, shots: Path) 
     shot(browser, shots, "escaped")
 
 
-def test_leaderboard_links_to_its_episodes(stack: Stack, browser: Any, shots: Path) -> None:
+def test_leaderboard_links_to_its_episodes(browser: Any, stack: Stack, shots: Path) -> None:
     by = _by()
     browser.get(f"{stack.ui}/leaderboards")
     row = browser.find_element(by.CSS_SELECTOR, "table.board tbody tr")
@@ -150,7 +152,7 @@ def test_leaderboard_links_to_its_episodes(stack: Stack, browser: Any, shots: Pa
     assert len(rows) == 5 and all("expert" in r.text and "eval-guess-test-expert" in r.text for r in rows)
 
 
-def test_training_run_charts_update_live(stack: Stack, browser: Any, shots: Path) -> None:
+def test_training_run_charts_update_live(browser: Any, stack: Stack, shots: Path) -> None:
     by = _by()
     browser.get(f"{stack.ui}/training")
     follow(browser, browser.find_element(by.LINK_TEXT, "genenv/ci"))
@@ -183,7 +185,7 @@ def test_training_run_charts_update_live(stack: Stack, browser: Any, shots: Path
     assert "an incomplete line was left out" in status()
 
 
-def test_agentevol_run_charts(stack: Stack, browser: Any, shots: Path) -> None:
+def test_agentevol_run_charts(browser: Any, stack: Stack, shots: Path) -> None:
     """An AgentEvol run folder's rows as its trainer writes them (`kind` heldout and stage)."""
     by = _by()
     run = stack.runs / "agentevol" / "stages"
@@ -203,7 +205,7 @@ def test_agentevol_run_charts(stack: Stack, browser: Any, shots: Path) -> None:
     shot(browser, shots, "training-agentevol")
 
 
-def test_servers_page_shows_health_and_figures(stack: Stack, browser: Any, shots: Path) -> None:
+def test_servers_page_shows_health_and_figures(browser: Any, stack: Stack, shots: Path) -> None:
     by = _by()
     browser.get(f"{stack.ui}/servers")
     sections = browser.find_elements(by.CSS_SELECTOR, "section.server")
@@ -215,7 +217,7 @@ def test_servers_page_shows_health_and_figures(stack: Stack, browser: Any, shots
     shot(browser, shots, "servers")
 
 
-def test_pages_fit_a_phone_screen(stack: Stack, browser: Any, shots: Path) -> None:
+def test_pages_fit_a_phone_screen(browser: Any, stack: Stack, shots: Path) -> None:
     browser.set_window_size(390, 844)
     try:
         for path, name in (("/episodes", "phone-episodes"), ("/leaderboards", "phone-leaderboards"), ("/play", None)):
