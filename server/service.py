@@ -36,6 +36,7 @@ from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_ses
 from coevo.server.metrics import ServerMetrics
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
+from coevo.store.outcome import episode_success
 from coevo.store.trajectories import sessions_with_open_episodes
 from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
@@ -158,9 +159,17 @@ class EnvService:
 
     # ------------------------------------------------------------------ sessions
     async def create(
-        self, task_id: str | None = None, split: str | None = None, seed: int | None = None, *, agentgym: bool = False
+        self,
+        task_id: str | None = None,
+        split: str | None = None,
+        seed: int | None = None,
+        *,
+        agentgym: bool = False,
+        policy: str | None = None,
+        run: str | None = None,
     ) -> tuple[Lease, SessionResponse]:
-        """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`)."""
+        """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`);
+        `policy` and `run`: tags recorded with each of its episodes."""
         self.leases.reserve()
         try:
             env = await self.runtime.call(self.runtime.new_env)
@@ -169,6 +178,7 @@ class EnvService:
             result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             lease = Lease(new_session_id(), env, _new_episode_id(), result.observation, result.info)
+            lease.tags = (policy, run)
             self._record_episode(lease)
             self.leases.add(lease)
         finally:
@@ -340,6 +350,7 @@ class EnvService:
                     dict(parent.last_info),
                     total_reward=parent.total_reward,
                 )
+                child.tags = parent.tags
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
                 self.leases.add(child)
                 parent.last_used = child.last_used
@@ -511,6 +522,9 @@ class EnvService:
             start_step=start_step,
             observation=lease.last_observation,
             info=lease.last_info,
+            policy=lease.tags[0],
+            run=lease.tags[1],
+            success=episode_success(env.done, False, lease.last_info, lease.total_reward) if env.done else None,
         )
 
     # ------------------------------------------------------------------ admin
