@@ -23,14 +23,20 @@ FOLDERS = {
 
 
 def discover() -> list[str]:
+    """Every package, plus each folder of data files inside one (envs/bfcl/data, ...).
+
+    The data folders have no __init__.py, but setuptools warns once per such folder (a 40-line
+    banner each) unless they are listed as packages too, so they are named here.
+    """
     packages = []
     for package, folder in FOLDERS.items():
         base = ROOT / folder
-        for init in sorted(base.rglob("__init__.py")):
-            rel = init.parent.relative_to(base)
-            if "__pycache__" in rel.parts:
+        for path in sorted([base, *(p for p in base.rglob("*") if p.is_dir())]):
+            rel = path.relative_to(base)
+            if "__pycache__" in rel.parts or any(part.startswith(".") for part in rel.parts):
                 continue
-            packages.append(".".join([package, *rel.parts]) if rel.parts else package)
+            if any(child.is_file() for child in path.iterdir()):
+                packages.append(".".join([package, *rel.parts]) if rel.parts else package)
     return packages
 
 

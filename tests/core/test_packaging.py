@@ -36,8 +36,7 @@ def expected_modules() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Build from a copy: an in-tree build leaves build/ behind, whose stale files could leak
     # into later wheels.
     source = tmp_path_factory.mktemp("src") / "coevo"
@@ -60,6 +59,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ".gl",
         ),
     )
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
@@ -119,3 +124,17 @@ def test_editable_install_maps_top_level_folders() -> None:
     assert Path(coevo.envs.__file__).parent == ROOT / "envs"
     assert Path(coevo.server.__file__).parent == ROOT / "server"
     assert Path(coevo.client.__file__).parent == ROOT / "client"
+
+
+def test_build_prints_no_setuptools_warnings(source: Path, tmp_path: Path) -> None:
+    """A data/ folder missing from `packages` made setuptools print a 40-line banner per folder
+    (~250 lines in every set-up); the build must stay quiet."""
+    built = subprocess.run(
+        [sys.executable, "-W", "always", "setup.py", "-q", "build_py", "--build-lib", str(tmp_path / "lib")],
+        cwd=source,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "Warning" not in built.stdout + built.stderr
+    assert (tmp_path / "lib" / "coevo" / "envs" / "apibank" / "data" / "apis.json").is_file()
