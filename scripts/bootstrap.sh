@@ -9,6 +9,7 @@ PY=${PYTHON:-python3}
 stamp_input() { cat pyproject.toml setup.py scripts/bootstrap.sh; }
 want=$(stamp_input | sha256sum | cut -d' ' -f1)
 if [ -f "$VENV/.coevo-stamp" ] && [ "$(cat "$VENV/.coevo-stamp")" = "$want" ]; then
+  echo "[bootstrap] $VENV is up to date (set up $(date -r "$VENV/.coevo-stamp" '+%Y-%m-%d %H:%M')); nothing to install"
   exit 0
 fi
 
