@@ -108,7 +108,7 @@ def demo(
     from coevo.cli.demo_training import trained_earlier
     from coevo.cli.progress import ProgressLog, progress_bar
     from coevo.cli.signals import exit_cleanly_on_sigterm, on_signal
-    from coevo.cli.tables import pct, slug
+    from coevo.cli.tables import pct, print_table, slug
     from coevo.client.launcher import env_servers
     from coevo.store.run_recorder import RunRecorder
     from coevo.client.agenttraj import write_jsonl
@@ -221,9 +221,9 @@ def demo(
     # gives the success rate alone.
     table.add_section()
     table.add_row("[bold]all", *[f"[bold]{pct(per_env['all']['success_rate'])}" for per_env in board.values()])
-    console.print(table)
+    print_table(console, table)
     if training is not None:
-        console.print(training_table(training))
+        print_table(console, training_table(training))
     document = {"n_per_env": n, "envs": names, "skipped": skipped, "board": board,
                 "training": None if training is None else dataclasses.asdict(training)}  # fmt: skip
     (out_dir / "leaderboard.json").write_text(json.dumps(document, indent=2))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def coevo(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """A real `coevo` process writing to a pipe, as in `coevo ... | tee log` (rich: 80 columns)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     return subprocess.run(
         [sys.executable, "-m", "coevo.cli", *args],
         input=stdin,
@@ -17,10 +20,12 @@ def coevo(*args: str, stdin: str | None = None, timeout: float = 120) -> subproc
         text=True,
         timeout=timeout,
         cwd=ROOT,
+        env=env,
     )
 
 
 def test_envs_lists_every_builtin_env() -> None:
+    from coevo.envs import registry
     from coevo.envs.registry import BUILTIN
 
     done = coevo("envs", timeout=600)
@@ -28,6 +33,9 @@ def test_envs_lists_every_builtin_env() -> None:
     for name in BUILTIN:
         assert name in done.stdout
     assert "valid_unseen=" in done.stdout and "simple_python=" in done.stdout  # splits with task counts
+    for name in BUILTIN:  # printed to a pipe (80 columns to rich), the entry points stay whole
+        assert registry.spec(name).entry_point in done.stdout
+    assert "…" not in done.stdout
     quick = coevo("envs", "--no-load")
     assert quick.returncode == 0 and "alfworld" in quick.stdout and "valid_unseen" not in quick.stdout
 
