@@ -63,3 +63,28 @@ def test_play_ends_cleanly_at_end_of_input() -> None:
     done = coevo("play", "tests.fixture_env:GuessEnv", "--task", "train-0", stdin="guess 50\n")
     assert done.returncode == 0, done.stderr
     assert "lower" in done.stdout and "Aborted" not in done.stdout + done.stderr
+    # It says so, and counts the steps (the prompt names the next one).
+    assert "step 1>" in done.stdout and "step 1 · reward 0 · total 0" in done.stdout
+    assert "end of input: episode left unfinished after 1 step, total reward 0" in done.stdout
+
+
+def test_play_shows_how_to_choose_a_task() -> None:
+    import re
+
+    listed = coevo("play", "tests.fixture_env:GuessEnv", "--list", "--split", "test", "--limit", "3")
+    assert listed.returncode == 0, listed.stderr
+    assert "split test: 50 tasks; first 3" in listed.stdout
+    assert [line.strip() for line in listed.stdout.splitlines() if line.startswith("  ")] == [
+        "test-0",
+        "test-1",
+        "test-2",
+    ]
+    assert "coevo play tests.fixture_env:GuessEnv --task ID" in listed.stdout
+    # Without --task or --seed, the random seed is shown, and playing that seed plays the same task.
+    first = coevo("play", "tests.fixture_env:GuessEnv", stdin="")
+    assert first.returncode == 0, first.stderr
+    task, seed = re.search(
+        r"task (\S+) \(split train; --seed (\d+) replays it", " ".join(first.stdout.split())
+    ).groups()
+    again = coevo("play", "tests.fixture_env:GuessEnv", "--seed", seed, stdin="")
+    assert f"task {task} (split train" in again.stdout
