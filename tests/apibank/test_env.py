@@ -9,7 +9,7 @@ from coevo.config import ServerConfig
 from coevo.envs.apibank.env import ApiBankEnv, decision_points, rouge_l
 from coevo.envs.registry import make
 from coevo.server import create_app
-from tests.apibank.conftest import DATA_DIR
+from tests.apibank.conftest import DATA_DIR, MISSING
 
 OPTIONS = {"train_size": 60, "test_size": 20}
 
@@ -193,7 +193,7 @@ def test_expert_over_http_full_accuracy() -> None:
 
 def test_shipped_dialogues_with_data() -> None:
     if not (DATA_DIR / "init_database").is_dir():
-        pytest.skip("API-Bank data not present")
+        pytest.skip(MISSING)
     env = make("apibank", data_dir=str(DATA_DIR), **OPTIONS)
     assert env.splits()["level1"] == 213 and env.splits()["level2"] == 50
     obs = env.reset(task_id="l1-AddAgenda-level-1-1").observation
