@@ -217,8 +217,8 @@ def demo(
             f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()
         ]
         table.add_row(env, *cells)
-    # Every env's episode return is on a 0-1 scale, but what it measures differs (exact match,
-    # ROUGE-L, goal conditions), so the overall row gives the success rate alone.
+    # Episode returns measure different things per env (exact match, ROUGE-L, goal
+    # conditions), so the overall row gives the success rate alone.
     table.add_section()
     table.add_row("[bold]all", *[f"[bold]{pct(per_env['all']['success_rate'])}" for per_env in board.values()])
     print_table(console, table)
