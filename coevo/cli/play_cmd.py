@@ -73,7 +73,9 @@ def _list(console: Console, client, split: str, limit: int, env: str) -> None:  
     console.print(f"split {page.split}: {page.total} tasks; first {len(page.tasks)} (splits: {splits})")
     for task in page.tasks:
         meta = ", ".join(f"{k}={v}" for k, v in task.meta.items() if isinstance(v, str | int | float))
-        console.print(f"  {task.task_id}" + (f"  [dim]{meta[:100]}[/dim]" if meta else ""), highlight=False)
+        console.print(
+            f"  {task.task_id}" + (f"  [dim]{meta[:100]}[/dim]" if meta else ""), highlight=False, soft_wrap=True
+        )
     console.print(f"play one with: coevo play {env} --task ID  (--split S --list: another split)", highlight=False)
 
 
