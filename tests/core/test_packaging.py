@@ -87,7 +87,11 @@ def test_wheel_imports_every_subpackage_in_a_fresh_venv(wheel: Path, tmp_path: P
         capture_output=True,
         text=True,
     ).stdout.strip()
-    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Every site-packages this interpreter sees (a venv layered on another one has two).
+    deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()] or [
+        sysconfig.get_paths()["purelib"]
+    ]
+    Path(site, "deps.pth").write_text("\n".join(deps) + "\n")
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
     modules = expected_modules()
     code = (
