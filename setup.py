@@ -6,9 +6,15 @@ metadata stays declarative; only this mapping needs code, because the package li
 discovered by walking the folders.
 """
 
+import warnings
 from pathlib import Path
 
 from setuptools import setup
+
+# setuptools prints this notice as a 10-line warning banner in every editable install (the
+# set-up's `pip install -e .`), where it only says that a folder named `coevo` in the working
+# directory would shadow the install; the repository's `coevo/` is the package itself.
+warnings.filterwarnings("ignore", message="Editable installation")
 
 ROOT = Path(__file__).parent
 FOLDERS = {

@@ -142,3 +142,22 @@ def test_build_prints_no_setuptools_warnings(source: Path, tmp_path: Path) -> No
     assert built.returncode == 0, built.stderr
     assert "Warning" not in built.stdout + built.stderr
     assert (tmp_path / "lib" / "coevo" / "envs" / "apibank" / "data" / "apis.json").is_file()
+
+
+def test_editable_build_prints_no_setuptools_warnings(source: Path, tmp_path: Path) -> None:
+    """What the set-up's `pip install -e .` runs (the PEP 660 hook): no warning banners."""
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "always",
+            "-c",
+            f"import setuptools.build_meta as b; b.build_editable({str(tmp_path)!r})",
+        ],
+        cwd=source,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "Warning" not in built.stderr and "!!" not in built.stderr, built.stderr
+    assert list(tmp_path.glob("coevo-*.whl"))
