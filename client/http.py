@@ -48,11 +48,19 @@ def _parse(call: Call, response: httpx.Response) -> Any:
     raise _error(response)
 
 
-def _give_up(call: Call, failure: LastFailure) -> NoReturn:
-    """Report how the last round ended: a busy answer's error, or no replica reachable."""
+def _give_up(call: Call, failure: LastFailure, rounds: int) -> NoReturn:
+    """Report how the last round ended: a busy answer's error, or no replica reachable, naming
+    every replica tried; the chained httpx/httpcore errors add dozens of lines and nothing more."""
     if failure.response is not None:
         raise _error(failure.response)
-    raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error!r}") from failure.error
+    if not failure.tried:
+        raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error}") from None
+    tried = "; ".join(f"{url} ({why})" for url, why in failure.tried.items())
+    plural = "s" if len(failure.tried) > 1 else ""
+    raise ServerUnreachable(
+        f"{call.method} {call.path}: no env server reachable at {len(failure.tried)} URL{plural} "
+        f"after {rounds} tries each: {tried}. Is the server running (`coevo serve <env> --port <port>`)?"
+    ) from None
 
 
 def _merge_batches(
@@ -166,7 +174,7 @@ class EnvClient:
                     self._routing.report_failure(target, exc)
                     if not self._retry.retryable(exc, call.idempotent):
                         raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.failed(target, exc)
+                    failure.unreachable(target, exc)
                     continue
                 if response.status_code in RETRY_STATUSES:
                     failure.busy(target, response)
@@ -174,7 +182,7 @@ class EnvClient:
                 self._routing.report_success(target)
                 return _parse(call, response), target
             if attempt >= self._retry.retries:
-                _give_up(call, failure)
+                _give_up(call, failure, attempt + 1)
             time.sleep(self._retry.wait(attempt, failure.retry_after()))
             attempt += 1
 
@@ -329,7 +337,7 @@ class AsyncEnvClient:
                     self._routing.report_failure(target, exc)
                     if not self._retry.retryable(exc, call.idempotent):
                         raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.failed(target, exc)
+                    failure.unreachable(target, exc)
                     continue
                 if response.status_code in RETRY_STATUSES:
                     failure.busy(target, response)
@@ -337,7 +345,7 @@ class AsyncEnvClient:
                 self._routing.report_success(target)
                 return _parse(call, response), target
             if attempt >= self._retry.retries:
-                _give_up(call, failure)
+                _give_up(call, failure, attempt + 1)
             await asyncio.sleep(self._retry.wait(attempt, failure.retry_after()))
             attempt += 1
 
