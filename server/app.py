@@ -73,6 +73,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
         max_body_bytes=config.max_body_bytes,
         on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
         on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
+        on_invalid=service.metrics.error,
     )
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))

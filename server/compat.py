@@ -59,7 +59,7 @@ from coevo.envs.base import Env, UnknownTask
 from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
-from coevo.wire import MAX_INT64
+from coevo.wire import MAX_INT64, SplitText, TaskIdText
 
 #: A session id or item index as AgentGym clients send it; strict: JSON true is neither (lax
 #: validation would read it as 1).
@@ -80,8 +80,8 @@ class _AgentGymBody(BaseModel):
 class AgentGymCreateRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    task_id: str | None = None
-    split: str | None = None
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
     data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
     id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
@@ -97,8 +97,8 @@ class AgentGymResetRequest(_AgentGymBody):
     session_id: int | None = Field(None, ge=0, description="Task index (AgentGym's shop)")
     item_id: int | None = Field(None, ge=0, description="Task index (SQLGym)")
     idx: int | None = Field(None, ge=0, description="Task index")
-    task_id: str | None = None
-    split: str | None = None
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
 
     def task_index(self) -> int | None:

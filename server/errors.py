@@ -74,6 +74,34 @@ class InvalidRequest(ApiError):
     status, code = 422, "invalid_request"
 
 
+class MalformedJson(ApiError):
+    status, code = 422, "malformed_json"
+
+
+class InvalidText(ApiError):
+    """A string no store can hold: a lone UTF-16 surrogate, bad UTF-8, or U+0000."""
+
+    status, code = 422, "invalid_text"
+
+
+class JsonTooDeep(ApiError):
+    status, code = 422, "json_too_deep"
+
+
+class SessionFailed(ApiError):
+    """The session can no longer be served as recorded (a refused record, a gap in its
+    history): it is closed, and every later request on it says why."""
+
+    status, code = 410, "session_failed"
+
+
+class StoreRefused(ApiError):
+    """The store refused a record of this request: nothing was acknowledged, and the session
+    it belonged to is closed as failed (never left ahead of its stored history)."""
+
+    status, code = 500, "store_refused"
+
+
 class Forbidden(ApiError):
     status, code = 403, "forbidden"
 

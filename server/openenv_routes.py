@@ -35,9 +35,10 @@ from starlette.responses import Response
 
 from coevo import __version__
 from coevo.server.compat import AgentGymResetRequest, AgentGymStepRequest
-from coevo.server.errors import InvalidRequest, SessionNotFound, classify, error_responses
+from coevo.server.errors import ApiError, InvalidRequest, SessionNotFound, classify, error_responses
+from coevo.server.json_body import decode_json
 from coevo.server.service import EnvService
-from coevo.wire import SessionResponse, StepResponse
+from coevo.wire import MAX_INT64, SessionResponse, SplitText, StepResponse, TaskIdText
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +48,11 @@ class OpenEnvResetData(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    seed: int | None = Field(None, ge=0, lt=2**63)
+    # strict, as the native routes: JSON true, "7" and 7.0 are not seeds.
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
     episode_id: str | None = Field(None, max_length=255, description="Accepted, not used: coevo names episodes")
-    task_id: str | None = None
-    split: str | None = None
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
 
 
 class OpenEnvAction(BaseModel):
@@ -139,12 +141,7 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         raw = await request.body()
         if not raw.strip():
             return {}
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise RequestValidationError(
-                [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}]
-            ) from None
+        return decode_json(raw)
 
     def parsed(model: type[BaseModel], data: Any) -> Any:
         try:
@@ -241,9 +238,10 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
                     )
                     continue
                 try:
-                    message = json.loads(raw)
-                except ValueError as exc:
-                    await send("error", {"message": f"Invalid JSON: {exc}", "code": "INVALID_JSON", "status": 422})
+                    message = decode_json(raw)
+                except ApiError as exc:  # the HTTP fronts' rule and error codes
+                    service.metrics.error(exc.status, exc.code)
+                    await send("error", {"message": exc.message, "code": exc.code, "status": exc.status})
                     continue
                 kind = message.get("type") if isinstance(message, dict) else None
                 try:

@@ -29,6 +29,7 @@ from coevo.server.errors import (
     ActionTooLarge,
     InvalidRequest,
     NotStored,
+    StoreRefused,
     classify,
 )
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
@@ -36,7 +37,7 @@ from coevo.server.metrics import ServerMetrics
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
 from coevo.store.trajectories import sessions_with_open_episodes
-from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
+from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
     BatchStepResult,
     ErrorDetail,
@@ -206,7 +207,7 @@ class EnvService:
             lease.last_observation, lease.last_info = result.observation, result.info
             lease.last_used = now
             self._record_episode(lease)
-            await self._stored()
+            await self._stored_for(lease)
         return SessionResponse(session_id=session_id, observation=result.observation, info=result.info)
 
     def check_action(self, action: str) -> None:
@@ -231,7 +232,7 @@ class EnvService:
                 raise EpisodeFinished("the episode has ended; reset to start another")
             response = await self._step_locked(lease, action)
             if wait_stored:
-                await self._stored()
+                await self._stored_for(lease)
             return response
 
     async def _step_locked(self, lease: Lease, action: str) -> StepResponse:
@@ -289,6 +290,7 @@ class EnvService:
         if self._durable and any(r.ok for r in results):
             try:
                 await self._stored()
+                results = [await self._refused_item(r) if r.ok else r for r in results]
             except NotStored as exc:  # every step of the batch is applied, none acknowledged
                 self.metrics.error(exc.status, exc.code)
                 error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
@@ -301,6 +303,19 @@ class EnvService:
                     for r in results
                 ]
         return results
+
+    async def _refused_item(self, result: BatchStepResult) -> BatchStepResult:
+        """A stored batch item as it stands once the store has answered: its own error if the
+        store refused a record of its session's episode (the session is failed then)."""
+        lease = self.leases.find(result.session_id)
+        if lease is None or self.writer is None or not self.writer.refused(lease.episode_id):
+            return result
+        exc = await self._fail_refused(lease)
+        self.metrics.error(exc.status, exc.code)
+        error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
+        return BatchStepResult.model_construct(
+            session_id=result.session_id, ok=False, result=None, error=error, status=exc.status
+        )
 
     async def _batch_item(self, item: tuple[str, str] | BatchStepResult) -> BatchStepResult:
         if isinstance(item, BatchStepResult):
@@ -392,6 +407,8 @@ class EnvService:
         self.metrics.released(reason)
         if self._durable:
             await self._stored()
+            if self.writer is not None and self.writer.refused(lease.episode_id):
+                log.error("the store refused the close of session %s (episode %s)", session_id, lease.episode_id)
         elif self.writer is not None and reason == "closed":
             await asyncio.get_running_loop().run_in_executor(None, self.writer.flush)
 
@@ -399,6 +416,10 @@ class EnvService:
     async def lease(self, session_id: str) -> Lease:
         lease = self.leases.find(session_id)
         if lease is not None:
+            if self.writer is not None and self.writer.refused(lease.episode_id):
+                # A buffered write (durability "buffered") was refused after its answer left.
+                await self._fail_refused(lease)
+                raise self.leases.not_found(session_id)
             return lease
         return await self._recover(session_id)
 
@@ -455,7 +476,9 @@ class EnvService:
 
     # ------------------------------------------------------------------ recording
     async def _stored(self) -> None:
-        """Wait until everything this request recorded is committed (durable acknowledgement)."""
+        """Wait until everything this request recorded is committed (durable acknowledgement).
+        A refused row does not raise here: which episode lost it is `writer.refused`'s answer
+        (`_stored_for`), so one session's refused row never fails another's request."""
         if not self._durable:
             return
         assert self.writer is not None
@@ -466,12 +489,44 @@ class EnvService:
                 f"{exc}; the change is applied and will be stored when it is back",
                 headers={"Retry-After": str(self.config.retry_after_s)},
             ) from None
+        except RowRefused:
+            pass
+
+    async def _stored_for(self, lease: Lease) -> None:
+        """`_stored`, then: if the store refused a record of the lease's episode, the session
+        fails (closed, 410 from then on) and this request answers 500 `store_refused`. Its
+        state is ahead of its stored history, so no later step may be acknowledged."""
+        await self._stored()
+        if self._durable and self.writer is not None and self.writer.refused(lease.episode_id):
+            raise await self._fail_refused(lease)
+
+    async def _fail_refused(self, lease: Lease) -> StoreRefused:
+        why = f"the store refused a record of its episode {lease.episode_id}, so its stored history has a gap"
+        await self.fail(lease, why, close_reason="store_refused")
+        return StoreRefused(
+            f"{why}; nothing of this request is acknowledged and session {lease.session_id} is closed as failed"
+        )
+
+    async def fail(self, lease: Lease, why: str, *, close_reason: str) -> None:
+        """Close a session that can no longer be served as recorded; later requests get 410 with `why`."""
+        if lease.closed:
+            return
+        lease.closed = True
+        self.leases.fail(lease.session_id, why)
+        self.metrics.released("failed")
+        if self.writer is not None:
+            now = time.time()
+            self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=close_reason, updated_at=now)
+        try:
+            await self.runtime.call(lease.env.close)
+        except Exception:
+            log.exception("env close failed for session %s", lease.session_id)
 
     async def _stored_or_release(self, lease: Lease) -> None:
         """`_stored` for a new session: if it cannot be stored, nobody learns its id, so it is
         released at once instead of holding a slot until its idle TTL."""
         try:
-            await self._stored()
+            await self._stored_for(lease)
         except Exception:
             if self.leases.pop(lease.session_id, "closed") is not None:
                 lease.closed = True
