@@ -15,6 +15,7 @@ from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
 from coevo.server.limits import BodyLimitMiddleware
+from coevo.server.openapi import install_exact_openapi
 from coevo.server.openenv_routes import build_openenv_router
 from coevo.server.routes import build_router
 from coevo.server.runtime import EnvRuntime
@@ -67,6 +68,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
         lifespan=lifespan,
     )
     app.state.service = service
+    install_exact_openapi(app)
     install_error_handlers(app, service.metrics)
     app.add_middleware(
         BodyLimitMiddleware,

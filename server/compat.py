@@ -62,8 +62,8 @@ from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64, SplitText, TaskIdText
 
 #: A session id or item index as AgentGym clients send it; strict: JSON true is neither (lax
-#: validation would read it as 1).
-IdValue = StrictInt | StrictStr
+#: validation would read it as 1). A number is bounded like every integer a client sends.
+IdValue = Annotated[StrictInt, Field(ge=0, le=MAX_INT64)] | StrictStr
 
 
 class _AgentGymBody(BaseModel):
@@ -83,7 +83,7 @@ class AgentGymCreateRequest(BaseModel):
     task_id: TaskIdText | None = None
     split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
-    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft-style)")
     id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
 
 
@@ -92,11 +92,11 @@ class AgentGymStepRequest(_AgentGymBody):
 
 
 class AgentGymResetRequest(_AgentGymBody):
-    game: int | None = Field(None, ge=0, description="Task index (AgentGym's household games)")
-    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft, BabyAI, SciWorld)")
-    session_id: int | None = Field(None, ge=0, description="Task index (AgentGym's shop)")
-    item_id: int | None = Field(None, ge=0, description="Task index (SQLGym)")
-    idx: int | None = Field(None, ge=0, description="Task index")
+    game: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's household games)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft, BabyAI, SciWorld)")
+    session_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's shop)")
+    item_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (SQLGym)")
+    idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index")
     task_id: TaskIdText | None = None
     split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)

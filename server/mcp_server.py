@@ -42,6 +42,7 @@ from coevo.envs.base import ToolCall
 from coevo.server.errors import InvalidRequest, classify
 from coevo.server.service import EnvService
 from coevo.wire import (
+    MAX_INT64,
     MAX_TASKS_PAGE,
     ClosedResponse,
     CreateSessionRequest,
@@ -65,7 +66,7 @@ class _Args(BaseModel):
 
 class ListTasksArgs(_Args):
     split: str | None = Field(None, description="Split; the env's default if omitted")
-    offset: int = Field(0, ge=0, description="Index of the first task to list")
+    offset: int = Field(0, ge=0, le=MAX_INT64, description="Index of the first task to list")
     limit: int = Field(100, ge=1, le=MAX_TASKS_PAGE, description="Most tasks to list")
 
 

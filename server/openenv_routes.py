@@ -69,7 +69,7 @@ class OpenEnvStepBody(BaseModel):
 
     action: OpenEnvAction | dict[str, Any]
     session_id: str | None = Field(None, description="coevo: the session /reset returned")
-    timeout_s: float | None = Field(None, gt=0)
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="Accepted, not used")
     request_id: str | None = Field(None, max_length=255)
 
 
