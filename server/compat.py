@@ -56,6 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
 from coevo.envs.base import Env, UnknownTask
+from coevo.server.agentgym_extras import check_extras, kept_fields
 from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
@@ -78,7 +79,7 @@ class _AgentGymBody(BaseModel):
 
 
 class AgentGymCreateRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="ignore")
 
     task_id: TaskIdText | None = None
     split: SplitText | None = None
@@ -88,6 +89,8 @@ class AgentGymCreateRequest(BaseModel):
 
 
 class AgentGymStepRequest(_AgentGymBody):
+    model_config = ConfigDict(extra="ignore")  # only /reset keeps extras (agentgym_extras.py)
+
     action: str
 
 
@@ -109,7 +112,7 @@ class AgentGymResetRequest(_AgentGymBody):
 
 
 class AgentGymCloseRequest(_AgentGymBody):
-    pass
+    model_config = ConfigDict(extra="ignore")
 
 
 class AgentGymCreated(BaseModel):
@@ -324,6 +327,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
     )
     async def reset(body: AgentGymResetRequest) -> Response:
         """Start the task with the given index (AgentGym /reset)."""
+        check_extras(body)
         task_id = body.task_id
         index = _item_index(body.id) if item_style else body.task_index()
         if task_id is None and index is not None:
@@ -331,7 +335,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         sid = session_of(body)
         r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
         lease = await service.lease(sid)
-        lease.agentgym_reset = body.model_dump(exclude={"id", "env_idx"}, exclude_none=True)
+        lease.agentgym_reset = kept_fields(body)
         if style == "env_idx":
             return _json([r.observation, None])
         if item_style:

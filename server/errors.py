@@ -88,6 +88,10 @@ class JsonTooDeep(ApiError):
     status, code = 422, "json_too_deep"
 
 
+class JsonTooManyKeys(ApiError):
+    status, code = 422, "json_too_many_keys"
+
+
 class SessionFailed(ApiError):
     """The session can no longer be served as recorded (a refused record, a gap in its
     history): it is closed, and every later request on it says why."""

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from coevo.server.errors import ApiError, BodyTooLarge, UnsupportedMediaType, error_response
-from coevo.server.json_body import decode_json
+from coevo.server.json_body import DECODED_BODY, decode_json
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -100,13 +100,15 @@ class BodyLimitMiddleware:
                 return
             if not message.get("more_body", False):
                 try:
-                    decode_json(bytes(body))
+                    value = decode_json(bytes(body))
                 except ApiError as exc:
                     if self.on_invalid is not None:
                         self.on_invalid(exc.status, exc.code)
                     await error_response(exc.status, exc.code, exc.message)(scope, receive, send)
                     return
                 messages = [{"type": "http.request", "body": bytes(body), "more_body": False}]
+                # Routes that read the JSON value themselves take it from here (decoded once).
+                scope.setdefault("state", {})[DECODED_BODY] = value
                 break
         replay = iter(messages)
 

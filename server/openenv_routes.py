@@ -36,7 +36,8 @@ from starlette.responses import Response
 from coevo import __version__
 from coevo.server.compat import AgentGymResetRequest, AgentGymStepRequest
 from coevo.server.errors import ApiError, InvalidRequest, SessionNotFound, classify, error_responses
-from coevo.server.json_body import decode_json
+from coevo.server.agentgym_extras import check_field_count
+from coevo.server.json_body import decode_json, request_json
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64, SessionResponse, SplitText, StepResponse, TaskIdText
 
@@ -138,10 +139,9 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         }
 
     async def body_of(request: Request) -> Any:
-        raw = await request.body()
-        if not raw.strip():
-            return {}
-        return decode_json(raw)
+        data = await request_json(request)
+        check_field_count(data)  # before validation: each field costs, and AgentGym's keep extras
+        return data
 
     def parsed(model: type[BaseModel], data: Any) -> Any:
         try:
