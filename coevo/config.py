@@ -47,6 +47,9 @@ class ServerConfig:
     request_read_timeout_s: float = 30.0
     #: Most open connections from one client address; more are answered 429 and closed (0: no limit).
     max_client_connections: int = 1024
+    #: A GET /mcp event stream ends after this many seconds (the server is stateless and sends
+    #: nothing on it, so an open stream is always idle); 0 keeps streams open.
+    mcp_stream_idle_s: float = 60.0
     #: Largest batch a client may send in one POST /batch/step.
     max_batch_items: int = 4096
     #: Bytes of serialized GET /tasks pages kept in memory (an LRU cache).

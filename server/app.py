@@ -20,6 +20,7 @@ from coevo.server.openenv_routes import build_openenv_router
 from coevo.server.routes import build_router
 from coevo.server.runtime import EnvRuntime
 from coevo.server.service import EnvService
+from coevo.server.unhandled import UnhandledErrorMiddleware
 
 
 def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
@@ -70,6 +71,8 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
     app.state.service = service
     install_exact_openapi(app)
     install_error_handlers(app, service.metrics)
+    # Added first, so it runs inside the body checks: it answers what no handler took.
+    app.add_middleware(UnhandledErrorMiddleware, on_error=service.metrics.error)
     app.add_middleware(
         BodyLimitMiddleware,
         max_body_bytes=config.max_body_bytes,

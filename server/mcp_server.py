@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import mcp_types as types
 from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
@@ -303,6 +304,35 @@ def _security(host: str) -> TransportSecuritySettings | None:
     )
 
 
+class _IdleLimitedStreams:
+    """GET event streams end after `idle_s`: stateless, the server never sends on them, so a
+    client could otherwise hold one (and its task) forever. The stream is ended cleanly (its
+    last chunk sent), so the connection stays usable."""
+
+    def __init__(self, app: Any, idle_s: float) -> None:
+        self.app = app
+        self.idle_s = idle_s
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("method") != "GET" or self.idle_s <= 0:
+            await self.app(scope, receive, send)
+            return
+        started = ended = False
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal started, ended
+            if message["type"] == "http.response.start":
+                started = True
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                ended = True
+            await send(message)
+
+        with anyio.move_on_after(self.idle_s):
+            await self.app(scope, receive, tracking_send)
+        if started and not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
     """Serve MCP at /mcp on `app`; returns the async context manager the app's lifespan enters."""
     tools = McpTools(service)
@@ -338,7 +368,8 @@ def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
         max_request_body_size=service.config.max_body_bytes,
     )
     # A plain route whose endpoint is an ASGI app (as the SDK mounts it): every method, no slash redirect.
-    app.router.add_route(MCP_PATH, StreamableHTTPASGIApp(manager))  # type: ignore[arg-type]
+    endpoint = _IdleLimitedStreams(StreamableHTTPASGIApp(manager), service.config.mcp_stream_idle_s)
+    app.router.add_route(MCP_PATH, endpoint)  # type: ignore[arg-type]
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:

@@ -38,6 +38,7 @@ from coevo.server.compat import AgentGymResetRequest, AgentGymStepRequest
 from coevo.server.errors import ApiError, InvalidRequest, SessionNotFound, classify, error_responses
 from coevo.server.agentgym_extras import check_field_count
 from coevo.server.json_body import decode_json, request_json
+from coevo.server.origins import origin_allowed
 from coevo.server.service import EnvService
 from coevo.wire import MAX_INT64, SessionResponse, SplitText, StepResponse, TaskIdText
 
@@ -218,6 +219,10 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
 
     @router.websocket("/ws")
     async def session_socket(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers.get("origin"), service.config.host):
+            service.metrics.error(403, "forbidden_origin")
+            await websocket.close(code=1008)  # before accept: the handshake gets 403
+            return
         await websocket.accept()
         session_id: str | None = None
 

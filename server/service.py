@@ -588,7 +588,16 @@ class EnvService:
         model = cls.admin_payloads.get(command)
         if model is not None:
             payload = await self.runtime.offload(self._checked_payload, model, payload)
-        result = await self.runtime.offload(cls.admin, shared, command, payload)
+        try:
+            result = await self.runtime.offload(cls.admin, shared, command, payload)
+        except EnvError as exc:
+            # The env saw the checked, absolute paths; the client named them relative to the
+            # admin directory, and the server's layout is none of its business.
+            message = str(exc)
+            root = str(self.admin_paths.root_path())
+            if root in message:
+                raise type(exc)(message.replace(root + "/", "").replace(root, ".")) from None
+            raise
         if not isinstance(result, dict):
             raise EnvError(f"admin command {command!r} returned {type(result).__name__}, not a dict")
         return result
