@@ -7,9 +7,11 @@ wall time as a ratio to the median of the ordinary request it stands beside (an 
 steps over 128 sessions; every repeat new seeds), the server's peak resident memory
 above what it had before the request (`rss_peak_mb`) and what it kept after (`rss_kept_mb`).
 
-Per-session memory: `--pinned-sessions` AgentGym sessions are reset with the largest extra
-fields the server accepts, then again with none; the difference in resident memory over the
-sessions is what one client can pin per session beyond its actions (`pinned_bytes_per_session`).
+Per-session memory: three cohorts of `--pinned-sessions` new AgentGym sessions, reset with no
+extra fields, with the largest the server accepts, and with none again; the middle cohort's
+growth in resident memory beyond the mean of the others, per session, is what one client can
+pin per session beyond its actions (`pinned_bytes_per_session`; `session_bytes_plain` is a
+session's own cost).
 Actions are bounded separately: max_steps x the action cap (`action_bound_bytes`).
 
 Targets: every attack answers 4xx or within the bounds (time ratio <= 10, rss <= 20 MB);
@@ -157,21 +159,30 @@ def _ordinary(client: httpx.Client, repeats: int) -> tuple[dict[str, float], str
 
 
 def _pinned(client: httpx.Client, pid: int, sessions: int, max_extra: int) -> dict[str, Any]:
-    """Resident bytes per session of the largest accepted AgentGym extras, beyond none."""
+    """Resident bytes per session of the largest accepted AgentGym extras, beyond none: three
+    cohorts of new sessions (none, the largest extras, none again) so that freed memory being
+    reused cannot hide the cost; the extras' cost is the middle cohort's growth minus the mean
+    of the other two."""
     filler = "x" * (max_extra - len('{"world_type":""}'))
-    ids = [client.post("/create", json={}).json()["id"] for _ in range(sessions)]
-    for sid in ids:
-        client.post("/reset", json={"id": sid, "game": 0})
-    before = rss_mb(pid)
-    for sid in ids:
-        r = client.post("/reset", json={"id": sid, "game": 0, "world_type": filler})
-        assert r.status_code == 200, r.text
-    after = rss_mb(pid)
-    for sid in ids:
+
+    def cohort(extra: dict[str, str]) -> tuple[float, list[str]]:
+        before = rss_mb(pid)
+        ids = [client.post("/create", json={}).json()["id"] for _ in range(sessions)]
+        for sid in ids:
+            r = client.post("/reset", json={"id": sid, "game": 0, **extra})
+            assert r.status_code == 200, r.text
+        return rss_mb(pid) - before, ids
+
+    plain_a, ids_a = cohort({})
+    extras, ids_b = cohort({"world_type": filler})
+    plain_b, ids_c = cohort({})
+    for sid in [*ids_a, *ids_b, *ids_c]:
         client.post("/close", json={"id": sid})
+    extra_mb = extras - (plain_a + plain_b) / 2
     return {
         "pinned_sessions": sessions,
-        "pinned_bytes_per_session": round((after - before) * 1024 * 1024 / sessions),
+        "session_bytes_plain": round((plain_a + plain_b) / 2 * 1024 * 1024 / sessions),
+        "pinned_bytes_per_session": max(0, round(extra_mb * 1024 * 1024 / sessions)),
         "extra_fields_cap_bytes": max_extra,
     }
 

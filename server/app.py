@@ -26,6 +26,7 @@ from coevo.server.unhandled import UnhandledErrorMiddleware
 def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     if not config.record:
         return None
+    from coevo.store import owners  # noqa: F401  (the table create_all makes)
     from coevo.store.db import make_engine
     from coevo.store.writer import TrajectoryWriter  # imports the tables create_all makes
 

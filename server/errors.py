@@ -99,6 +99,19 @@ class SessionFailed(ApiError):
     status, code = 410, "session_failed"
 
 
+class OwnedElsewhere(ApiError):
+    """Another replica on the same store serves this session (its address is in the message
+    and the `X-Coevo-Owner` header); send the request there."""
+
+    status, code = 409, "session_owned_elsewhere"
+
+
+class OwnershipUnconfirmed(ApiError):
+    """This server could not renew its sessions' ownership in time: another may take them over."""
+
+    status, code = 503, "ownership_unconfirmed"
+
+
 class StoreRefused(ApiError):
     """The store refused a record of this request: nothing was acknowledged, and the session
     it belonged to is closed as failed (never left ahead of its stored history)."""

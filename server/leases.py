@@ -49,6 +49,7 @@ class Lease:
         "last_info",
         "closed",
         "agentgym_reset",
+        "claimed_at",
     )
 
     def __init__(
@@ -73,6 +74,8 @@ class Lease:
         self.last_observation = observation
         self.last_info = info
         self.closed = False
+        #: When this process claimed the session in the store (monotonic clock; ownership.py).
+        self.claimed_at = time.monotonic()
         #: The task fields of the latest AgentGym /reset (e.g. its index and world type), which
         #: an env's AgentGym /detail repeats; None before one (or after a restart).
         self.agentgym_reset: dict[str, Any] | None = None
@@ -148,6 +151,13 @@ class LeaseTable:
         self._released[session_id] = reason
         if len(self._released) > self._remember:
             self._released.popitem(last=False)
+
+    def drop(self, session_id: str) -> Lease | None:
+        """Forget a session another server now owns, without remembering it as released here
+        (a later request looks it up again and learns the owner)."""
+        lease = self._leases.pop(session_id, None)
+        self._absent.pop(session_id, None)
+        return lease
 
     def fail(self, session_id: str, why: str) -> None:
         """Remember that the session failed and why: every later request on it answers 410 with

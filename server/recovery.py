@@ -65,6 +65,10 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
         service.leases.remember(session_id, "expired_idle")
         service.metrics.released("expired_idle")
         return None
+    if service.ownership is not None:
+        # 409 with the owner's address while another replica serves it; it takes the session
+        # over only when that owner's heartbeat has expired.
+        await service.ownership.claim(session_id)
     service.leases.reserve()
     try:
         env = await runtime.offload(runtime.new_env)

@@ -34,6 +34,7 @@ from coevo.server.errors import (
 )
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
+from coevo.server.ownership import Ownership
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
 from coevo.store.trajectories import sessions_with_open_episodes
@@ -94,11 +95,27 @@ class EnvService:
         self._recovering: dict[str, asyncio.Task[Lease | None]] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._max_action_chars = config.max_action_bytes // 4  # below this, UTF-8 cannot exceed it
+        #: One owner per session across replicas on this store (None without a store).
+        self.ownership = (
+            Ownership(
+                writer.engine,
+                runtime,
+                self.leases,
+                address=config.owner_address,
+                heartbeat_s=config.owner_heartbeat_s,
+                expiry_s=config.owner_expiry_s,
+                on_moved=lambda _sid: self.metrics.released("moved"),
+            )
+            if writer is not None
+            else None
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         if self.writer is not None:
             self.writer.start()
+        if self.ownership is not None:
+            self.ownership.start()
         if self._reaper is None and (self.config.idle_ttl_s or self.config.max_age_s):
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
@@ -110,6 +127,8 @@ class EnvService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
             self._reaper = None
+        if self.ownership is not None:
+            await self.ownership.stop()
         if self.writer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.writer.stop)
         self.task_pages.shutdown()
@@ -169,6 +188,8 @@ class EnvService:
             result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             lease = Lease(new_session_id(), env, _new_episode_id(), result.observation, result.info)
+            if self.ownership is not None:
+                await self.ownership.claim(lease.session_id)
             self._record_episode(lease)
             self.leases.add(lease)
         finally:
@@ -353,6 +374,8 @@ class EnvService:
                     dict(parent.last_info),
                     total_reward=parent.total_reward,
                 )
+                if self.ownership is not None:
+                    await self.ownership.claim(child.session_id)
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
                 self.leases.add(child)
                 parent.last_used = child.last_used
@@ -395,6 +418,8 @@ class EnvService:
                 self.leases.pop(session_id, reason)
             else:
                 return
+        if self.ownership is not None:
+            self.ownership.release(session_id)
         async with lease.lock:
             lease.closed = True
             now = time.time()
@@ -416,6 +441,8 @@ class EnvService:
     async def lease(self, session_id: str) -> Lease:
         lease = self.leases.find(session_id)
         if lease is not None:
+            if self.ownership is not None:
+                self.ownership.check()
             if self.writer is not None and self.writer.refused(lease.episode_id):
                 # A buffered write (durability "buffered") was refused after its answer left.
                 await self._fail_refused(lease)
@@ -514,6 +541,8 @@ class EnvService:
         lease.closed = True
         self.leases.fail(lease.session_id, why)
         self.metrics.released("failed")
+        if self.ownership is not None:
+            self.ownership.release(lease.session_id)
         if self.writer is not None:
             now = time.time()
             self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=close_reason, updated_at=now)
@@ -530,6 +559,8 @@ class EnvService:
         except Exception:
             if self.leases.pop(lease.session_id, "closed") is not None:
                 lease.closed = True
+                if self.ownership is not None:
+                    self.ownership.release(lease.session_id)
                 if self.writer is not None:
                     now = time.time()
                     self.writer.episode_updated(
