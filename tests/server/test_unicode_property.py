@@ -184,7 +184,7 @@ def test_random_unicode_through_every_front_is_refused_or_stored_and_recovered(d
     assert {sid: stored.get(sid, []) for sid in acked} == acked
     assert "refused a row" not in log.read_text(errors="replace")
 
-    port = _free_port()
+    # The same address: the restarted server is the sessions' owner (docs/server.md).
     with coevo_serve(db_url, port, log) as (_, base), httpx.Client(base_url=base, timeout=30) as c:
         for sid, actions in acked.items():
             r = c.get(f"/sessions/{sid}")
