@@ -7,11 +7,11 @@ wall time as a ratio to the median of the ordinary request it stands beside (an 
 steps over 128 sessions; every repeat new seeds), the server's peak resident memory
 above what it had before the request (`rss_peak_mb`) and what it kept after (`rss_kept_mb`).
 
-Per-session memory: three cohorts of `--pinned-sessions` new AgentGym sessions, reset with no
-extra fields, with the largest the server accepts, and with none again; the middle cohort's
-growth in resident memory beyond the mean of the others, per session, is what one client can
-pin per session beyond its actions (`pinned_bytes_per_session`; `session_bytes_plain` is a
-session's own cost).
+Per-session memory: three cohorts of `--pinned-sessions` new AgentGym sessions, kept open: a
+warm-up cohort without extra fields, one reset with the largest extras the server accepts, and
+one without; the difference in resident-memory growth of the last two, per session, is what
+one client can pin per session beyond its actions (`pinned_bytes_per_session`;
+`session_bytes_plain` is a session's own cost, `cohort_rss_growth_mb` the three growths).
 Actions are bounded separately: max_steps x the action cap (`action_bound_bytes`).
 
 Targets: every attack answers 4xx or within the bounds (time ratio <= 10, rss <= 20 MB);
@@ -160,9 +160,9 @@ def _ordinary(client: httpx.Client, repeats: int) -> tuple[dict[str, float], str
 
 def _pinned(client: httpx.Client, pid: int, sessions: int, max_extra: int) -> dict[str, Any]:
     """Resident bytes per session of the largest accepted AgentGym extras, beyond none: three
-    cohorts of new sessions (none, the largest extras, none again) so that freed memory being
-    reused cannot hide the cost; the extras' cost is the middle cohort's growth minus the mean
-    of the other two."""
+    cohorts of new sessions, kept open: a first without extras warms the server up (its growth
+    holds one-time allocations and is only reported), then one with the largest extras, then one
+    without; the extras' cost is the difference of the last two, per session."""
     filler = "x" * (max_extra - len('{"world_type":""}'))
 
     def cohort(extra: dict[str, str]) -> tuple[float, list[str]]:
@@ -178,11 +178,12 @@ def _pinned(client: httpx.Client, pid: int, sessions: int, max_extra: int) -> di
     plain_b, ids_c = cohort({})
     for sid in [*ids_a, *ids_b, *ids_c]:
         client.post("/close", json={"id": sid})
-    extra_mb = extras - (plain_a + plain_b) / 2
+    extra_mb = extras - plain_b
     return {
         "pinned_sessions": sessions,
-        "session_bytes_plain": round((plain_a + plain_b) / 2 * 1024 * 1024 / sessions),
+        "session_bytes_plain": round(plain_b * 1024 * 1024 / sessions),
         "pinned_bytes_per_session": max(0, round(extra_mb * 1024 * 1024 / sessions)),
+        "cohort_rss_growth_mb": [round(plain_a, 2), round(extras, 2), round(plain_b, 2)],
         "extra_fields_cap_bytes": max_extra,
     }
 
@@ -199,6 +200,8 @@ def run_attacks(repeats: int, pinned_sessions: int) -> dict[str, Any]:
         try:
             with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=120) as client:
                 client.get("/health")
+                # First, on a fresh server: memory the attacks freed would hide what sessions take.
+                pinned = _pinned(client, proc.pid, pinned_sessions, MAX_EXTRA_BYTES)
                 baseline, sid = _ordinary(client, repeats)
                 log(f"ordinary requests: {baseline}")
                 rows = []
@@ -225,7 +228,6 @@ def run_attacks(repeats: int, pinned_sessions: int) -> dict[str, Any]:
                     rows.append(row)
                     if client.get("/health").status_code != 200:
                         raise RuntimeError(f"the server is down after {attack.name}")
-                pinned = _pinned(client, proc.pid, pinned_sessions, MAX_EXTRA_BYTES)
                 info = client.get("/info").json()
         finally:
             stop_server(proc)

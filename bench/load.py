@@ -499,7 +499,7 @@ def main() -> None:
         help="measure attack requests against ordinary ones instead (bench/attacks.py)",
     )
     parser.add_argument("--attack-repeats", type=int, default=5, help="times each attack is sent")
-    parser.add_argument("--pinned-sessions", type=int, default=500, help="sessions of the per-session memory measure")
+    parser.add_argument("--pinned-sessions", type=int, default=1300, help="sessions of the per-session memory measure")
     args = parser.parse_args()
     if args.attacks:
         from attacks import run_attacks
