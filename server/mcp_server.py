@@ -57,6 +57,9 @@ from coevo.wire import (
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
+#: Most episode-tool calls one `call_episode_tools` step may carry (each becomes action text,
+#: which the action cap bounds again).
+MAX_TOOL_CALLS = 64
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -85,7 +88,9 @@ class ToolCallArgs(_Args):
 
 
 class CallToolsArgs(SessionArgs):
-    calls: list[ToolCallArgs] = Field(min_length=1, description="Calls made together in one step")
+    calls: list[ToolCallArgs] = Field(
+        min_length=1, max_length=MAX_TOOL_CALLS, description="Calls made together in one step"
+    )
 
 
 # ---------------------------------------------------------------------------- results

@@ -157,3 +157,16 @@ def test_alfworld_generated_seeds_are_bounded_like_every_seed(alfworld: TestClie
         assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_task", r.text
     r = alfworld.post("/sessions", json={"task_id": "gen--1"})
     assert r.status_code == 404, r.text
+
+
+def test_mcp_tool_arguments_are_bounded(client: TestClient) -> None:
+    sid = client.post("/sessions", json={"task_id": "train-1"}).json()["session_id"]
+    for name, arguments in (
+        ("list_tasks", {"offset": MAX_INT64 + 1}),
+        ("list_tasks", {"limit": 1001}),
+        ("call_episode_tools", {"session_id": sid, "calls": [{"name": "f", "arguments": {}}] * 65}),
+    ):
+        call = {"name": name, "arguments": arguments}
+        r = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}, headers=MCP)
+        result = r.json()["result"]
+        assert result["isError"] and result["structuredContent"]["status"] == 422, (name, result)
