@@ -38,6 +38,10 @@ setup(
     package_dir=FOLDERS,
     packages=discover(),
     # data/ folders are not packages, so their files are named from the package above them.
-    package_data={"": ["*.json", "*.txt", "*.pddl", "*.yaml", "*.csv", "*.j2", "data/*"]},
+    # coevo.ui's templates and static files (Chart.js, CSS) are served from the package.
+    package_data={
+        "": ["*.json", "*.txt", "*.pddl", "*.yaml", "*.csv", "*.j2", "data/*"],
+        "coevo.ui": ["templates/*.html", "static/*"],
+    },
     include_package_data=True,
 )

@@ -103,6 +103,11 @@ class AgentEvolConfig(TrainerConfig):
         default=0.99,
         metadata={"help": "filter objective: keep explored trajectories with reward >= this (AgentGym: 0.99)"},
     )
+    accumulate_explored: bool = field(
+        default=True,
+        metadata={"help": "Learn on every iteration's explored trajectories so far, de-duplicated (the paper's "
+                  "D_m grows each iteration); false: on this iteration's alone"},
+    )  # fmt: skip
     restart_from_base: bool = field(
         default=True, metadata={"help": "Train each iteration from the base model (paper); false: continue"}
     )

@@ -13,6 +13,8 @@ instruction (the highest reward; ties go to the lowest sample index, then the ea
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -134,6 +136,23 @@ def filter_explored(records: Iterable[Mapping[str, Any]], threshold: float) -> l
         if instruction not in best or rank < best[instruction][0]:
             best[instruction] = (rank, record)
     return [record for _, record in best.values()]
+
+
+def distinct_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Records once each by instruction and conversation (the same reply to the same instruction,
+    explored in two iterations, counts once), the first kept, in order."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for raw in records:
+        record = dict(raw)
+        key = (
+            instruction_of(str(record.get("item_id", "")))[0],
+            json.dumps(record.get("conversations"), sort_keys=True),
+        )
+        if key not in seen:
+            seen.add(key)
+            kept.append(record)
+    return kept
 
 
 def build_examples(

@@ -375,6 +375,19 @@ class AgentEvolTrainer:
         write_jsonl(path, records)
         return records
 
+    def explored_so_far(self, iteration: int, new: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """D_m at `iteration`: the earlier iterations' explored trajectories (their data files)
+        and this iteration's `new` ones, each distinct trajectory once."""
+        from coevo.agentevol.data import distinct_records
+
+        earlier = [
+            record
+            for k in range(1, iteration)
+            if self.layout.data(f"iter{k}-explore").is_file()
+            for record in read_records(self.layout.data(f"iter{k}-explore"))
+        ]
+        return distinct_records([*earlier, *new])
+
     def explore_policy(self, explorer: tuple[Any, Any], name: str, seed: int) -> Policy:
         """The policy that explores: the current model (a seam for tests and other explorers)."""
         return self.policy(*explorer, name=name, seed=seed)
@@ -464,9 +477,10 @@ class AgentEvolTrainer:
                 current = None
                 del explorer, explore
                 gc.collect()
-                model, train_row = self.learn(start, stage, demonstrations=bc, explored=new, objective=c.objective)
+                explored = self.explored_so_far(iteration, new) if c.accumulate_explored else new
+                model, train_row = self.learn(start, stage, demonstrations=bc, explored=explored, objective=c.objective)
                 current = (model, start[1])
-                row.update(train_row)
+                row.update(train_row, explored_trajectories=len(explored))
             if self.main:
                 policy = self.policy(*current, name=stage)
                 try:

@@ -13,12 +13,14 @@ fixed task lists, with 95% intervals and a paired interval on the gain.
   simple_python in the ReAct prompt every stage uses. `base` is the model before BC, `bc` the
   BC stage and `trained` the last iteration.
 
-    python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--output-dir DIR]
+    python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--generated-n 200] [--output-dir DIR]
     python bench/training.py --json --trainer agentevol [--iterations 1] [--n 100]
 
 Prints {"trainer", "env", "split", "n", "base": {success_rate, ci95_low, ci95_high}, "trained":
-{...}, "gain", "gain_ci95_low", "gain_ci95_high", "wall_s", ...}; for genenv also "random" and
-"gain_vs_random" with its paired interval. Several held-out splits are pooled into one task
+{...}, "gain", "gain_ci95_low", "gain_ci95_high", "wall_s", ...}; for genenv also "random",
+"static" and "gain_vs_random" / "gain_vs_static" with their paired intervals, and the same on the
+simulator's held-out generated split and on the real splits apart (`*_gen`, `*_real`, e.g.
+"gain_vs_start_gen_ci95_low"). Several held-out splits are pooled into one task
 list for the summary ("split" names them all); per-split rows are under "splits".
 """
 
@@ -55,25 +57,52 @@ def gain(before: Sequence[float], after: Sequence[float], prefix: str = "gain") 
             f"{prefix}_only_before": c.only_before}  # fmt: skip
 
 
+#: Held-out task kinds GenEnv is scored on: the simulator's held-out generated split, and real benchmarks.
+KINDS = {"gen": lambda row: row.env == "simulator", "real": lambda row: row.env != "simulator"}
+
+
+def by_kind(models: dict[str, Any]) -> dict[str, Any]:
+    """The generated and the real held-out tasks apart: each model's rate and GenEnv's paired
+    gains over its start and the other arms, as `<key>_gen` and `<key>_real` (the pooled keys
+    stay as they were)."""
+    report: dict[str, Any] = {}
+    for kind, wanted in KINDS.items():
+        outcomes = {name: pooled_outcomes([r for r in result.rows if wanted(r)]) for name, result in models.items()}
+        if not outcomes["trained"]:
+            continue
+        report.update({f"{name}_{kind}": rate(values) for name, values in outcomes.items()})
+        report[f"n_{kind}"] = len(outcomes["trained"])
+        for before in ("start", "random", "static"):
+            if before in outcomes:
+                report.update(gain(outcomes[before], outcomes["trained"], f"gain_vs_{before}_{kind}"))
+    return report
+
+
 def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
     return [{"model": name, **row.metrics()} for name, rows in models.items() for row in rows]
 
 
 # ---------------------------------------------------------------------------- GenEnv
 def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
-    from coevo.client.launcher import launch_local
+    from coevo.client.launcher import ServerSpec, launch_local
     from coevo.client.policies.models import default_model_dir
     from coevo.genenv.config import GenEnvConfig, preset
     from coevo.genenv.heldout import HeldoutResult
     from coevo.genenv.trainer import GenEnvTrainer
 
     splits = [f"bfcl:{s}:{args.n}" for s in args.splits]
+    if args.generated_n > 0:
+        splits.append(f"simulator:heldout:{args.generated_n}")
     out = Path(args.output_dir or "runs/bench-training-genenv")
     out.mkdir(parents=True, exist_ok=True)
-    with launch_local(["bfcl"], log_dir=str(out)) as urls:
+    servers: list[Any] = ["bfcl"]
+    if args.generated_n > 0:  # its held-out split holds out combinations of the run's families
+        servers.append(ServerSpec("simulator", {"families": args.families}))
+    with launch_local(servers, log_dir=str(out)) as urls:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
             heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
+            arms=tuple(args.arms.split(",")),
         ).replace(**GenEnvConfig.parse_args([f"--set={item}" for item in args.set]))  # fmt: skip
         trainer = GenEnvTrainer(config)
         base_file = out / "heldout" / "base.json"
@@ -91,8 +120,9 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     start = HeldoutResult.load(out / "heldout" / "start.json")
     trained = HeldoutResult.load(out / "heldout" / f"genenv-epoch-{last:03d}.json")
     models = {"base": base, "start": start, "trained": trained}
-    if "random" in config.arms:
-        models["random"] = HeldoutResult.load(out / "heldout" / f"random-epoch-{last:03d}.json")
+    for arm in ("random", "static"):
+        if arm in config.arms:
+            models[arm] = HeldoutResult.load(out / "heldout" / f"{arm}-epoch-{last:03d}.json")
     outcomes = {name: pooled_outcomes(result.rows) for name, result in models.items()}
     report: dict[str, Any] = {
         "trainer": "genenv",
@@ -109,8 +139,10 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         **gain(outcomes["base"], outcomes["start"], "gain_start"),
         **gain(outcomes["start"], outcomes["trained"], "gain_vs_start"),
     }
-    if "random" in outcomes:
-        report.update(gain(outcomes["random"], outcomes["trained"], "gain_vs_random"))
+    for arm in ("random", "static"):
+        if arm in outcomes:
+            report.update(gain(outcomes[arm], outcomes["trained"], f"gain_vs_{arm}"))
+    report.update(by_kind(models))
     report["splits"] = per_split({name: result.rows for name, result in models.items()})
     report["by_epoch"] = [
         {k: r[k] for k in ("arm", "epoch", "split", "n", "success_rate", "ci95_low", "ci95_high")}
@@ -134,6 +166,9 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
+        # The paper's setting: every iteration learns from the base model, on D_s and every explored
+        # trajectory so far, for as many epochs as behavioural cloning.
+        restart_from_base=True, accumulate_explored=True, epochs=3.0,
     )  # fmt: skip
     evol = AgentEvolTrainer(config, log=log)
     evol.run()
@@ -149,6 +184,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         **gain(outcomes["bc"], outcomes[final], "gain_vs_bc"),
         **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
         "splits": per_split(results),
+        "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
     }  # fmt: skip
     return report
 
@@ -166,13 +202,17 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100, help="tasks per held-out split (a fixed seeded list)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=3, help="genenv: epochs of each arm")
+    parser.add_argument("--arms", default="genenv,random,static", help="genenv: arms, in the order they run")
+    parser.add_argument(
+        "--generated-n", type=int, default=200, help="genenv: tasks of the simulator's held-out split (0: none)"
+    )
     parser.add_argument("--threads", type=int, default=0, help="genenv: torch CPU threads (0: chosen per epoch)")
     # BFCL asks for calls: with cpu-demo's arithmetic family beside them, the warmed agent
     # answered BFCL requests with computed numbers ("25" for a triangle's area), 0 of 20.
     parser.add_argument(
         "--families", default="function_calling", help="genenv: simulator task families, comma-separated"
     )
-    parser.add_argument("--iterations", type=int, default=1, help="agentevol: explore -> learn iterations")
+    parser.add_argument("--iterations", type=int, default=2, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
     parser.add_argument(

@@ -43,10 +43,14 @@ def tasks(split: str | None, offset: int, limit: int) -> Call:
     return Call("GET", "/tasks", wire.TaskListResponse, params=params, idempotent=True)
 
 
-def create(task_id: str | None, split: str | None, seed: int | None) -> Call:
+def create(
+    task_id: str | None, split: str | None, seed: int | None, policy: str | None = None, run: str | None = None
+) -> Call:
     # Creating twice is harmless only in the sense that nothing is lost; a duplicate lease simply
     # expires. It still is not retried on lost answers, so capacity is not wasted silently.
-    return Call("POST", "/sessions", wire.SessionResponse, body=_session_body(task_id, split, seed))
+    body = _session_body(task_id, split, seed)
+    body.update({k: v for k, v in {"policy": policy, "run": run}.items() if v is not None})
+    return Call("POST", "/sessions", wire.SessionResponse, body=body)
 
 
 def reset(session_id: str, task_id: str | None, split: str | None, seed: int | None) -> Call:

@@ -82,13 +82,14 @@ async def rollout_tasks(
     prompt_options: Mapping[str, Any] | None = None,
     prompts: Mapping[str, EnvPrompt] | None = None,
     on_done: Callable[[Trajectory], Any] | None = None,
+    run: str | None = None,
 ) -> list[Trajectory]:
     """Run `samples` episodes of each task; task types missing from reset info come from the
     catalogue. `prompts` replace envs' own prompts (e.g. a trained agent's own view of a task)."""
     meta = {(t.env, t.task_id): t.meta for t in tasks}
     engine = RolloutEngine(
         policy, clients, max_rounds=max_rounds, concurrency=concurrency, sampling=sampling,
-        prompts=prompts, prompt_options=prompt_options,
+        prompts=prompts, prompt_options=prompt_options, run=run,
     )  # fmt: skip
 
     def done(trajectory: Trajectory) -> None:

@@ -213,8 +213,17 @@ class EnvClient:
     def tasks(self, split: str | None = None, offset: int = 0, limit: int = 100) -> wire.TaskListResponse:
         return self._send_any(calls.tasks(split, offset, limit))
 
-    def create(self, task_id: str | None = None, split: str | None = None, seed: int | None = None) -> Session:
-        first, url = self._attempt(calls.create(task_id, split, seed), None)
+    def create(
+        self,
+        task_id: str | None = None,
+        split: str | None = None,
+        seed: int | None = None,
+        *,
+        policy: str | None = None,
+        run: str | None = None,
+    ) -> Session:
+        """A new session; `policy` and `run` tag every episode the server records for it."""
+        first, url = self._attempt(calls.create(task_id, split, seed, policy, run), None)
         self._routing.remember(first.session_id, url)
         return Session(self, url, first)
 
@@ -381,9 +390,15 @@ class AsyncEnvClient:
         return await self._send_any(calls.tasks(split, offset, limit))
 
     async def create(
-        self, task_id: str | None = None, split: str | None = None, seed: int | None = None
+        self,
+        task_id: str | None = None,
+        split: str | None = None,
+        seed: int | None = None,
+        *,
+        policy: str | None = None,
+        run: str | None = None,
     ) -> AsyncSession:
-        first, url = await self._attempt(calls.create(task_id, split, seed), None)
+        first, url = await self._attempt(calls.create(task_id, split, seed, policy, run), None)
         self._routing.remember(first.session_id, url)
         return AsyncSession(self, url, first)
 

@@ -229,10 +229,13 @@ class RolloutEngine:
         success_threshold: float = 1.0,
         batch_steps: bool = True,
         max_invalid_replies: int | None = MAX_INVALID_REPLIES,
+        run: str | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.policy = policy
+        #: Sent with each create, so the server records the episodes under this policy and run.
+        self.run_name = run
         self.clients: dict[str, list[AsyncEnvClient]] = {
             env: [c] if isinstance(c, AsyncEnvClient) else list(c) for env, c in clients.items()
         }
@@ -326,7 +329,9 @@ class RolloutEngine:
         )
         session: AsyncSession | None = None
         try:
-            session = await client.create(task_id=spec.task_id, split=spec.split, seed=spec.seed)
+            session = await client.create(
+                task_id=spec.task_id, split=spec.split, seed=spec.seed, policy=self.policy.name, run=self.run_name
+            )
             info = dict(session.info)
             trajectory.task_id = str(info.get("task_id", spec.task_id or ""))
             trajectory.split = info.get("split", spec.split)

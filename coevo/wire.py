@@ -153,15 +153,18 @@ class TaskListResponse(_Model):
 
 
 # ---------------------------------------------------------------------------- sessions
-class CreateSessionRequest(_Model):
+class ResetRequest(_Model):
     task_id: TaskIdText | None = Field(None, description="Exact task; omit to pick one from seed/split")
     split: SplitText | None = Field(None, description="Split to pick from when task_id is omitted")
     # strict: JSON true and "7" are not seeds (lax mode read them as 1 and 7).
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True, description="Same seed, same task and episode")
 
 
-class ResetRequest(CreateSessionRequest):
-    pass
+class CreateSessionRequest(ResetRequest):
+    # Recorded with every episode of the session (its resets and forks too), so stored episodes
+    # can be filtered by who played them; the server does not interpret them.
+    policy: str | None = Field(None, max_length=256, description="Tag of the policy playing (e.g. a model and version)")
+    run: str | None = Field(None, max_length=256, description="Name of the run this session belongs to")
 
 
 class SessionResponse(_Model):

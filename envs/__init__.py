@@ -1,5 +1,6 @@
 """Benchmark environments behind one reset/step protocol. Nothing here knows about HTTP."""
 
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
 from coevo.envs.base import (
     Env,
     EnvError,
@@ -9,16 +10,22 @@ from coevo.envs.base import (
     StepResult,
     UnknownTask,
 )
+from coevo.envs.checker import EnvCheckFailed, EnvCheckReport, check_env
 from coevo.envs.registry import make, names, register, spec
 
 __all__ = [
+    "AgentGymAdapter",
+    "AgentGymProfile",
     "Env",
+    "EnvCheckFailed",
+    "EnvCheckReport",
     "EnvError",
     "EpisodeFinished",
     "EpisodeNotStarted",
     "ResetResult",
     "StepResult",
     "UnknownTask",
+    "check_env",
     "make",
     "names",
     "register",

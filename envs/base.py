@@ -32,7 +32,8 @@ ADMIN_PATH = _AdminPathMarker()
 #: (`ServerConfig.admin_dir`) and hands the command the checked, symlink-free path.
 AdminPath = Annotated[str, Field(min_length=1), ADMIN_PATH]
 
-from coevo.wire import AgentGymRouteStyle, AgentPrompt
+from coevo.envs.agentgym import AgentGymProfile
+from coevo.wire import AgentPrompt
 
 
 class EnvError(Exception):
@@ -140,30 +141,9 @@ class Env(ABC):
     #: thoughts, action-list folding); served by /info. The default is the generic prompt built
     #: from action_format and action_example. Envs keep theirs in data/agent_prompt.json.
     agent_prompt: ClassVar[AgentPrompt] = AgentPrompt()
-    #: The response shapes of the AgentGym-compatible routes: "id" (AgentGym's ALFWorld, BabyAI,
-    #: SciWorld servers), "env_idx" (its WebShop and SQLGym servers) or "env_idx_item" (its
-    #: search server: the session in env_idx, an item index in id).
-    agentgym_style: ClassVar[AgentGymRouteStyle] = "id"
-    #: AgentGym's task indices as (split, first index) ranges in index order: index i of the
-    #: range starting at s is task i - s of that split (AgentGym's own mapping files). Empty:
-    #: the splits in catalogue order, concatenated.
-    agentgym_indices: ClassVar[tuple[tuple[str, int], ...]] = ()
-    #: What AgentGym's `GET /` answers for this env (None: "This is environment <name>.").
-    agentgym_hello: ClassVar[str | None] = None
-    #: False: the AgentGym routes answer with exactly the fields this env's AgentGym server sends
-    #: (no first observation in /create's answer, no task_id / done / reward in /reset's, no
-    #: info in /step's); True: ours added, which AgentGym's clients ignore.
-    agentgym_extra_fields: ClassVar[bool] = True
-    #: True: the AgentGym /step answer carries the step's info (as AgentGym's SQL server's);
-    #: False: `info: null` in the env_idx styles (its shop and search servers).
-    agentgym_step_info: ClassVar[bool] = False
-    #: True: an AgentGym session takes steps after its episode ended, as AgentGym's shop and
-    #: search servers do (they keep no end state); the native routes still answer 409.
-    agentgym_steps_after_done: ClassVar[bool] = False
-    #: Where AgentGym's server refuses a finished episode with HTTP 200 and `{"error": ...}`
-    #: (its household server, on /step, /observation, /available_actions and /detail), that
-    #: message, `{id}` standing for the session id; None: 409 (or the steps go on, above).
-    agentgym_finished_error: ClassVar[str | None] = None
+    #: How this env's AgentGym-compatible routes answer (envs/agentgym.py): an env mirroring one
+    #: of AgentGym's servers declares its profile in envs/<name>/agentgym.py.
+    agentgym_profile: ClassVar[AgentGymProfile] = AgentGymProfile()
     #: Episode cap; the step that reaches it returns truncated=True unless it ended the episode.
     #: Not a ClassVar: an instance may set its own from its options (searchqa's max_searches).
     max_steps: int = 50
@@ -191,7 +171,8 @@ class Env(ABC):
         #: True while the session presents AgentGym's server-side text (its prompt, messages,
         #: dialect): set by the AgentGym routes before a reset, kept by snapshots and marked
         #: in every result's info (`info["agentgym"]`) so a replay rebuilds the same episode.
-        #: Envs whose AgentGym server sends what they send ignore it.
+        #: Envs whose AgentGym server sends what they send ignore it; what the routes answer
+        #: beyond the env's results is its `agentgym_profile`'s business, not the env's.
         self.agentgym = False
 
     # ----------------------------------------------------------------- shared data
@@ -234,11 +215,6 @@ class Env(ABC):
         """Catalogue metadata for one task (e.g. its type); shown by GET /tasks."""
         return {}
 
-    def agentgym_task(self, index: int) -> str | None:
-        """The task AgentGym's item `index` names, where the env resolves indices itself (e.g.
-        from a user's copy of AgentGym's mapping files); None: by `agentgym_indices`."""
-        return None
-
     # ----------------------------------------------------------------- episode API
     def reset(self, task_id: str | None = None, seed: int | None = None, split: str | None = None) -> ResetResult:
         """Start an episode. A bare seed picks the task, so the same arguments give the same episode."""
@@ -269,11 +245,15 @@ class Env(ABC):
             result.info["agentgym"] = True
         return result
 
-    def step(self, action: str) -> StepResult:
-        """Apply one action. Raises EpisodeNotStarted / EpisodeFinished instead of guessing."""
+    def step(self, action: str, *, after_done: bool = False) -> StepResult:
+        """Apply one action. Raises EpisodeNotStarted / EpisodeFinished instead of guessing.
+
+        `after_done`: take the step although the episode ended, for a caller whose protocol
+        keeps no end state (AgentGym's shop and search servers); it counts like any other.
+        """
         if self.task_id is None:
             raise EpisodeNotStarted("call reset before step")
-        if self.done and not (self.agentgym and self.agentgym_steps_after_done):
+        if self.done and not after_done:
             raise EpisodeFinished("the episode has ended; reset to start another")
         result = self._step(action)
         self.steps += 1
@@ -310,22 +290,6 @@ class Env(ABC):
         """
         raise UnknownTool(f"{self.name} offers no tools to call; send a text action")
 
-    def agentgym_observation(self) -> str | None:
-        """What AgentGym's /observation answers now, where its server answers something other
-        than the latest observation (its search server repeats the question's prompt); None:
-        the latest observation."""
-        return None
-
-    def agentgym_reset_fields(self) -> dict[str, Any]:
-        """Fields AgentGym's server adds to its id-style /reset answer for the episode just
-        started (its household server's `task_type`, the game's folder); default: none."""
-        return {}
-
-    def agentgym_instruction_text(self) -> str | None:
-        """What AgentGym's `/instruction_text` answers now, where its server has that route
-        (its shop's current page's instruction heading); None: no such route (404)."""
-        return None
-
     def close(self) -> None:
         """Release per-episode resources. Shared data stays for the other sessions."""
 
@@ -345,11 +309,14 @@ class Env(ABC):
         return state
 
     def restore(self, state: Mapping[str, Any]) -> ResetResult | StepResult:
-        """Rebuild the state `snapshot` described; returns the last result it reproduced."""
+        """Rebuild the state `snapshot` described; returns the last result it reproduced.
+
+        Every recorded action was taken once, so each is replayed, steps after the end included.
+        """
         self.agentgym = bool(state.get("agentgym", False))
         result: ResetResult | StepResult = self.reset(task_id=state["task_id"], seed=state["seed"])
         for action in state["actions"]:
-            result = self.step(action)
+            result = self.step(action, after_done=True)
         return result
 
     # ----------------------------------------------------------------- hooks

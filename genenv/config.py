@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.genenv import curriculum
 from coevo.genenv.curriculum import RWR_AVERAGES
 from coevo.hardware import SETTINGS as BF16_SETTINGS
 from coevo.trainer_config import TrainerConfig
@@ -347,6 +348,7 @@ class GenEnvConfig(TrainerConfig):
             raise ValueError("the llm backend needs env_model (a model directory or 'tiny')")
         if not 0 < self.alpha < 1 or self.k_min < 0 or self.beta <= 0:
             raise ValueError("need 0 < alpha < 1, k_min >= 0, beta > 0")
+        self._check_band_reachable()
         if self.epochs < 1 or self.tasks_per_epoch < 1:
             raise ValueError("epochs and tasks_per_epoch must be positive")
         if self.rwr_lambda < 0:
@@ -359,7 +361,26 @@ class GenEnvConfig(TrainerConfig):
         from coevo.client.heldout import HeldoutSplit
 
         for item in self.heldout:
-            HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
+            split = HeldoutSplit.parse(item, self.heldout_n)  # raises ValueError naming the entry
+            if split.env == "simulator" and split.split != "heldout":
+                raise ValueError(
+                    f"held-out entry {item!r}: the simulator's {split.split!r} split is what the agent trains on; "
+                    "score generated tasks on simulator:heldout (combinations no training generation produces)"
+                )
+
+    def _check_band_reachable(self) -> None:
+        """A group of G completions estimates p_hat in steps of 1/G; when none of them lies in
+        the band and nothing outside the band counts (soft_band), no epoch can ever have a task
+        in band, and pi_env would never be updated: refused before any work starts."""
+        reachable = [k / self.group_size for k in range(self.group_size + 1)]
+        if self.env_rwr_average != "soft_band" and not any(
+            curriculum.in_band(p, self.alpha, self.k_min) for p in reachable
+        ):
+            raise ValueError(
+                f"no task can ever be in band: a group of {self.group_size} gives p_hat in steps of "
+                f"1/{self.group_size}, none within k_min={self.k_min} of alpha={self.alpha}; widen k_min, change "
+                'group_size, or use env_rwr_average="soft_band" (every task counts, weighted by R_env)'
+            )
 
     def _check_replay(self) -> None:
         for name in ("replay_fraction", "replay_base_fraction"):

@@ -161,10 +161,12 @@ class HeldoutScoring:
         if not cfg.heldout or not self.main_process:
             yield {}
             return
-        from coevo.client.launcher import launch_local
+        from coevo.client.launcher import ServerSpec, launch_local
 
         envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
-        with launch_local(envs, log_dir=str(self.out)) as started:
+        # The simulator's held-out split holds out combinations of the run's own families.
+        specs = [ServerSpec(env, {"families": ",".join(cfg.families)} if env == "simulator" else {}) for env in envs]
+        with launch_local(specs, log_dir=str(self.out)) as started:
             self.urls = {**cfg.heldout_urls, **started}
             try:
                 yield self.urls

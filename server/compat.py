@@ -18,26 +18,28 @@ returned, so the server answers in one of two styles:
   id; ``/reset {"env_idx", "id"}`` -> the observation string; ``/step`` ->
   ``{"observation", "reward", "done", "info": null}``; ``/close`` -> ``true``.
 
-`ServerConfig.agentgym_style` picks one ("auto": the style the env declares, `Env.agentgym_style`).
+`ServerConfig.agentgym_style` picks one ("auto": the style of the env's profile,
+`Env.agentgym_profile`, envs/agentgym.py).
 Ids are our unguessable session ids: AgentGym clients only echo back what /create returned.
 Unlike AgentGym's servers, errors keep their HTTP status (AgentGym answers most errors with
 200 and an `{"error"}` body, or 500); its clients assert 200, so they fail loudly instead of
 silently. The exceptions are what AgentGym's servers answer in a normal episode, declared by
-the env: a finished episode (`Env.agentgym_finished_error`: 200 and that `{"error"}`, or
-`Env.agentgym_steps_after_done`: the steps go on, as servers that keep no end state take them;
-otherwise 409), and the env_idx_item style's /close of an unknown session (false).
+the env's profile: a finished episode (`finished_error`: 200 and that `{"error"}`, or
+`steps_after_done`: the steps go on, as servers that keep no end state take them; otherwise
+409), and the env_idx_item style's /close of an unknown session (false).
 
-Where AgentGym's servers differ beyond the style, the env says how: `Env.agentgym_hello` (the
-`GET /` string), `Env.agentgym_extra_fields` (False: exactly the server's fields, and /detail is
-its record: the reset's fields, then the latest state), `Env.agentgym_step_info` (the step's
-info instead of null), `Env.agentgym_reset_fields()` (fields its /reset adds) and
-`Env.agentgym_instruction_text()` (its /instruction_text, 404 for envs without one).
+Where AgentGym's servers differ beyond the style, the profile says how: `hello` (the `GET /`
+string), `extra_fields` (False: exactly the server's fields, and /detail is its record: the
+reset's fields, then the latest state), `step_info` (the step's info instead of null), and its
+adapter, composed around the session's env: `reset_fields()` (fields its /reset adds),
+`observation()` (its /observation) and `instruction_text()` (its /instruction_text, 404 for
+envs without one).
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
-`idx` depending on the env, `id` in the env_idx_item style). Index i is the i-th task of the
-catalogue with splits in the env's order, the way AgentGym's household-game server
-concatenates its train and test games, unless the env declares AgentGym's own ranges
-(`Env.agentgym_indices`) or resolves indices itself (`Env.agentgym_task`, e.g. through a
+`idx` depending on the env, `id` in the env_idx_item style); the adapter's `task(index)` names
+it: the i-th task of the catalogue with splits in the env's order, the way AgentGym's
+household-game server concatenates its train and test games, unless the profile declares
+AgentGym's own ranges (`indices`) or the env's adapter resolves indices itself (e.g. through a
 user's copy of AgentGym's mapping files). The catalogue indexed is the one an AgentGym session
 sees (an instance with `Env.agentgym` set): an env may serve AgentGym's own task list there.
 
@@ -55,7 +57,8 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.responses import Response
 
-from coevo.envs.base import Env, UnknownTask
+from coevo.envs.agentgym import AgentGymAdapter
+from coevo.envs.base import Env
 from coevo.server.agentgym_extras import check_extras, kept_fields
 from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
@@ -200,55 +203,32 @@ def _item_index(value: IdValue | None) -> int | None:
 
 def build_compat_router(service: EnvService) -> APIRouter:
     router = APIRouter(tags=["agentgym"])
-    env_cls = service.runtime.env_cls
+    profile = service.runtime.env_cls.agentgym_profile
     style = service.config.agentgym_style
     if style == "auto":
-        style = env_cls.agentgym_style
+        style = profile.style
     item_style = style == "env_idx_item"
-    extra = env_cls.agentgym_extra_fields
-    step_info = env_cls.agentgym_step_info
-    finished_error = env_cls.agentgym_finished_error
+    extra = profile.extra_fields
+    step_info = profile.step_info
+    finished_error = profile.finished_error
 
     @functools.cache
-    def catalog_of_agentgym() -> Env:
+    def catalog_of_agentgym() -> AgentGymAdapter[Env]:
         """The catalogue as an AgentGym session sees it (an env may serve AgentGym's own task
         list there), made on first use; the handlers run on the event loop, one at a time."""
         env = service.runtime.new_env()
         env.agentgym = True
-        return env
+        return profile.adapt(env)
 
     def task_by_index(index: int) -> str:
-        catalog = catalog_of_agentgym()
-        own = catalog.agentgym_task(index)
-        if own is not None:
-            return own
-        splits = catalog.splits()
-        ranges = env_cls.agentgym_indices
-        if ranges:
-            for (split, start), following in zip(ranges, [*ranges[1:], (None, None)]):
-                stop = following[1]
-                if index >= start and (stop is None or index < stop):
-                    offset = index - start
-                    if offset >= splits.get(split, 0):
-                        raise UnknownTask(
-                            f"task index {index} is task {offset} of split {split!r},"
-                            f" which has {splits.get(split, 0)} tasks"
-                        )
-                    return catalog.task_ids(split, offset, 1)[0]
-            raise UnknownTask(f"task index {index} is in none of AgentGym's ranges {list(ranges)}")
-        base = 0
-        for split, count in splits.items():
-            if index < base + count:
-                return catalog.task_ids(split, index - base, 1)[0]
-            base += count
-        raise UnknownTask(f"task index {index} is out of range (the catalogue has {base} tasks)")
+        return catalog_of_agentgym().task(index)
 
     def session_of(body: _AgentGymBody) -> str:
         return _pick_id(None, body.env_idx) if item_style else body.sid()
 
     def finished(lease: Lease) -> Response | None:
         """The 200 `{"error"}` answer an env's AgentGym server gives a finished episode, where
-        it gives one (`Env.agentgym_finished_error`)."""
+        it gives one (the profile's `finished_error`)."""
         if finished_error is not None and lease.env.agentgym and lease.env.done:
             return _json({"error": finished_error.format(id=lease.session_id)})
         return None
@@ -270,8 +250,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
     @router.get("/", response_model=str, include_in_schema=True)
     async def hello() -> Response:
         """AgentGym's connectivity check."""
-        hello = env_cls.agentgym_hello
-        return _json(f"This is environment {service.env_name}." if hello is None else hello)
+        return _json(profile.hello_text(service.env_name))
 
     @router.post("/create", response_model=AgentGymCreated | str, responses=error_responses(404, 422, 429))
     async def create(body: Annotated[AgentGymCreateRequest | None, Body()] = None) -> Response:
@@ -301,11 +280,15 @@ def build_compat_router(service: EnvService) -> APIRouter:
     async def step(body: AgentGymStepRequest) -> Response:
         """One action (AgentGym /step)."""
         sid = session_of(body)
+        after_done = False
         if finished_error is not None:
             refused = finished(await service.lease(sid))
             if refused is not None:
                 return refused
-        r = await service.step(sid, body.action, after_done=True)
+        elif profile.steps_after_done:  # an AgentGym session's steps go on; a native one's end
+            service.check_action(body.action)  # first, as service.step orders its checks
+            after_done = (await service.lease(sid)).env.agentgym
+        r = await service.step(sid, body.action, after_done=after_done)
         done = r.done or r.truncated
         info = r.info if step_info else None
         if style == "env_idx":
@@ -348,7 +331,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
                 available_actions=_actions(r.info),
                 task_id=str(r.info.get("task_id", task_id or "")),
             ).model_dump()
-        reply.update(lease.env.agentgym_reset_fields())
+        reply.update(profile.adapt(lease.env).reset_fields())
         return _json(reply)
 
     @router.get("/observation", response_model=str, responses=error_responses(404, 422))
@@ -360,7 +343,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         refused = finished(lease)
         if refused is not None:
             return refused
-        text = lease.env.agentgym_observation() if lease.env.agentgym else None
+        text = profile.adapt(lease.env).observation() if lease.env.agentgym else None
         return _json(lease.last_observation if text is None else text)
 
     @router.get(
@@ -422,9 +405,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
         id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
     ) -> Response:
         """The task's instruction as the current page heads it, where the env's AgentGym server
-        has this route (`Env.agentgym_instruction_text`)."""
+        has this route (its profile's adapter answers it)."""
         lease = await service.lease(_pick_id(id, env_idx))
-        text = lease.env.agentgym_instruction_text()
+        text = profile.adapt(lease.env).instruction_text()
         if text is None:
             raise RouteNotServed(f"{service.env_name} has no /instruction_text")
         return _json(text)

@@ -50,6 +50,7 @@ class Lease:
         "closed",
         "agentgym_reset",
         "claimed_at",
+        "tags",
     )
 
     def __init__(
@@ -79,6 +80,8 @@ class Lease:
         #: The task fields of the latest AgentGym /reset (e.g. its index and world type), which
         #: an env's AgentGym /detail repeats; None before one (or after a restart).
         self.agentgym_reset: dict[str, Any] | None = None
+        #: The (policy, run) tags given on create, recorded with each of the session's episodes.
+        self.tags: tuple[str | None, str | None] = (None, None)
 
 
 class LeaseTable:

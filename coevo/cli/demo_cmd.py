@@ -143,7 +143,7 @@ def demo(
 
                     trajectories = await rollout_tasks(
                         policy, clients, tasks, max_rounds=model_rounds if model else None,
-                        concurrency=64, on_done=on_done,
+                        concurrency=64, on_done=on_done, run=out_dir.name,
                     )  # fmt: skip
                 await policy.aclose()
                 recorder.save(run_id, trajectories, summarize(trajectories))

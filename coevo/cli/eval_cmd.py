@@ -104,7 +104,7 @@ def evaluate(
                 try:
                     trajectories = await rollout_tasks(
                         agent, {env: clients}, tasks, samples=samples, seed=seed, max_rounds=max_rounds,
-                        concurrency=concurrency, on_done=on_done,
+                        concurrency=concurrency, on_done=on_done, run=results_path(chosen).stem,
                     )  # fmt: skip
                 finally:
                     progress.close()

@@ -79,10 +79,14 @@ def create_tables(engine: Engine, attempts: int = 5) -> None:
     """`create_all`, safe when several processes open the same new database at once (`coevo
     demo` starts a server per env on one SQLite file): each checks, then creates, and one can
     lose to another's CREATE ("table ... already exists"; a duplicate pg_type on PostgreSQL).
-    The next pass sees the table and skips it."""
+    The next pass sees the table and skips it. A store written by an older release is then
+    brought up to date (`coevo.store.migrate`)."""
+    from coevo.store.migrate import upgrade
+
     for attempt in range(attempts):
         try:
             Base.metadata.create_all(engine)
+            upgrade(engine)
             return
         except DBAPIError as exc:
             text = str(exc.orig).lower()

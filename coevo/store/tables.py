@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -53,8 +54,24 @@ class Episode(Base):
     #: The observation and info `reset` returned (the first turn of the trajectory).
     observation: Mapped[str] = mapped_column(Text, default="")
     info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: The policy tag and run name a client passed on create (NULL when it passed none); the
+    #: UI filters and the leaderboards' links use them.
+    policy: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    run: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    #: The env's verdict once the episode is done (info "success"/"won", else total reward >= 1);
+    #: NULL while it runs or when it ended without one (truncated, abandoned).
+    success: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
 
-    __table_args__ = (Index("ix_episodes_session_open", "session_id", "closed_at"),)
+    __table_args__ = (
+        Index("ix_episodes_session_open", "session_id", "closed_at"),
+        # The episode list pages newest first (keyset on created_at, id), optionally filtered:
+        # each filter the UI offers has an index that keeps that order.
+        Index("ix_episodes_created", "created_at", "id"),
+        Index("ix_episodes_env_created", "env", "created_at", "id"),
+        Index("ix_episodes_policy_created", "policy", "created_at", "id"),
+        Index("ix_episodes_run_created", "run", "created_at", "id"),
+        Index("ix_episodes_task", "env", "task_id"),
+    )
 
 
 class StepRecord(Base):

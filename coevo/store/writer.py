@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Update, bindparam
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from coevo.store.outcome import episode_success
 from coevo.store.tables import Episode, StepRecord
 
 log = logging.getLogger(__name__)
@@ -295,6 +296,7 @@ class TrajectoryWriter:
                     "steps": op.step_index,
                     "total_reward": op.total_reward,
                     "status": "done" if op.done else "truncated" if op.truncated else "running",
+                    "success": episode_success(op.done, op.truncated, op.info, op.reward),
                     "updated_at": _ts(op.at),
                 }
                 target = episodes.get(op.episode_id)

@@ -12,17 +12,25 @@ the mapping, so that label picks no game.) On generated games index i is `train-
 `valid_train-(i - 2420)`; on a user's real games it is the game the mapping files name
 (`AlfWorldEnv.agentgym_task`). Its replies carry exactly its fields (`task_type`: the game's
 folder and trial), its `/detail` is its record, and a finished episode is refused with HTTP 200
-and `{"error": FINISHED}` on every route but `/reset`.
+and `{"error": FINISHED}` on every route but `/reset`. `PROFILE` declares all of that for the
+AgentGym routes (envs/agentgym.py); `AlfWorldAgentGym` answers the parts that depend on the game.
 """
 
 from __future__ import annotations
 
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
+from coevo.envs.alfworld.tasks import CUSTOM_PREFIX
+
+if TYPE_CHECKING:
+    from coevo.envs.alfworld.env import AlfWorldEnv
 
 #: The dialect AgentGym's game files speak; its sessions play generated games in it.
 DIALECT = "2.1.1"
-#: AgentGym's index ranges (Env.agentgym_indices): its train mapping, then its test mapping.
+#: AgentGym's index ranges (AgentGymProfile.indices): its train mapping, then its test mapping.
 INDICES: tuple[tuple[str, int], ...] = (("train", 0), ("valid_train", 2420))
 
 #: AgentGym's household server's `GET /` answer.
@@ -50,3 +58,36 @@ def step_text(observation: str) -> str:
     if observation.startswith(_ARRIVE):
         return observation[observation.find(". ") + 2 :]
     return observation
+
+
+class AlfWorldAgentGym(AgentGymAdapter[Any]):
+    """AgentGym's household server's answers that depend on the game: the game its mapping
+    files give an index (real games) and its /reset's `task_type`."""
+
+    env: AlfWorldEnv
+
+    def task(self, index: int) -> str:
+        own = self.env.agentgym_task(index)
+        return super().task(index) if own is None else own
+
+    def reset_fields(self) -> dict[str, Any]:
+        """AgentGym's `task_type`: the game's folder and trial, as its game file's path names them."""
+        env = self.env
+        task_id = env.task_id
+        if task_id is None:
+            return {}
+        if env.shared.real is not None:
+            return {"task_type": game_folder(env.shared.real.paths[task_id])}
+        if task_id.startswith(CUSTOM_PREFIX):
+            trial = f"trial_{task_id}"
+        else:
+            trial = f"trial_coevo_{task_id.rpartition('-')[2]}"
+        from coevo.envs.alfworld.export import game_dir_name
+
+        return {"task_type": f"{game_dir_name(env._scene(task_id))}/{trial}"}
+
+
+#: AgentGym's household server (`agentenv-alfworld`), as its routes answer.
+PROFILE = AgentGymProfile(
+    indices=INDICES, hello=HELLO, extra_fields=False, finished_error=FINISHED, adapter=AlfWorldAgentGym
+)

@@ -131,10 +131,7 @@ class AlfWorldEnv(Env):
     agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     heldout_splits = ("valid_unseen", "valid_seen", "valid_train")
     cpu_heavy = True
-    agentgym_indices = agentgym.INDICES
-    agentgym_hello = agentgym.HELLO
-    agentgym_extra_fields = False
-    agentgym_finished_error = agentgym.FINISHED
+    agentgym_profile = agentgym.PROFILE
     #: The TextWorld engine of backend=textworld, made at the first reset.
     _tw: TextWorldGame | None = None
 
@@ -227,7 +224,7 @@ class AlfWorldEnv(Env):
 
     def agentgym_task(self, index: int) -> str | None:
         """On real games, the game AgentGym's mapping files give index `index` (None: generated
-        games, whose indices follow `agentgym_indices`)."""
+        games, whose indices follow the profile's ranges; envs/alfworld/agentgym.py)."""
         shared = self.shared
         if shared.real is None:
             return None
@@ -245,21 +242,6 @@ class AlfWorldEnv(Env):
                 f"AgentGym's index {index} names {task_id}/game.tw-pddl, which is not under {shared.real.root}"
             )
         return task_id
-
-    def agentgym_reset_fields(self) -> dict[str, Any]:
-        """AgentGym's `task_type`: the game's folder and trial, as its game file's path names them."""
-        task_id = self.task_id
-        if task_id is None:
-            return {}
-        if self.shared.real is not None:
-            return {"task_type": agentgym.game_folder(self.shared.real.paths[task_id])}
-        if task_id.startswith(CUSTOM_PREFIX):
-            trial = f"trial_{task_id}"
-        else:
-            trial = f"trial_coevo_{task_id.rpartition('-')[2]}"
-        from coevo.envs.alfworld.export import game_dir_name
-
-        return {"task_type": f"{game_dir_name(self._scene(task_id))}/{trial}"}
 
     # ------------------------------------------------------------------ games
     def _scene(self, task_id: str) -> Scene:

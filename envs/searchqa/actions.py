@@ -32,6 +32,12 @@ class Passage(Protocol):
     text: str
 
 
+def search_r1_question(question: str) -> str:
+    """A question as Search-R1's data scripts put it in the prompt: stripped, ending in '?'."""
+    question = question.strip()
+    return question if question.endswith("?") else question + "?"
+
+
 def cut_reply(text: str) -> str:
     """The part of a reply Search-R1 keeps: up to its first `</search>`, else its first `</answer>`."""
     for closing in ("</search>", "</answer>"):

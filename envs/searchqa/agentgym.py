@@ -8,15 +8,23 @@ answered with "Sorry, your answer is incorrect. Please try again." and the episo
 Search results come back as `<information>Doc 1(Title: ...) ...</information>` without the blank
 lines around it, and the prompt (also what its /observation repeats) is its own. It has no
 search limit and no end state (a reply after the correct answer is read like any other:
-`Env.agentgym_steps_after_done`); the episode cap (`max_steps`) is still ours.
+`steps_after_done`); the episode cap (`max_steps`) is still ours. Its items are the test
+questions first (0-51712), then the train ones; the session travels in env_idx, the item index
+in id (the env_idx_item style). `PROFILE` declares all of that for the AgentGym routes
+(envs/agentgym.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from coevo.envs.searchqa.actions import Passage, render_passages
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
+from coevo.envs.searchqa.actions import Passage, render_passages, search_r1_question
+
+if TYPE_CHECKING:
+    from coevo.envs.searchqa.env import SearchQAEnv
 
 _ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
@@ -42,7 +50,7 @@ INVALID_ACTION = (
 
 def prompt(question: str) -> str:
     """AgentGym's first observation: its instruction, then the question as its data files store
-    it (Search-R1's data scripts: stripped, ending in '?'; `env.search_r1_question`)."""
+    it (Search-R1's data scripts: stripped, ending in '?'; `actions.search_r1_question`)."""
     return PROMPT.format(question=question.strip())
 
 
@@ -61,3 +69,23 @@ def scored_answer(reply: str) -> str | None:
 def information(passages: Sequence[Passage]) -> str:
     """The observation after a search on AgentGym's server."""
     return f"<information>{render_passages(passages).strip()}</information>"
+
+
+class SearchQAAgentGym(AgentGymAdapter[Any]):
+    """AgentGym's search server's /observation: it repeats the question's prompt."""
+
+    env: SearchQAEnv
+
+    def observation(self) -> str | None:
+        question = self.env.question
+        return prompt(search_r1_question(question.question)) if question else None
+
+
+#: AgentGym's search server (`agentenv-searchqa`), as its routes answer: "ok" to `GET /`.
+PROFILE = AgentGymProfile(
+    style="env_idx_item",
+    indices=(("test", 0), ("train", 51713)),
+    hello="ok",
+    steps_after_done=True,
+    adapter=SearchQAAgentGym,
+)

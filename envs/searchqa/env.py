@@ -24,7 +24,7 @@ from typing import Any
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
 from coevo.envs.options import flag
 from coevo.envs.searchqa import agentgym, expert
-from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action
+from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action, search_r1_question
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
 from coevo.envs.searchqa.scoring import exact_match, f1
 from coevo.envs.searchqa.tasks import Question
@@ -41,12 +41,6 @@ PROMPT = (
     "needed, you can directly provide the answer inside <answer> and </answer>, without detailed "
     "illustrations. For example, <answer> Beijing </answer>. Question: {question}\n"
 )
-
-
-def search_r1_question(question: str) -> str:
-    """A question as Search-R1's data scripts put it in the prompt: stripped, ending in '?'."""
-    question = question.strip()
-    return question if question.endswith("?") else question + "?"
 
 
 def prompt(question: str) -> str:
@@ -74,14 +68,7 @@ class SearchQAEnv(Env):
     )
     heldout_splits = ("test",)
     cpu_heavy = True
-    # AgentGym's search server: the session in env_idx, the item index in id; its items are the
-    # test questions first (0-51712), then the train ones (envs/searchqa/agentgym.py).
-    agentgym_style = "env_idx_item"
-    agentgym_indices = (("test", 0), ("train", 51713))
-    #: AgentGym's server answers its connectivity check with "ok", and keeps no end state: a
-    #: step after the episode ended is taken like any other (Env.agentgym_steps_after_done).
-    agentgym_hello = "ok"
-    agentgym_steps_after_done = True
+    agentgym_profile = agentgym.PROFILE
 
     @classmethod
     def load_shared(
@@ -136,12 +123,9 @@ class SearchQAEnv(Env):
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.question = self.shared.by_id[task_id][1]
         self.searches, self.seen = 0, {}
-        text = self.agentgym_observation() if self.agentgym else prompt(self.question.question)
-        assert text is not None
-        return ResetResult(text, {"task": self.question.question, "task_type": _task_type(self.question)})
-
-    def agentgym_observation(self) -> str | None:
-        return agentgym.prompt(search_r1_question(self.question.question)) if self.question else None
+        question = self.question.question
+        text = agentgym.prompt(search_r1_question(question)) if self.agentgym else prompt(question)
+        return ResetResult(text, {"task": question, "task_type": _task_type(self.question)})
 
     def _step(self, action: str) -> StepResult:
         assert self.question is not None

@@ -11,8 +11,9 @@
   new pi_env weights, `generate` draws a validity-gated batch, `set_context` sets the LLM
   policy's difficulty context, `stats` and `policy` report.
 
-Splits: "base" (the base tasks: procedural samples or single steps of other envs, in memory)
-and "generated" (everything recorded in the store).
+Splits: "base" (the base tasks: procedural samples or single steps of other envs, in memory),
+"generated" (everything recorded in the store) and "heldout" (tasks of combinations that no
+training generation produces, for evaluation only; tasks.heldout_tasks).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.policies.base import EnvPolicy, Proposal
 from coevo.envs.simulator.scoring import score
 from coevo.envs.simulator.task_record import SimTask
-from coevo.envs.simulator.tasks import build_base_pool
+from coevo.envs.simulator.tasks import build_base_pool, heldout_tasks
 from coevo.envs.simulator.validity import InvalidTask, check
 from coevo.store import genenv as store
 from coevo.store.db import make_engine
@@ -42,6 +43,9 @@ PayloadT = TypeVar("PayloadT", bound=BaseModel)
 
 GENERATED = "generated"
 BASE = "base"
+HELDOUT = "heldout"
+#: Largest "heldout" split per family (it is built in memory when the server starts).
+MAX_HELDOUT_SIZE = 10_000
 
 
 class GenerationFailed(EnvError):
@@ -83,16 +87,18 @@ class SimulatorShared:
     base: list[SimTask]
     base_sources: dict[str, str]
     max_attempts: int = 8
+    heldout: list[SimTask] = field(default_factory=list)
     cache: _LRU = field(default_factory=lambda: _LRU(100_000))
     counters: Counter = field(default_factory=Counter)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
         self.base_index = {t.task_id: t for t in self.base}
+        self.heldout_index = {t.task_id: t for t in self.heldout}
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, task_id: str) -> SimTask | None:
-        task = self.base_index.get(task_id) or self.cache.get(task_id)
+        task = self.base_index.get(task_id) or self.heldout_index.get(task_id) or self.cache.get(task_id)
         if task is None:
             body = store.get_task_body(self.engine, task_id)
             if body is None:
@@ -207,6 +213,7 @@ class SimulatorEnv(Env):
     action_format = "the answer to the task: a function call name(arg=value), an action, or text"
     max_steps = 1
     default_split = BASE
+    heldout_splits = (HELDOUT,)
     cpu_heavy = True
 
     # ------------------------------------------------------------------ shared data
@@ -227,6 +234,7 @@ class SimulatorEnv(Env):
         llm_max_new_tokens: int = 256,
         llm_examples: int = 2,
         max_attempts: int = 8,
+        heldout_size: int = 1000,
         **_: Any,
     ) -> SimulatorShared:
         """Options (all also `--option key=value` on `coevo serve simulator`):
@@ -234,7 +242,8 @@ class SimulatorEnv(Env):
         policy_path: saved weights to start from (a policy JSON, or a model directory);
         base_sources: families and/or env names whose tasks form the base split (and the LLM's
         examples); llm_model: local model directory; llm_endpoint: an OpenAI-compatible URL
-        (then llm_model names the served model)."""
+        (then llm_model names the served model); heldout_size: tasks per family in the
+        "heldout" split (0 to 10,000)."""
         engine = make_engine(db_url)
         family_list = _split_list(families, ["function_calling"])
         sources = _split_list(
@@ -267,7 +276,10 @@ class SimulatorEnv(Env):
             )
         else:
             raise ValueError(f"unknown backend {backend!r}: parametric or llm")
-        return SimulatorShared(engine, backend, policy, base, status, max_attempts=int(max_attempts))
+        if not 0 <= int(heldout_size) <= MAX_HELDOUT_SIZE:
+            raise ValueError(f"heldout_size must be in [0, {MAX_HELDOUT_SIZE}]")
+        heldout = heldout_tasks(family_list, int(heldout_size))
+        return SimulatorShared(engine, backend, policy, base, status, max_attempts=int(max_attempts), heldout=heldout)
 
     admin_payloads = {"load_policy": LoadPolicy, "generate": Generate}
 
@@ -325,7 +337,11 @@ class SimulatorEnv(Env):
 
     # ------------------------------------------------------------------ catalogue
     def splits(self) -> Mapping[str, int]:
-        return {BASE: len(self.shared.base), GENERATED: store.count_tasks(self.shared.engine)}
+        return {
+            BASE: len(self.shared.base),
+            GENERATED: store.count_tasks(self.shared.engine),
+            HELDOUT: len(self.shared.heldout),
+        }
 
     def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
         if split == BASE:
@@ -333,11 +349,16 @@ class SimulatorEnv(Env):
             return [t.task_id for t in self.shared.base[offset:stop]]
         if split == GENERATED:
             return store.list_task_ids(self.shared.engine, offset, limit)
+        if split == HELDOUT:
+            stop = None if limit is None else offset + limit
+            return [t.task_id for t in self.shared.heldout[offset:stop]]
         raise UnknownTask(f"unknown split {split!r}")
 
     def split_of(self, task_id: str) -> str:
         if task_id in self.shared.base_index:
             return BASE
+        if task_id in self.shared.heldout_index:
+            return HELDOUT
         if self.shared.lookup(task_id) is not None:
             return GENERATED
         raise UnknownTask(f"unknown task id {task_id!r}")

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from coevo.envs.simulator.families import family_names, get_family
+from coevo.envs.simulator.families.base import NoCombination
 from coevo.envs.simulator.scoring import Unparsed, parse_calls
 from coevo.envs.simulator.task_record import SimTask
 from coevo.envs.simulator.validity import InvalidTask, check
@@ -40,6 +41,33 @@ def family_tasks(name: str, count: int, seed: int) -> list[SimTask]:
         knobs = {k: rng.choice(values) for k, values in family.knobs.items()}
         tasks.append(family.generate(knobs, rng))
     return tasks
+
+
+def heldout_tasks(families: Sequence[str], per_family: int) -> list[SimTask]:
+    """The simulator's held-out split: per family that holds combinations out, `per_family`
+    tasks of held-out combinations only (see TaskFamily.combination), so training, which never
+    generates those, cannot have seen their requests or gold calls. Their knob settings walk the
+    family's whole knob grid in a fixed shuffled order, so the split spans every difficulty knob;
+    their RNGs are seeded in a namespace ("heldout:") of their own. Families interleave."""
+    import itertools
+
+    per: list[list[SimTask]] = []
+    for name in families:
+        family = get_family(name)
+        if not family.available():
+            continue
+        grid = [dict(zip(family.knobs, values)) for values in itertools.product(*family.knobs.values())]
+        random.Random(f"heldout-grid:{name}").shuffle(grid)
+        tasks: list[SimTask] = []
+        for i in range(per_family * 4):
+            if len(tasks) >= per_family:
+                break
+            try:
+                tasks.append(family.generate_heldout(grid[i % len(grid)], random.Random(f"heldout:{name}:{i}")))
+            except NoCombination:
+                continue  # a family with none held out, or a setting with none: the next setting
+        per.append(tasks)
+    return [task for group in itertools.zip_longest(*per) for task in group if task is not None]
 
 
 def _calls_as_gold(action: str) -> list[dict[str, Any]] | None:

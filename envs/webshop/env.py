@@ -21,15 +21,13 @@ from typing import Any
 
 from coevo.envs.base import (
     Env,
-    EpisodeFinished,
-    EpisodeNotStarted,
     ResetResult,
     StepResult,
     UnknownSplit,
     UnknownTask,
 )
 from coevo.envs.options import flag
-from coevo.envs.webshop import expert, pages
+from coevo.envs.webshop import agentgym, expert, pages
 from coevo.envs.webshop.catalog import Catalog
 from coevo.envs.webshop.nouns import SpacyNouns, nouns
 from coevo.envs.webshop.pages import PAGE_SIZE
@@ -98,12 +96,7 @@ class WebShopEnv(Env):
     max_steps = DEFAULT_MAX_STEPS
     default_split = "train"
     action_example = ("I should search for the product the instruction describes.", "search[red running shoes size 9]")
-    #: AgentGym's WebShop server answers in the env_idx style; its clients parse that shape.
-    agentgym_style = "env_idx"
-    #: AgentGym's server answers its connectivity check with "ok", and keeps no end state: a
-    #: step after the episode ended is taken like any other (Env.agentgym_steps_after_done).
-    agentgym_hello = "ok"
-    agentgym_steps_after_done = True
+    agentgym_profile = agentgym.PROFILE
     heldout_splits = ("test",)
     cpu_heavy = True
 
@@ -229,17 +222,6 @@ class WebShopEnv(Env):
         else:
             return StepResult(self.page.observation, 0.0, False, info=self._info(valid=False))
         return StepResult(self.page.observation, 0.0, False, info=self._info(valid=True))
-
-    def agentgym_instruction_text(self) -> str | None:
-        """AgentGym's `/instruction_text`: the current page's `#instruction-text` heading, whose
-        text is "Instruction: " and the goal on the search page, "Instruction:" and the goal on
-        the others (WebShop's templates); the done page has none (AgentGym's server answers 500)."""
-        if self.goal is None or self.page is None:
-            raise EpisodeNotStarted("call reset before /instruction_text")
-        if self.where == "done":
-            raise EpisodeFinished("the done page has no instruction heading")
-        gap = " " if self.where == "index" else ""
-        return f"Instruction:{gap}{self._instruction()}"
 
     # ----------------------------------------------------------------- pages
     def _instruction(self) -> str:

@@ -17,6 +17,7 @@ from coevo.agentevol.config import AgentEvolConfig, from_preset, parse_overrides
 from coevo.agentevol.data import (  # noqa: E402
     IGNORE,
     build_examples,
+    distinct_records,
     filter_explored,
     instruction_of,
     learning_examples,
@@ -256,6 +257,14 @@ def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
         assert 0.0 <= row["success_rate"] <= 1.0 and row["eval_n"] == 2 and "mean_reward" in row
     assert rows[1]["bc_trajectories"] == 4 and rows[1]["train_examples"] == 4 and rows[1]["train_loss"] > 0
     assert rows[2]["explore_episodes"] == 4  # 2 instructions x K=2 samples
+    # D_m grows: iteration 2 learns on iteration 1's explored trajectories too, each distinct one once.
+    explored = [
+        json.loads(line)
+        for stage in ("iter1", "iter2")
+        for line in (out / "data" / f"{stage}-explore.jsonl").read_text().splitlines()
+    ]
+    assert rows[2]["explored_trajectories"] == 4
+    assert rows[3]["explored_trajectories"] == len(distinct_records(explored)) > 4
     lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert [line["stage"] for line in lines if line["kind"] == "stage"] == ["base", "bc", "iter1", "iter2"]
     heldout = [line for line in lines if line["kind"] == "heldout"]

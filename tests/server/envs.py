@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
 from coevo.envs.base import ResetResult, StepResult, UnknownCommand
 from coevo.wire import ActionFold, AgentPrompt, ThoughtRule
 from tests.fixture_env import GuessEnv
@@ -103,7 +104,7 @@ class DescribedGuessEnv(GuessEnv):
     """Declares its own agent prompt and AgentGym's env_idx route style, as a new env would."""
 
     name = "describedguess"
-    agentgym_style = "env_idx"
+    agentgym_profile = AgentGymProfile(style="env_idx")
     agent_prompt = AgentPrompt(
         instruction="Guess the hidden number between 1 and 100.",
         single_line_action=True,
@@ -124,3 +125,29 @@ class GatedRestoreEnv(GuessEnv):
         if state["task_id"] == "train-7" and not self.gate.wait(timeout=30):
             raise TimeoutError("gate never opened")
         return super().restore(state)
+
+
+class ProfiledGuessAgentGym(AgentGymAdapter[Any]):
+    """What a made-up AgentGym guessing server answers beyond the env's results."""
+
+    env: GuessEnv
+
+    def reset_fields(self) -> dict[str, Any]:
+        return {"task_type": f"guess/{self.env.split}"}
+
+    def instruction_text(self) -> str | None:
+        return f"Instruction: find the number in {self.env.max_steps - self.env.steps} guesses"
+
+
+class ProfiledGuessEnv(GuessEnv):
+    """A new AgentGym env as the recipe has it: everything its AgentGym server does differently is
+    its profile's, and neither server/ nor the base class changes for it."""
+
+    name = "profiledguess"
+    agentgym_profile = AgentGymProfile(
+        indices=(("test", 0), ("train", 50)),
+        hello="This is environment Guess.",
+        extra_fields=False,
+        finished_error="The game {id} is over.",
+        adapter=ProfiledGuessAgentGym,
+    )

@@ -38,7 +38,7 @@ class AlfworldStepFamily(TaskFamily):
     def available(self) -> bool:
         return importlib.util.find_spec("coevo.envs.alfworld.generator") is not None
 
-    def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
+    def _generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         from coevo.envs.alfworld import engine, expert
         from coevo.envs.alfworld.dialects import dialect
         from coevo.envs.alfworld.game import compile_game

@@ -46,7 +46,7 @@ class ArithmeticFamily(TaskFamily):
     }
     demo_knobs = {"digits": 1, "operands": 2, "operations": "+", "form": "symbols"}
 
-    def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
+    def _generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)
         low, high = 10 ** (knobs["digits"] - 1), 10 ** knobs["digits"] - 1
         numbers = [rng.randint(max(low, 1), high) for _ in range(knobs["operands"])]

@@ -255,7 +255,7 @@ class FunctionCallingFamily(TaskFamily):
         "tool": "add_reminder",
     }
 
-    def generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
+    def _generate(self, knobs: Mapping[str, Any], rng: random.Random) -> SimTask:
         self.check_knobs(knobs)
         target = TOOLS_BY_NAME[knobs["tool"]]
         distractors = rng.sample([t for t in CATALOG if t is not target], knobs["n_tools"] - 1)
@@ -272,3 +272,10 @@ class FunctionCallingFamily(TaskFamily):
             tools=[{"name": t.name, "params": _shown_params(t, only if t is target else None)} for t in listed],
             meta={"knobs": dict(knobs)},
         )
+
+    def combination(self, task: SimTask) -> str | None:
+        """The target tool and the request's text, which is its template (phrasing, numbers)
+        filled with its arguments: a held-out task's request and gold call never appear in
+        training, whatever the seed or the tools listed beside it."""
+        request = task.prompt.rsplit("Request: ", 1)[-1]
+        return f"{task.answer[0]['name']}|{request}"
