@@ -28,9 +28,7 @@ def format_trained_model(directory: Path, *, steps: int = 40, lr: float = 3e-3, 
 
     corpus = [*PROMPTS, *WORDS] * 4
     base = build_tiny_model(directory / "tiny", corpus=corpus, seed=seed)
-    examples = [
-        LLMExample([{"role": "user", "content": prompt}], word, 1.0) for prompt in PROMPTS for word in WORDS
-    ]
+    examples = [LLMExample([{"role": "user", "content": prompt}], word, 1.0) for prompt in PROMPTS for word in WORDS]
     target = directory / "formatted"
     update_llm(
         base, None, target, examples, lr=lr, steps=steps, batch_size=16, kl_coef=0.0, kl_cap=float("inf"),
