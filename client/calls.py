@@ -58,7 +58,7 @@ def reset(session_id: str, task_id: str | None, split: str | None, seed: int | N
 
 
 def step(session_id: str, action: str) -> Call:
-    return Call("POST", f"/sessions/{session_id}/step", wire.StepResponse, body={"action": action})
+    return Call("POST", f"/sessions/{session_id}/step", wire.StepResponse, body={"action": wire.sendable_text(action)})
 
 
 def state(session_id: str) -> Call:
@@ -79,5 +79,5 @@ def close(session_id: str) -> Call:
 
 
 def batch_step(items: list[tuple[str, str]]) -> Call:
-    body = {"items": [{"session_id": s, "action": a} for s, a in items]}
+    body = {"items": [{"session_id": s, "action": wire.sendable_text(a)} for s, a in items]}
     return Call("POST", "/batch/step", wire.BatchStepResponse, body=body)

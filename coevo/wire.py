@@ -24,6 +24,18 @@ MAX_TASKS_PAGE = 1000
 MAX_TASK_ID_CHARS = 256
 MAX_SPLIT_CHARS = 64
 
+#: Characters no request may carry (422 invalid_text): NUL, which PostgreSQL text cannot hold,
+#: and lone UTF-16 surrogates, which no store encodes.
+UNSENDABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
+
+
+def sendable_text(text: str) -> str:
+    """Agent text as the protocol accepts it: each refused character becomes U+FFFD. A model's
+    decoded reply can hold NUL (a byte-level token); sent as it is, the step would be refused
+    and the rollout lost, where the env can judge the reply with the character marked."""
+    return UNSENDABLE_CHARS.sub("\ufffd", text)
+
+
 TaskIdText = Annotated[str, Field(max_length=MAX_TASK_ID_CHARS)]
 SplitText = Annotated[str, Field(max_length=MAX_SPLIT_CHARS)]
 
