@@ -23,14 +23,12 @@ def reward(text: str) -> float:
 def format_trained_model(directory: Path, *, steps: int = 40, lr: float = 3e-3, seed: int = 0) -> Path:
     """A tiny random model after `steps` SFT steps on every prompt answered with every word,
     through GenEnv's own SFT path (the agent warm-up's update_llm)."""
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
     from coevo.genenv.env_update import LLMExample, update_llm
 
     corpus = [*PROMPTS, *WORDS] * 4
     base = build_tiny_model(directory / "tiny", corpus=corpus, seed=seed)
-    examples = [
-        LLMExample([{"role": "user", "content": prompt}], word, 1.0) for prompt in PROMPTS for word in WORDS
-    ]
+    examples = [LLMExample([{"role": "user", "content": prompt}], word, 1.0) for prompt in PROMPTS for word in WORDS]
     target = directory / "formatted"
     update_llm(
         base, None, target, examples, lr=lr, steps=steps, batch_size=16, kl_coef=0.0, kl_cap=float("inf"),

@@ -13,7 +13,6 @@ single batched `generate`. The result is identical to recomputing everything (te
 from __future__ import annotations
 
 import inspect
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,17 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.local import (
-    AGENT_FILE,
-    CHATML_TEMPLATE,
-    ChatModelPolicy,
-    common_prefix,
-    fit_messages,
-    prepare_tokenizer,
-    read_prompt_options,
-    reply_over,
-    stop_token_ids,
-)
+from coevo.client.policies.local import ChatModelPolicy, common_prefix, fit_messages, reply_over
+from coevo.models.checkpoints import AGENT_FILE, read_prompt_options
+from coevo.models.loading import load_model
+from coevo.models.tokenizers import CHATML_TEMPLATE, prepare_tokenizer, stop_token_ids
 
 __all__ = [
     "AGENT_FILE", "CHATML_TEMPLATE", "TransformersPolicy", "fit_messages", "load_model", "prepare_tokenizer",
@@ -41,11 +33,6 @@ __all__ = [
 if TYPE_CHECKING:
     import torch
     from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
-
-# OpenMP threads that spin while waiting collapse throughput when the CPU is shared (a 135M
-# model decoded 6x slower on 2 busy cores); passive waiting costs nothing when it is not.
-# Only effective if set before torch is first imported, which this module does lazily.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @dataclass
@@ -74,33 +61,6 @@ class _StopOnReActEnd:
         texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len :], skip_special_tokens=True)
         done = [reply_over(t, one) for t, one in zip(texts, self.single_line)]
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def load_model(
-    path: str | Path, *, device: str | None = None, dtype: str | None = None
-) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """A causal LM and its tokenizer from a local directory (fp32 on CPU, bf16 on GPU by default)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # a bar per load clutters every command's output
-    device = device or default_device()
-    if dtype is None:
-        torch_dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-    else:
-        torch_dtype = getattr(torch, dtype)
-    tokenizer = AutoTokenizer.from_pretrained(str(path))
-    # transformers wraps .to in functools.wraps, whose stub binds no self: mypy wants a model first
-    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype).to(device)  # type: ignore[arg-type]
-    model.eval()
-    return model, prepare_tokenizer(tokenizer)
 
 
 class TransformersPolicy(ChatModelPolicy):
@@ -135,6 +95,14 @@ class TransformersPolicy(ChatModelPolicy):
         params = inspect.signature(self.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self._keep_kw = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
+
+    @classmethod
+    def from_model(
+        cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, workdir: str | Path, **options: Any
+    ) -> TransformersPolicy:
+        """A policy decoding with a trainer's in-memory model itself (no copy, no weight sync;
+        `workdir` is unused)."""
+        return cls((model, tokenizer), **options)
 
     def release(self, key: str) -> None:
         super().release(key)

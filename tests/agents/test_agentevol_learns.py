@@ -77,7 +77,9 @@ def evolve(base: Path, workdir: Path, score: Callable[[str], float], objective: 
             tokenizer, [], explored, max_length=128, objective=objective, threshold=config.filter_threshold
         )
         start = AutoModelForCausalLM.from_pretrained(str(base))
-        model = train_stage(start, tokenizer, examples, config, workdir / f"iteration-{iteration}", seed=iteration).model
+        model = train_stage(
+            start, tokenizer, examples, config, workdir / f"iteration-{iteration}", seed=iteration
+        ).model
         records, rate = explore(model, tokenizer, iteration + 1, score)
         rates.append(rate)
     return rates
