@@ -49,10 +49,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.local import ChatModelPolicy, common_prefix, reply_over
+from coevo.client.policies.local import ChatModelPolicy, reply_over
 from coevo.hardware import ThreadChooser
 from coevo.models.checkpoints import read_prompt_options
 from coevo.models.gguf_export import DEFAULT_PRECISION, export_gguf
+from coevo.models.kv_prefix import common_prefix
 from coevo.models.llamacpp_engine import (
     MAX_SLOTS,
     LlamaCppModel,

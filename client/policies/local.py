@@ -87,15 +87,6 @@ def fit_messages(
     return head + tail[2 * best :], best
 
 
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
 class ChatModelPolicy(Policy):
     """A local chat model: prompts from its tokenizer's chat template, cut to a token budget;
     replies decoded in batches on a worker thread by the subclass's `_generate`."""
