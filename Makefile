@@ -1,5 +1,7 @@
 # The two commands of the README. Both set everything up first (idempotent).
 VENV ?= .venv
+# Extra options of `coevo demo`, e.g. `make demo DEMO_ARGS=--fresh` to train again from scratch.
+DEMO_ARGS ?=
 
 .PHONY: demo test check bootstrap bench
 
@@ -7,7 +9,7 @@ bootstrap:
 	@COEVO_VENV=$(VENV) bash scripts/bootstrap.sh
 
 demo: bootstrap
-	$(VENV)/bin/coevo demo
+	$(VENV)/bin/coevo demo $(DEMO_ARGS)
 
 test: bootstrap
 	$(VENV)/bin/python -m pytest -q -rs -p no:cacheprovider

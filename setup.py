@@ -6,9 +6,15 @@ metadata stays declarative; only this mapping needs code, because the package li
 discovered by walking the folders.
 """
 
+import warnings
 from pathlib import Path
 
 from setuptools import setup
+
+# setuptools prints this notice as a 10-line warning banner in every editable install (the
+# set-up's `pip install -e .`), where it only says that a folder named `coevo` in the working
+# directory would shadow the install; the repository's `coevo/` is the package itself.
+warnings.filterwarnings("ignore", message="Editable installation")
 
 ROOT = Path(__file__).parent
 FOLDERS = {
@@ -23,14 +29,20 @@ FOLDERS = {
 
 
 def discover() -> list[str]:
+    """Every package, plus each folder of data files inside one (envs/bfcl/data, ...).
+
+    The data folders have no __init__.py, but setuptools warns once per such folder (a 40-line
+    banner each) unless they are listed as packages too, so they are named here.
+    """
     packages = []
     for package, folder in FOLDERS.items():
         base = ROOT / folder
-        for init in sorted(base.rglob("__init__.py")):
-            rel = init.parent.relative_to(base)
-            if "__pycache__" in rel.parts:
+        for path in sorted([base, *(p for p in base.rglob("*") if p.is_dir())]):
+            rel = path.relative_to(base)
+            if "__pycache__" in rel.parts or any(part.startswith(".") for part in rel.parts):
                 continue
-            packages.append(".".join([package, *rel.parts]) if rel.parts else package)
+            if any(child.is_file() for child in path.iterdir()):
+                packages.append(".".join([package, *rel.parts]) if rel.parts else package)
     return packages
 
 

@@ -27,6 +27,7 @@ were acknowledged, restarted on the same database, and every session is looked u
 when $COEVO_DB_URL points at one.
 
     python bench/load.py --json
+    python bench/load.py --attacks --json     (bench/attacks.py: attack requests vs ordinary ones)
 Targets: max_sessions_95 >= 16384 with rss_mb < 1024 at that level; both SIGKILL figures 0.
 """
 
@@ -492,8 +493,20 @@ def main() -> None:
         "--kill-sessions", type=int, default=64, help="sessions under SIGKILL load (0: skip the SIGKILL runs)"
     )
     parser.add_argument("--kill-after", type=int, default=2000, help="acknowledged steps before the SIGKILL")
+    parser.add_argument(
+        "--attacks",
+        action="store_true",
+        help="measure attack requests against ordinary ones instead (bench/attacks.py)",
+    )
+    parser.add_argument("--attack-repeats", type=int, default=5, help="times each attack is sent")
+    parser.add_argument("--pinned-sessions", type=int, default=1300, help="sessions of the per-session memory measure")
     args = parser.parse_args()
-    result = run(args)
+    if args.attacks:
+        from attacks import run_attacks
+
+        result = run_attacks(args.attack_repeats, args.pinned_sessions)
+    else:
+        result = run(args)
     if args.json:
         print(json.dumps(result))
         return

@@ -48,11 +48,31 @@ def _parse(call: Call, response: httpx.Response) -> Any:
     raise _error(response)
 
 
-def _give_up(call: Call, failure: LastFailure) -> NoReturn:
-    """Report how the last round ended: a busy answer's error, or no replica reachable."""
+#: Most replicas one call follows (409 session_owned_elsewhere) before it reports the 409.
+MAX_OWNER_HOPS = 3
+
+
+def _owner(response: httpx.Response, url: str | None, hops: int) -> str | None:
+    """The replica that owns the session a session call named, from a 409 that says so."""
+    if response.status_code != 409 or url is None or hops >= MAX_OWNER_HOPS:
+        return None
+    owner = response.headers.get("x-coevo-owner")
+    return owner.rstrip("/") if owner and owner.rstrip("/") != url.rstrip("/") else None
+
+
+def _give_up(call: Call, failure: LastFailure, rounds: int) -> NoReturn:
+    """Report how the last round ended: a busy answer's error, or no replica reachable, naming
+    every replica tried; the chained httpx/httpcore errors add dozens of lines and nothing more."""
     if failure.response is not None:
         raise _error(failure.response)
-    raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error!r}") from failure.error
+    if not failure.tried:
+        raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error}") from None
+    tried = "; ".join(f"{url} ({why})" for url, why in failure.tried.items())
+    plural = "s" if len(failure.tried) > 1 else ""
+    raise ServerUnreachable(
+        f"{call.method} {call.path}: no env server reachable at {len(failure.tried)} URL{plural} "
+        f"after {rounds} tries each: {tried}. Is the server running (`coevo serve <env> --port <port>`)?"
+    ) from None
 
 
 def _merge_batches(
@@ -75,26 +95,34 @@ class Session:
         self.observation, self.info = first.observation, first.info
         self.closed = False
 
+    def _send(self, call: Call) -> Any:
+        """`call` on the session's server, following it to another replica that took it over."""
+        result, url = self.client._attempt(call, self.url)
+        if url != self.url:
+            self.url = url
+            self.client._routing.remember(self.session_id, url)
+        return result
+
     def step(self, action: str) -> wire.StepResponse:
-        result = self.client._send(self.url, calls.step(self.session_id, action))
+        result = self._send(calls.step(self.session_id, action))
         self.observation, self.info = result.observation, result.info
         return result
 
     def reset(
         self, task_id: str | None = None, split: str | None = None, seed: int | None = None
     ) -> wire.SessionResponse:
-        result = self.client._send(self.url, calls.reset(self.session_id, task_id, split, seed))
+        result = self._send(calls.reset(self.session_id, task_id, split, seed))
         self.observation, self.info = result.observation, result.info
         return result
 
     def state(self) -> wire.SessionState:
-        return self.client._send(self.url, calls.state(self.session_id))
+        return self._send(calls.state(self.session_id))
 
     def expert_action(self) -> str | None:
-        return self.client._send(self.url, calls.expert(self.session_id)).action
+        return self._send(calls.expert(self.session_id)).action
 
     def fork(self) -> Session:
-        first = self.client._send(self.url, calls.fork(self.session_id))
+        first = self._send(calls.fork(self.session_id))
         self.client._routing.remember(first.session_id, self.url)
         return Session(self.client, self.url, first)
 
@@ -104,7 +132,7 @@ class Session:
         self.closed = True
         self.client._routing.forget(self.session_id)
         try:
-            self.client._send(self.url, calls.close(self.session_id))
+            self._send(calls.close(self.session_id))
         except SessionNotFound:
             pass  # already expired or closed: the lease is gone either way
 
@@ -157,7 +185,7 @@ class EnvClient:
     def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
         """(parsed answer, the replica that gave it)."""
         failure = LastFailure()
-        attempt = 0
+        attempt = hops = 0
         while True:
             for target in self._targets(url, failure):
                 try:
@@ -166,17 +194,22 @@ class EnvClient:
                     self._routing.report_failure(target, exc)
                     if not self._retry.retryable(exc, call.idempotent):
                         raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.failed(target, exc)
+                    failure.unreachable(target, exc)
                     continue
                 if response.status_code in RETRY_STATUSES:
                     failure.busy(target, response)
                     continue
+                owner = _owner(response, url, hops)
+                if owner is not None:  # another replica serves this session: ask it at once
+                    url, hops = owner, hops + 1
+                    break
                 self._routing.report_success(target)
                 return _parse(call, response), target
-            if attempt >= self._retry.retries:
-                _give_up(call, failure)
-            time.sleep(self._retry.wait(attempt, failure.retry_after()))
-            attempt += 1
+            else:
+                if attempt >= self._retry.retries:
+                    _give_up(call, failure, attempt + 1)
+                time.sleep(self._retry.wait(attempt, failure.retry_after()))
+                attempt += 1
 
     def health(self, url: str | None = None) -> wire.HealthResponse:
         """One replica's health (`url`), or that of the first replica that answers."""
@@ -228,26 +261,34 @@ class AsyncSession:
         self.observation, self.info = first.observation, first.info
         self.closed = False
 
+    async def _send(self, call: Call) -> Any:
+        """`call` on the session's server, following it to another replica that took it over."""
+        result, url = await self.client._attempt(call, self.url)
+        if url != self.url:
+            self.url = url
+            self.client._routing.remember(self.session_id, url)
+        return result
+
     async def step(self, action: str) -> wire.StepResponse:
-        result = await self.client._send(self.url, calls.step(self.session_id, action))
+        result = await self._send(calls.step(self.session_id, action))
         self.observation, self.info = result.observation, result.info
         return result
 
     async def reset(
         self, task_id: str | None = None, split: str | None = None, seed: int | None = None
     ) -> wire.SessionResponse:
-        result = await self.client._send(self.url, calls.reset(self.session_id, task_id, split, seed))
+        result = await self._send(calls.reset(self.session_id, task_id, split, seed))
         self.observation, self.info = result.observation, result.info
         return result
 
     async def state(self) -> wire.SessionState:
-        return await self.client._send(self.url, calls.state(self.session_id))
+        return await self._send(calls.state(self.session_id))
 
     async def expert_action(self) -> str | None:
-        return (await self.client._send(self.url, calls.expert(self.session_id))).action
+        return (await self._send(calls.expert(self.session_id))).action
 
     async def fork(self) -> AsyncSession:
-        first = await self.client._send(self.url, calls.fork(self.session_id))
+        first = await self._send(calls.fork(self.session_id))
         self.client._routing.remember(first.session_id, self.url)
         return AsyncSession(self.client, self.url, first)
 
@@ -257,7 +298,7 @@ class AsyncSession:
         self.closed = True
         self.client._routing.forget(self.session_id)
         try:
-            await self.client._send(self.url, calls.close(self.session_id))
+            await self._send(calls.close(self.session_id))
         except SessionNotFound:
             pass
 
@@ -318,7 +359,7 @@ class AsyncEnvClient:
     async def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
         """(parsed answer, the replica that gave it)."""
         failure = LastFailure()
-        attempt = 0
+        attempt = hops = 0
         while True:
             for target in await self._targets(url, failure):
                 try:
@@ -329,17 +370,22 @@ class AsyncEnvClient:
                     self._routing.report_failure(target, exc)
                     if not self._retry.retryable(exc, call.idempotent):
                         raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.failed(target, exc)
+                    failure.unreachable(target, exc)
                     continue
                 if response.status_code in RETRY_STATUSES:
                     failure.busy(target, response)
                     continue
+                owner = _owner(response, url, hops)
+                if owner is not None:  # another replica serves this session: ask it at once
+                    url, hops = owner, hops + 1
+                    break
                 self._routing.report_success(target)
                 return _parse(call, response), target
-            if attempt >= self._retry.retries:
-                _give_up(call, failure)
-            await asyncio.sleep(self._retry.wait(attempt, failure.retry_after()))
-            attempt += 1
+            else:
+                if attempt >= self._retry.retries:
+                    _give_up(call, failure, attempt + 1)
+                await asyncio.sleep(self._retry.wait(attempt, failure.retry_after()))
+                attempt += 1
 
     async def health(self, url: str | None = None) -> wire.HealthResponse:
         """One replica's health (`url`), or that of the first replica that answers."""

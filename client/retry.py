@@ -10,7 +10,7 @@ every candidate replica once (client/replicas.py) before waiting for the next ro
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -49,12 +49,27 @@ class LastFailure:
     where: str = ""
     error: Exception | None = None
     response: httpx.Response | None = None
+    #: Every replica tried, with how it failed the last time: the error names them all.
+    tried: dict[str, str] = field(default_factory=dict)
 
     def failed(self, where: str, error: Exception) -> None:
         self.where, self.error, self.response = where, error, None
 
+    def unreachable(self, url: str, error: Exception) -> None:
+        self.failed(url, error)
+        self.tried[url] = reason(error)
+
     def busy(self, where: str, response: httpx.Response) -> None:
         self.where, self.error, self.response = where, None, response
+        self.tried[where] = f"{response.status_code} {response.reason_phrase}"
 
     def retry_after(self) -> str | None:
         return self.response.headers.get("retry-after") if self.response is not None else None
+
+
+def reason(error: Exception) -> str:
+    """A transport error in a few words ("connection refused"), without httpx's wrapping."""
+    text = str(error).strip()
+    if text.startswith("[Errno") and "] " in text:
+        text = text.split("] ", 1)[1]
+    return text.lower() if text else type(error).__name__

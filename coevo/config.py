@@ -47,6 +47,19 @@ class ServerConfig:
     request_read_timeout_s: float = 30.0
     #: Most open connections from one client address; more are answered 429 and closed (0: no limit).
     max_client_connections: int = 1024
+    #: The base URL clients reach this server at, recorded as the owner of its sessions and sent
+    #: with a 409 to a client that asks another replica (None: http://<host>:<port>). It is also
+    #: the server's identity as an owner: every replica on one store needs its own, and a
+    #: restarted server with the same address resumes its sessions at once.
+    advertise_url: str | None = None
+    #: How often a recording server renews its sessions' ownership in the store.
+    owner_heartbeat_s: float = 5.0
+    #: Another server may take a session over once its owner's heartbeat is this old (by the
+    #: database's clock); the owner stops serving it after expiry − heartbeat without a renewal.
+    owner_expiry_s: float = 20.0
+    #: A GET /mcp event stream ends after this many seconds (the server is stateless and sends
+    #: nothing on it, so an open stream is always idle); 0 keeps streams open.
+    mcp_stream_idle_s: float = 60.0
     #: Largest batch a client may send in one POST /batch/step.
     max_batch_items: int = 4096
     #: Bytes of serialized GET /tasks pages kept in memory (an LRU cache).
@@ -100,7 +113,17 @@ class ServerConfig:
             raise ValueError("agentgym_style must be auto, id, env_idx or env_idx_item")
         if self.durability not in ("process", "machine", "buffered"):
             raise ValueError("durability must be process, machine or buffered")
+        if not 0 < 2 * self.owner_heartbeat_s <= self.owner_expiry_s:
+            raise ValueError("owner_expiry_s must be at least twice owner_heartbeat_s (> 0)")
         return self
+
+    @property
+    def owner_address(self) -> str:
+        """`advertise_url`, or the bind address."""
+        if self.advertise_url:
+            return self.advertise_url.rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -37,6 +37,10 @@ class ConfinedDir:
             f"{raw[:200]!r} is not an existing regular file or directory under the server's admin directory"
         )
 
+    def root_path(self) -> Path:
+        """The root as checked paths start (symlinks resolved)."""
+        return Path(os.path.realpath(self.root))
+
     def check(self, raw: str) -> Path:
         """The resolved path, or PathNotAllowed. Relative paths are taken from the root."""
         if not raw or "\x00" in raw:

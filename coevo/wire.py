@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,6 +19,13 @@ PROTOCOL_VERSION = "1"
 MAX_INT64 = 2**63 - 1
 #: Most task ids one GET /tasks page returns (422 beyond).
 MAX_TASKS_PAGE = 1000
+#: Longest task id and split name a request may name: the store's columns (a longer one was
+#: accepted, then refused by PostgreSQL's varchar when its episode was written).
+MAX_TASK_ID_CHARS = 256
+MAX_SPLIT_CHARS = 64
+
+TaskIdText = Annotated[str, Field(max_length=MAX_TASK_ID_CHARS)]
+SplitText = Annotated[str, Field(max_length=MAX_SPLIT_CHARS)]
 
 
 class _Model(BaseModel):
@@ -147,8 +154,8 @@ class TaskListResponse(_Model):
 
 # ---------------------------------------------------------------------------- sessions
 class ResetRequest(_Model):
-    task_id: str | None = Field(None, description="Exact task; omit to pick one from seed/split")
-    split: str | None = Field(None, description="Split to pick from when task_id is omitted")
+    task_id: TaskIdText | None = Field(None, description="Exact task; omit to pick one from seed/split")
+    split: SplitText | None = Field(None, description="Split to pick from when task_id is omitted")
     # strict: JSON true and "7" are not seeds (lax mode read them as 1 and 7).
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True, description="Same seed, same task and episode")
 

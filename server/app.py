@@ -15,16 +15,19 @@ from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
 from coevo.server.limits import BodyLimitMiddleware
+from coevo.server.openapi import install_exact_openapi
 from coevo.server.openenv_routes import build_openenv_router
 from coevo.server.routes import build_router
 from coevo.server.runtime import EnvRuntime
 from coevo.server.service import EnvService
+from coevo.server.unhandled import UnhandledErrorMiddleware
 from coevo.ui.env_pages import build_web_router
 
 
 def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     if not config.record:
         return None
+    from coevo.store import owners  # noqa: F401  (the table create_all makes)
     from coevo.store.db import make_engine
     from coevo.store.writer import TrajectoryWriter  # imports the tables create_all makes
 
@@ -68,12 +71,16 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
         lifespan=lifespan,
     )
     app.state.service = service
+    install_exact_openapi(app)
     install_error_handlers(app, service.metrics)
+    # Added first, so it runs inside the body checks: it answers what no handler took.
+    app.add_middleware(UnhandledErrorMiddleware, on_error=service.metrics.error)
     app.add_middleware(
         BodyLimitMiddleware,
         max_body_bytes=config.max_body_bytes,
         on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
         on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
+        on_invalid=service.metrics.error,
     )
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))

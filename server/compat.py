@@ -59,14 +59,15 @@ from starlette.responses import Response
 
 from coevo.envs.agentgym import AgentGymAdapter
 from coevo.envs.base import Env
+from coevo.server.agentgym_extras import check_extras, kept_fields
 from coevo.server.errors import InvalidRequest, RouteNotServed, SessionNotFound, error_responses
 from coevo.server.leases import Lease
 from coevo.server.service import EnvService
-from coevo.wire import MAX_INT64
+from coevo.wire import MAX_INT64, SplitText, TaskIdText
 
 #: A session id or item index as AgentGym clients send it; strict: JSON true is neither (lax
-#: validation would read it as 1).
-IdValue = StrictInt | StrictStr
+#: validation would read it as 1). A number is bounded like every integer a client sends.
+IdValue = Annotated[StrictInt, Field(ge=0, le=MAX_INT64)] | StrictStr
 
 
 class _AgentGymBody(BaseModel):
@@ -81,27 +82,29 @@ class _AgentGymBody(BaseModel):
 
 
 class AgentGymCreateRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="ignore")
 
-    task_id: str | None = None
-    split: str | None = None
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
-    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft-style)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft-style)")
     id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
 
 
 class AgentGymStepRequest(_AgentGymBody):
+    model_config = ConfigDict(extra="ignore")  # only /reset keeps extras (agentgym_extras.py)
+
     action: str
 
 
 class AgentGymResetRequest(_AgentGymBody):
-    game: int | None = Field(None, ge=0, description="Task index (AgentGym's household games)")
-    data_idx: int | None = Field(None, ge=0, description="Task index (TextCraft, BabyAI, SciWorld)")
-    session_id: int | None = Field(None, ge=0, description="Task index (AgentGym's shop)")
-    item_id: int | None = Field(None, ge=0, description="Task index (SQLGym)")
-    idx: int | None = Field(None, ge=0, description="Task index")
-    task_id: str | None = None
-    split: str | None = None
+    game: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's household games)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft, BabyAI, SciWorld)")
+    session_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's shop)")
+    item_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (SQLGym)")
+    idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index")
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
 
     def task_index(self) -> int | None:
@@ -112,7 +115,7 @@ class AgentGymResetRequest(_AgentGymBody):
 
 
 class AgentGymCloseRequest(_AgentGymBody):
-    pass
+    model_config = ConfigDict(extra="ignore")
 
 
 class AgentGymCreated(BaseModel):
@@ -307,6 +310,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
     )
     async def reset(body: AgentGymResetRequest) -> Response:
         """Start the task with the given index (AgentGym /reset)."""
+        check_extras(body)
         task_id = body.task_id
         index = _item_index(body.id) if item_style else body.task_index()
         if task_id is None and index is not None:
@@ -314,7 +318,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         sid = session_of(body)
         r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
         lease = await service.lease(sid)
-        lease.agentgym_reset = body.model_dump(exclude={"id", "env_idx"}, exclude_none=True)
+        lease.agentgym_reset = kept_fields(body)
         if style == "env_idx":
             return _json([r.observation, None])
         if item_style:

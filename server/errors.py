@@ -74,6 +74,51 @@ class InvalidRequest(ApiError):
     status, code = 422, "invalid_request"
 
 
+class MalformedJson(ApiError):
+    status, code = 422, "malformed_json"
+
+
+class InvalidText(ApiError):
+    """A string no store can hold: a lone UTF-16 surrogate, bad UTF-8, or U+0000."""
+
+    status, code = 422, "invalid_text"
+
+
+class JsonTooDeep(ApiError):
+    status, code = 422, "json_too_deep"
+
+
+class JsonTooManyKeys(ApiError):
+    status, code = 422, "json_too_many_keys"
+
+
+class SessionFailed(ApiError):
+    """The session can no longer be served as recorded (a refused record, a gap in its
+    history): it is closed, and every later request on it says why."""
+
+    status, code = 410, "session_failed"
+
+
+class OwnedElsewhere(ApiError):
+    """Another replica on the same store serves this session (its address is in the message
+    and the `X-Coevo-Owner` header); send the request there."""
+
+    status, code = 409, "session_owned_elsewhere"
+
+
+class OwnershipUnconfirmed(ApiError):
+    """This server could not renew its sessions' ownership in time: another may take them over."""
+
+    status, code = 503, "ownership_unconfirmed"
+
+
+class StoreRefused(ApiError):
+    """The store refused a record of this request: nothing was acknowledged, and the session
+    it belonged to is closed as failed (never left ahead of its stored history)."""
+
+    status, code = 500, "store_refused"
+
+
 class Forbidden(ApiError):
     status, code = 403, "forbidden"
 

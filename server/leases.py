@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from coevo.envs.base import Env
-from coevo.server.errors import CapacityExceeded, SessionNotFound
+from coevo.server.errors import CapacityExceeded, SessionFailed, SessionNotFound
 
 #: token_urlsafe(24): 32 characters, 192 random bits.
 _ID_BYTES = 24
@@ -49,6 +49,7 @@ class Lease:
         "last_info",
         "closed",
         "agentgym_reset",
+        "claimed_at",
         "tags",
     )
 
@@ -74,6 +75,8 @@ class Lease:
         self.last_observation = observation
         self.last_info = info
         self.closed = False
+        #: When this process claimed the session in the store (monotonic clock; ownership.py).
+        self.claimed_at = time.monotonic()
         #: The task fields of the latest AgentGym /reset (e.g. its index and world type), which
         #: an env's AgentGym /detail repeats; None before one (or after a restart).
         self.agentgym_reset: dict[str, Any] | None = None
@@ -93,6 +96,7 @@ class LeaseTable:
         self._reserved = 0
         self._released: OrderedDict[str, str] = OrderedDict()
         self._absent: OrderedDict[str, None] = OrderedDict()
+        self._failed: OrderedDict[str, str] = OrderedDict()
         self._remember = remember
 
     def __len__(self) -> int:
@@ -129,7 +133,10 @@ class LeaseTable:
     def released_reason(self, session_id: str) -> str | None:
         return self._released.get(session_id)
 
-    def not_found(self, session_id: str) -> SessionNotFound:
+    def not_found(self, session_id: str) -> SessionNotFound | SessionFailed:
+        failure = self._failed.get(session_id)
+        if failure is not None:
+            return SessionFailed(f"session {session_id} failed: {failure}")
         reason = self._released.get(session_id)
         if reason == "closed":
             return SessionNotFound(f"session {session_id} was closed")
@@ -147,6 +154,22 @@ class LeaseTable:
         self._released[session_id] = reason
         if len(self._released) > self._remember:
             self._released.popitem(last=False)
+
+    def drop(self, session_id: str) -> Lease | None:
+        """Forget a session another server now owns, without remembering it as released here
+        (a later request looks it up again and learns the owner)."""
+        lease = self._leases.pop(session_id, None)
+        self._absent.pop(session_id, None)
+        return lease
+
+    def fail(self, session_id: str, why: str) -> None:
+        """Remember that the session failed and why: every later request on it answers 410 with
+        that reason (the oldest failures are forgotten past `remember`)."""
+        self._leases.pop(session_id, None)
+        self.remember(session_id, "failed")
+        self._failed[session_id] = why
+        if len(self._failed) > self._remember:
+            self._failed.popitem(last=False)
 
     def known_absent(self, session_id: str) -> bool:
         """The store had no open session under this id when last asked."""

@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import mcp_types as types
 from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
@@ -42,6 +43,7 @@ from coevo.envs.base import ToolCall
 from coevo.server.errors import InvalidRequest, classify
 from coevo.server.service import EnvService
 from coevo.wire import (
+    MAX_INT64,
     MAX_TASKS_PAGE,
     ClosedResponse,
     CreateSessionRequest,
@@ -55,6 +57,9 @@ from coevo.wire import (
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
+#: Most episode-tool calls one `call_episode_tools` step may carry (each becomes action text,
+#: which the action cap bounds again).
+MAX_TOOL_CALLS = 64
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -65,7 +70,7 @@ class _Args(BaseModel):
 
 class ListTasksArgs(_Args):
     split: str | None = Field(None, description="Split; the env's default if omitted")
-    offset: int = Field(0, ge=0, description="Index of the first task to list")
+    offset: int = Field(0, ge=0, le=MAX_INT64, description="Index of the first task to list")
     limit: int = Field(100, ge=1, le=MAX_TASKS_PAGE, description="Most tasks to list")
 
 
@@ -83,7 +88,9 @@ class ToolCallArgs(_Args):
 
 
 class CallToolsArgs(SessionArgs):
-    calls: list[ToolCallArgs] = Field(min_length=1, description="Calls made together in one step")
+    calls: list[ToolCallArgs] = Field(
+        min_length=1, max_length=MAX_TOOL_CALLS, description="Calls made together in one step"
+    )
 
 
 # ---------------------------------------------------------------------------- results
@@ -302,6 +309,35 @@ def _security(host: str) -> TransportSecuritySettings | None:
     )
 
 
+class _IdleLimitedStreams:
+    """GET event streams end after `idle_s`: stateless, the server never sends on them, so a
+    client could otherwise hold one (and its task) forever. The stream is ended cleanly (its
+    last chunk sent), so the connection stays usable."""
+
+    def __init__(self, app: Any, idle_s: float) -> None:
+        self.app = app
+        self.idle_s = idle_s
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("method") != "GET" or self.idle_s <= 0:
+            await self.app(scope, receive, send)
+            return
+        started = ended = False
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal started, ended
+            if message["type"] == "http.response.start":
+                started = True
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                ended = True
+            await send(message)
+
+        with anyio.move_on_after(self.idle_s):
+            await self.app(scope, receive, tracking_send)
+        if started and not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
     """Serve MCP at /mcp on `app`; returns the async context manager the app's lifespan enters."""
     tools = McpTools(service)
@@ -337,7 +373,8 @@ def install_mcp(app: FastAPI, service: EnvService) -> Callable[[], Any]:
         max_request_body_size=service.config.max_body_bytes,
     )
     # A plain route whose endpoint is an ASGI app (as the SDK mounts it): every method, no slash redirect.
-    app.router.add_route(MCP_PATH, StreamableHTTPASGIApp(manager))  # type: ignore[arg-type]
+    endpoint = _IdleLimitedStreams(StreamableHTTPASGIApp(manager), service.config.mcp_stream_idle_s)
+    app.router.add_route(MCP_PATH, endpoint)  # type: ignore[arg-type]
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:

@@ -35,9 +35,12 @@ from starlette.responses import Response
 
 from coevo import __version__
 from coevo.server.compat import AgentGymResetRequest, AgentGymStepRequest
-from coevo.server.errors import InvalidRequest, SessionNotFound, classify, error_responses
+from coevo.server.errors import ApiError, InvalidRequest, SessionNotFound, classify, error_responses
+from coevo.server.agentgym_extras import check_field_count
+from coevo.server.json_body import decode_json, request_json
+from coevo.server.origins import origin_allowed
 from coevo.server.service import EnvService
-from coevo.wire import SessionResponse, StepResponse
+from coevo.wire import MAX_INT64, SessionResponse, SplitText, StepResponse, TaskIdText
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +50,11 @@ class OpenEnvResetData(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    seed: int | None = Field(None, ge=0, lt=2**63)
+    # strict, as the native routes: JSON true, "7" and 7.0 are not seeds.
+    seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
     episode_id: str | None = Field(None, max_length=255, description="Accepted, not used: coevo names episodes")
-    task_id: str | None = None
-    split: str | None = None
+    task_id: TaskIdText | None = None
+    split: SplitText | None = None
 
 
 class OpenEnvAction(BaseModel):
@@ -67,7 +71,7 @@ class OpenEnvStepBody(BaseModel):
 
     action: OpenEnvAction | dict[str, Any]
     session_id: str | None = Field(None, description="coevo: the session /reset returned")
-    timeout_s: float | None = Field(None, gt=0)
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="Accepted, not used")
     request_id: str | None = Field(None, max_length=255)
 
 
@@ -136,15 +140,9 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
         }
 
     async def body_of(request: Request) -> Any:
-        raw = await request.body()
-        if not raw.strip():
-            return {}
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise RequestValidationError(
-                [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}]
-            ) from None
+        data = await request_json(request)
+        check_field_count(data)  # before validation: each field costs, and AgentGym's keep extras
+        return data
 
     def parsed(model: type[BaseModel], data: Any) -> Any:
         try:
@@ -221,6 +219,10 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
 
     @router.websocket("/ws")
     async def session_socket(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers.get("origin"), service.config.host):
+            service.metrics.error(403, "forbidden_origin")
+            await websocket.close(code=1008)  # before accept: the handshake gets 403
+            return
         await websocket.accept()
         session_id: str | None = None
 
@@ -241,9 +243,10 @@ def build_openenv_router(service: EnvService, agentgym: APIRouter) -> APIRouter:
                     )
                     continue
                 try:
-                    message = json.loads(raw)
-                except ValueError as exc:
-                    await send("error", {"message": f"Invalid JSON: {exc}", "code": "INVALID_JSON", "status": 422})
+                    message = decode_json(raw)
+                except ApiError as exc:  # the HTTP fronts' rule and error codes
+                    service.metrics.error(exc.status, exc.code)
+                    await send("error", {"message": exc.message, "code": exc.code, "status": exc.status})
                     continue
                 kind = message.get("type") if isinstance(message, dict) else None
                 try:

@@ -5,6 +5,11 @@ restarted on the same database can serve a session it has never seen in memory: 
 step returns exactly what it would have returned without the crash. Every acknowledged step
 was committed before its response (unless durability is "buffered", where the last
 `flush_interval_s` of steps may be missing).
+
+A session that cannot be rebuilt as recorded (a gap in its steps, a replay that fails, another
+env version) fails: its episode is closed in the store (close_reason "unrecoverable", except
+for a version mismatch, which another server may still serve) and every request on it answers
+410 `session_failed` with the reason, instead of a 500 on every try.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import time
 from typing import TYPE_CHECKING
 
 from coevo.server.leases import Lease
-from coevo.store.trajectories import open_episode
+from coevo.store.trajectories import HistoryGap, open_episode
 
 if TYPE_CHECKING:
     from coevo.server.service import EnvService
@@ -28,7 +33,11 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     runtime = service.runtime
     # No flush first: whatever this process has queued about an id it also knows in memory
     # (a live lease, or a released one), and such ids never get here.
-    found = await runtime.offload(open_episode, writer.engine, session_id, service.env_name)
+    try:
+        found = await runtime.offload(open_episode, writer.engine, session_id, service.env_name)
+    except HistoryGap as gap:
+        _give_up(service, session_id, gap.open_episode_id, f"it cannot be recovered: {gap}")
+        return None
     if found is None:
         return None
     episode = found.episode
@@ -42,6 +51,11 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
             episode.env_version,
             version,
         )
+        service.leases.fail(
+            session_id,
+            f"it was recorded with {service.env_name} version {episode.env_version};"
+            f" this server runs version {version} and cannot replay it",
+        )
         return None
     now = time.time()
     last_active = found.last_active.timestamp()
@@ -51,18 +65,33 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
         service.leases.remember(session_id, "expired_idle")
         service.metrics.released("expired_idle")
         return None
+    if service.ownership is not None:
+        # 409 with the owner's address while another replica serves it; it takes the session
+        # over only when that owner's heartbeat has expired.
+        await service.ownership.claim(session_id)
     service.leases.reserve()
     try:
         env = await runtime.offload(runtime.new_env)
-        await runtime.offload(
-            env.restore,
-            {
-                "task_id": episode.task_id,
-                "seed": episode.seed,
-                "actions": found.actions,
-                "agentgym": bool((episode.info or {}).get("agentgym")),
-            },
-        )
+        try:
+            await runtime.offload(
+                env.restore,
+                {
+                    "task_id": episode.task_id,
+                    "seed": episode.seed,
+                    "actions": found.actions,
+                    "agentgym": bool((episode.info or {}).get("agentgym")),
+                },
+            )
+        except Exception as exc:
+            log.exception("replaying session %s failed", session_id)
+            _give_up(
+                service,
+                session_id,
+                episode.id,
+                f"it cannot be recovered: replaying its {len(found.actions)} recorded steps failed"
+                f" ({type(exc).__name__})",
+            )
+            return None
         lease = Lease(
             session_id, env, episode.id, found.last_observation, found.last_info, total_reward=found.total_reward
         )
@@ -71,3 +100,15 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     finally:
         service.leases.unreserve()
     return lease
+
+
+def _give_up(service: EnvService, session_id: str, episode_id: str, why: str) -> None:
+    """The session fails here (410 with `why`) and its episode is closed in the store, so no
+    server tries the same replay again."""
+    log.warning("session %s failed: %s", session_id, why)
+    service.leases.fail(session_id, why)
+    service.metrics.released("failed")
+    writer = service.writer
+    if writer is not None:
+        now = time.time()
+        writer.episode_updated(episode_id, closed_at=now, close_reason="unrecoverable", updated_at=now)

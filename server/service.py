@@ -30,15 +30,17 @@ from coevo.server.errors import (
     ActionTooLarge,
     InvalidRequest,
     NotStored,
+    StoreRefused,
     classify,
 )
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
+from coevo.server.ownership import Ownership
 from coevo.server.runtime import EnvRuntime
 from coevo.server.task_pages import TaskPages
 from coevo.store.outcome import episode_success
 from coevo.store.trajectories import sessions_with_open_episodes
-from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
+from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
     BatchStepResult,
     ErrorDetail,
@@ -95,11 +97,27 @@ class EnvService:
         self._recovering: dict[str, asyncio.Task[Lease | None]] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._max_action_chars = config.max_action_bytes // 4  # below this, UTF-8 cannot exceed it
+        #: One owner per session across replicas on this store (None without a store).
+        self.ownership = (
+            Ownership(
+                writer.engine,
+                runtime,
+                self.leases,
+                address=config.owner_address,
+                heartbeat_s=config.owner_heartbeat_s,
+                expiry_s=config.owner_expiry_s,
+                on_moved=lambda _sid: self.metrics.released("moved"),
+            )
+            if writer is not None
+            else None
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         if self.writer is not None:
             self.writer.start()
+        if self.ownership is not None:
+            self.ownership.start()
         if self._reaper is None and (self.config.idle_ttl_s or self.config.max_age_s):
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
@@ -111,6 +129,8 @@ class EnvService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
             self._reaper = None
+        if self.ownership is not None:
+            await self.ownership.stop()
         if self.writer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.writer.stop)
         self.task_pages.shutdown()
@@ -179,6 +199,8 @@ class EnvService:
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             lease = Lease(new_session_id(), env, _new_episode_id(), result.observation, result.info)
             lease.tags = (policy, run)
+            if self.ownership is not None:
+                await self.ownership.claim(lease.session_id)
             self._record_episode(lease)
             self.leases.add(lease)
         finally:
@@ -217,7 +239,7 @@ class EnvService:
             lease.last_observation, lease.last_info = result.observation, result.info
             lease.last_used = now
             self._record_episode(lease)
-            await self._stored()
+            await self._stored_for(lease)
         return SessionResponse(session_id=session_id, observation=result.observation, info=result.info)
 
     def check_action(self, action: str) -> None:
@@ -242,7 +264,7 @@ class EnvService:
                 raise EpisodeFinished("the episode has ended; reset to start another")
             response = await self._step_locked(lease, action, after_done=after_done)
             if wait_stored:
-                await self._stored()
+                await self._stored_for(lease)
             return response
 
     async def _step_locked(self, lease: Lease, action: str, *, after_done: bool = False) -> StepResponse:
@@ -301,6 +323,7 @@ class EnvService:
         if self._durable and any(r.ok for r in results):
             try:
                 await self._stored()
+                results = [await self._refused_item(r) if r.ok else r for r in results]
             except NotStored as exc:  # every step of the batch is applied, none acknowledged
                 self.metrics.error(exc.status, exc.code)
                 error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
@@ -313,6 +336,19 @@ class EnvService:
                     for r in results
                 ]
         return results
+
+    async def _refused_item(self, result: BatchStepResult) -> BatchStepResult:
+        """A stored batch item as it stands once the store has answered: its own error if the
+        store refused a record of its session's episode (the session is failed then)."""
+        lease = self.leases.find(result.session_id)
+        if lease is None or self.writer is None or not self.writer.refused(lease.episode_id):
+            return result
+        exc = await self._fail_refused(lease)
+        self.metrics.error(exc.status, exc.code)
+        error = ErrorDetail.model_construct(code=exc.code, message=exc.message)
+        return BatchStepResult.model_construct(
+            session_id=result.session_id, ok=False, result=None, error=error, status=exc.status
+        )
 
     async def _batch_item(self, item: tuple[str, str] | BatchStepResult) -> BatchStepResult:
         if isinstance(item, BatchStepResult):
@@ -351,6 +387,8 @@ class EnvService:
                     total_reward=parent.total_reward,
                 )
                 child.tags = parent.tags
+                if self.ownership is not None:
+                    await self.ownership.claim(child.session_id)
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
                 self.leases.add(child)
                 parent.last_used = child.last_used
@@ -393,6 +431,8 @@ class EnvService:
                 self.leases.pop(session_id, reason)
             else:
                 return
+        if self.ownership is not None:
+            self.ownership.release(session_id)
         async with lease.lock:
             lease.closed = True
             now = time.time()
@@ -405,6 +445,8 @@ class EnvService:
         self.metrics.released(reason)
         if self._durable:
             await self._stored()
+            if self.writer is not None and self.writer.refused(lease.episode_id):
+                log.error("the store refused the close of session %s (episode %s)", session_id, lease.episode_id)
         elif self.writer is not None and reason == "closed":
             await asyncio.get_running_loop().run_in_executor(None, self.writer.flush)
 
@@ -412,6 +454,12 @@ class EnvService:
     async def lease(self, session_id: str) -> Lease:
         lease = self.leases.find(session_id)
         if lease is not None:
+            if self.ownership is not None:
+                self.ownership.check()
+            if self.writer is not None and self.writer.refused(lease.episode_id):
+                # A buffered write (durability "buffered") was refused after its answer left.
+                await self._fail_refused(lease)
+                raise self.leases.not_found(session_id)
             return lease
         return await self._recover(session_id)
 
@@ -468,7 +516,9 @@ class EnvService:
 
     # ------------------------------------------------------------------ recording
     async def _stored(self) -> None:
-        """Wait until everything this request recorded is committed (durable acknowledgement)."""
+        """Wait until everything this request recorded is committed (durable acknowledgement).
+        A refused row does not raise here: which episode lost it is `writer.refused`'s answer
+        (`_stored_for`), so one session's refused row never fails another's request."""
         if not self._durable:
             return
         assert self.writer is not None
@@ -479,15 +529,51 @@ class EnvService:
                 f"{exc}; the change is applied and will be stored when it is back",
                 headers={"Retry-After": str(self.config.retry_after_s)},
             ) from None
+        except RowRefused:
+            pass
+
+    async def _stored_for(self, lease: Lease) -> None:
+        """`_stored`, then: if the store refused a record of the lease's episode, the session
+        fails (closed, 410 from then on) and this request answers 500 `store_refused`. Its
+        state is ahead of its stored history, so no later step may be acknowledged."""
+        await self._stored()
+        if self._durable and self.writer is not None and self.writer.refused(lease.episode_id):
+            raise await self._fail_refused(lease)
+
+    async def _fail_refused(self, lease: Lease) -> StoreRefused:
+        why = f"the store refused a record of its episode {lease.episode_id}, so its stored history has a gap"
+        await self.fail(lease, why, close_reason="store_refused")
+        return StoreRefused(
+            f"{why}; nothing of this request is acknowledged and session {lease.session_id} is closed as failed"
+        )
+
+    async def fail(self, lease: Lease, why: str, *, close_reason: str) -> None:
+        """Close a session that can no longer be served as recorded; later requests get 410 with `why`."""
+        if lease.closed:
+            return
+        lease.closed = True
+        self.leases.fail(lease.session_id, why)
+        self.metrics.released("failed")
+        if self.ownership is not None:
+            self.ownership.release(lease.session_id)
+        if self.writer is not None:
+            now = time.time()
+            self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=close_reason, updated_at=now)
+        try:
+            await self.runtime.call(lease.env.close)
+        except Exception:
+            log.exception("env close failed for session %s", lease.session_id)
 
     async def _stored_or_release(self, lease: Lease) -> None:
         """`_stored` for a new session: if it cannot be stored, nobody learns its id, so it is
         released at once instead of holding a slot until its idle TTL."""
         try:
-            await self._stored()
+            await self._stored_for(lease)
         except Exception:
             if self.leases.pop(lease.session_id, "closed") is not None:
                 lease.closed = True
+                if self.ownership is not None:
+                    self.ownership.release(lease.session_id)
                 if self.writer is not None:
                     now = time.time()
                     self.writer.episode_updated(
@@ -549,7 +635,16 @@ class EnvService:
         model = cls.admin_payloads.get(command)
         if model is not None:
             payload = await self.runtime.offload(self._checked_payload, model, payload)
-        result = await self.runtime.offload(cls.admin, shared, command, payload)
+        try:
+            result = await self.runtime.offload(cls.admin, shared, command, payload)
+        except EnvError as exc:
+            # The env saw the checked, absolute paths; the client named them relative to the
+            # admin directory, and the server's layout is none of its business.
+            message = str(exc)
+            root = str(self.admin_paths.root_path())
+            if root in message:
+                raise type(exc)(message.replace(root + "/", "").replace(root, ".")) from None
+            raise
         if not isinstance(result, dict):
             raise EnvError(f"admin command {command!r} returned {type(result).__name__}, not a dict")
         return result

@@ -35,10 +35,32 @@ def importable_envs(requested: list[str] | None = None) -> tuple[list[str], dict
     return ok, skipped
 
 
+def clear_earlier_run(out_dir: Path) -> list[Path]:
+    """--fresh: remove what an earlier demo left in `out_dir` (trained models, leaderboard,
+    trajectories, log) and nothing else; returns what was removed."""
+    import shutil
+
+    removed = sorted(
+        [
+            *out_dir.glob("training-*"),
+            *out_dir.glob("*.jsonl"),
+            *out_dir.glob("leaderboard.json"),
+            *out_dir.glob("demo.log"),
+        ]
+    )
+    for path in removed:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return removed
+
+
 def training_table(step: TrainingStep) -> Any:
     from rich.table import Table
 
-    table = Table(title=f"training step · {step.model}, {step.steps} SFT steps on generated tasks ({step.train_s:.0f}s) · "
+    when = "trained earlier, reused; --fresh retrains" if step.reused else f"{step.train_s:.0f}s"
+    table = Table(title=f"training step · {step.model}, {step.steps} SFT steps on generated tasks ({when}) · "
                         "held-out BFCL success [95% CI]")  # fmt: skip
     for column in ("held-out split", "n", "base", "trained"):
         table.add_column(column, justify="left" if column == "held-out split" else "right")
@@ -72,6 +94,9 @@ def demo(
     train_model: str = typer.Option(
         "smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"
     ),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Start over: remove the trained model and results an earlier demo left in --out-dir"
+    ),
 ) -> None:
     """Serve every env, evaluate the expert and the default model, print the leaderboard."""
     import asyncio
@@ -80,9 +105,10 @@ def demo(
     from rich.console import Console
     from rich.table import Table
 
+    from coevo.cli.demo_training import trained_earlier
     from coevo.cli.progress import ProgressLog, progress_bar
     from coevo.cli.signals import exit_cleanly_on_sigterm, on_signal
-    from coevo.cli.tables import pct, slug
+    from coevo.cli.tables import pct, print_table, slug
     from coevo.client.launcher import env_servers
     from coevo.store.run_recorder import RunRecorder
     from coevo.client.agenttraj import write_jsonl
@@ -103,6 +129,18 @@ def demo(
         raise typer.Exit(1)
     db_url = default_db_url(db_url)
     recorder = RunRecorder(db_url)
+    if fresh:
+        removed = clear_earlier_run(out_dir)
+        if removed:
+            console.print(
+                f"--fresh: removed {len(removed)} earlier results from {out_dir}/ ({', '.join(p.name for p in removed)})"
+            )
+    elif train_steps > 0 and (earlier := trained_earlier(out_dir, train_model, train_steps)) is not None:
+        console.print(
+            f"[yellow]reusing the model trained by an earlier demo: {earlier} "
+            f"(made {time.strftime('%Y-%m-%d %H:%M', time.localtime(earlier.stat().st_mtime))}); "
+            "run `coevo demo --fresh` (or `make demo DEMO_ARGS=--fresh`) to train again"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     policy_names = [p.strip() for p in policies.split(",") if p.strip()]
     board: dict[str, dict[str, dict]] = {}
@@ -179,13 +217,13 @@ def demo(
             f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()
         ]
         table.add_row(env, *cells)
-    # Returns are on each env's own scale (API-Bank rewards every call), so the overall row
-    # gives the success rate alone.
+    # Episode returns measure different things per env (exact match, ROUGE-L, goal
+    # conditions), so the overall row gives the success rate alone.
     table.add_section()
     table.add_row("[bold]all", *[f"[bold]{pct(per_env['all']['success_rate'])}" for per_env in board.values()])
-    console.print(table)
+    print_table(console, table)
     if training is not None:
-        console.print(training_table(training))
+        print_table(console, training_table(training))
     document = {"n_per_env": n, "envs": names, "skipped": skipped, "board": board,
                 "training": None if training is None else dataclasses.asdict(training)}  # fmt: skip
     (out_dir / "leaderboard.json").write_text(json.dumps(document, indent=2))

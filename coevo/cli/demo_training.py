@@ -13,6 +13,7 @@ with a paired interval.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,21 @@ class TrainingStep:
     gain: dict[str, float]
     train_s: float
     eval_s: float
+    #: True when the trained model came from an earlier demo in the same folder (train_s is then
+    #: that run's training time).
+    reused: bool = False
+
+
+def training_dir(out_dir: Path, model: str, steps: int) -> Path:
+    """Where the step keeps its trained model and held-out scores, one folder per model and steps."""
+    return out_dir / f"training-{Path(model).name}-{steps}-steps"
+
+
+def trained_earlier(out_dir: Path, model: str, steps: int) -> Path | None:
+    """The model a previous demo trained with these settings, which this one reuses (the warm-up is
+    made once per folder), or None."""
+    warmed = training_dir(out_dir, model, steps) / "agent_warmup"
+    return warmed if (warmed / "config.json").is_file() else None
 
 
 def run_training_step(
@@ -47,7 +63,7 @@ def run_training_step(
     from coevo.genenv.trainer import GenEnvTrainer
 
     config = preset(
-        "cpu-demo", output_dir=str(out_dir / f"training-{model}-{steps}-steps"), arms=("genenv",),
+        "cpu-demo", output_dir=str(training_dir(out_dir, model, steps)), arms=("genenv",),
         agent_model=model, agent_warmup_steps=steps, families=("function_calling",),
         heldout=tuple(f"bfcl:{split}:{n}" for split in SPLITS),
         heldout_urls={"bfcl": bfcl_url},
@@ -58,11 +74,18 @@ def run_training_step(
     log(f"training step: scoring {model} on {n} held-out BFCL tasks per split ({', '.join(SPLITS)})")
     base = view.evaluate(trainer.base_agent())
     eval_s = time.monotonic() - t0
-    log(f"training step: {steps} SFT steps on gold answers of generated function-calling tasks")
+    reused = trained_earlier(out_dir, model, steps)
+    if reused is None:
+        log(f"training step: {steps} SFT steps on gold answers of generated function-calling tasks")
     t1 = time.monotonic()
     trained_dir = trainer.starting_agent()
     train_s = time.monotonic() - t1
-    log(f"training step: trained in {train_s:.0f}s; scoring the trained model on the same tasks")
+    if reused is None:
+        log(f"training step: trained in {train_s:.0f}s; scoring the trained model on the same tasks")
+    else:
+        train_s = earlier_training_s(reused)
+        log(f"training step: reused the model trained earlier in {reused} ({train_s:.0f}s then; "
+            "`coevo demo --fresh` trains again); scoring it on the same tasks")  # fmt: skip
     t2 = time.monotonic()
     trained = view.evaluate(trained_dir)
     eval_s += time.monotonic() - t2
@@ -80,4 +103,10 @@ def run_training_step(
     gain = {"difference": c.difference, "ci95_low": c.ci95_low, "ci95_high": c.ci95_high, "mcnemar_p": c.mcnemar_p}
     log(f"training step: base {rows[-1]['base'][0]:.3f} -> trained {rows[-1]['trained'][0]:.3f} "
         f"(gain {c.difference:+.3f}, 95% CI {c.ci95_low:+.3f} to {c.ci95_high:+.3f}, n={total})")  # fmt: skip
-    return TrainingStep(model, steps, n, rows, gain, round(train_s, 1), round(eval_s, 1))
+    return TrainingStep(model, steps, n, rows, gain, round(train_s, 1), round(eval_s, 1), reused is not None)
+
+
+def earlier_training_s(warmed: Path) -> float:
+    """How long the reused warm-up took when it was made (its warmup.json), 0 if not recorded."""
+    stats = warmed / "warmup.json"
+    return float(json.loads(stats.read_text()).get("elapsed_s", 0.0)) if stats.is_file() else 0.0

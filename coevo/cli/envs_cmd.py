@@ -20,7 +20,13 @@ def list_envs(
 
     if load:
         Console(stderr=True).print("[dim]loading each env for its splits (--no-load lists names only)[/dim]")
-    table = Table("env", "entry point", "splits")
+    from coevo.cli.tables import print_table
+
+    table = Table("env", "splits")
+    entry_points = [registry.spec(name).entry_point for name in registry.names()]
+    # The entry point is a name to copy: never wrapped or cut; the splits wrap in a narrow terminal.
+    table.add_column("entry point", no_wrap=True, min_width=max(map(len, entry_points), default=0))
+    table.columns.insert(1, table.columns.pop())
     for name in registry.names():
         s = registry.spec(name)
         splits = ""
@@ -31,4 +37,4 @@ def list_envs(
             except Exception as exc:  # a broken optional env must not hide the others
                 splits = f"[red]unavailable: {exc}[/red]"
         table.add_row(name, s.entry_point, splits)
-    Console().print(table)
+    print_table(Console(), table)

@@ -49,7 +49,7 @@ def evaluate(
     from coevo.cli.progress import ProgressLog, progress_bar
     from coevo.cli.serve_cmd import parse_options
     from coevo.cli.signals import exit_cleanly_on_sigterm, on_signal
-    from coevo.cli.tables import results_table, slug
+    from coevo.cli.tables import print_table, results_table, slug
     from coevo.client.launcher import env_servers
     from coevo.store.run_recorder import RunRecorder
     from coevo.client.agenttraj import save_hf_dataset, write_jsonl
@@ -121,7 +121,9 @@ def evaluate(
     with env_servers([env], urls={env: url}, options={env: parse_options(option)}, db_url=db_url) as servers:
         trajectories, config, chosen = asyncio.run(run(servers[env]))
     document = results_document(trajectories, policy=agent, config=config)
-    console.print(results_table(f"{env} · {chosen} · {agent.name}", document["summary"]))
+    from coevo.client.rollout import MAX_INVALID_REPLIES
+
+    print_table(console, results_table(f"{env} · {chosen} · {agent.name}", document["summary"], MAX_INVALID_REPLIES))
     out = results_path(chosen)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=2, default=str))

@@ -13,6 +13,17 @@ from sqlalchemy.orm import Session
 from coevo.store.tables import Episode, StepRecord
 
 
+class HistoryGap(Exception):
+    """A session's recorded steps have a hole: its episode cannot be replayed as it happened."""
+
+    def __init__(self, episode_id: str, index: int, open_episode_id: str) -> None:
+        super().__init__(f"episode {episode_id} has a gap in its recorded steps at step {index}")
+        self.episode_id = episode_id
+        self.index = index
+        #: The session's open episode (a fork's gap may lie in an ancestor it inherits from).
+        self.open_episode_id = open_episode_id
+
+
 @dataclass
 class OpenEpisode:
     """The episode a session was in when its server went away, with its full action history."""
@@ -30,7 +41,7 @@ def open_episode(engine: Engine, session_id: str, env: str) -> OpenEpisode | Non
     """The newest episode of `session_id` that nobody closed, or None.
 
     Forks inherit their parent's first `start_step` steps, so the history is assembled by
-    walking `parent_id` links back to the root.
+    walking `parent_id` links back to the root. Raises `HistoryGap` when a step is missing.
     """
     with Session(engine) as db:
         episode = db.scalars(
@@ -63,10 +74,12 @@ def open_episode(engine: Engine, session_id: str, env: str) -> OpenEpisode | Non
             ).all()
             for row in rows:
                 if row.index != len(actions) + 1:
-                    raise RuntimeError(f"episode {node.id} has a gap in its steps at index {len(actions) + 1}")
+                    raise HistoryGap(node.id, len(actions) + 1, episode.id)
                 actions.append(row.action)
                 total += row.reward
                 last_obs, last_info = row.observation, dict(row.info or {})
+        if episode.steps > len(actions):  # its last steps were refused or lost
+            raise HistoryGap(episode.id, len(actions) + 1, episode.id)
         last_active = episode.updated_at
         if last_active.tzinfo is None:  # SQLite keeps no zone; the writer stores UTC
             last_active = last_active.replace(tzinfo=timezone.utc)

@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -73,7 +73,8 @@ class StoreUnavailable(Exception):
 
 
 class RowRefused(Exception):
-    """The store refused a row outright (constraint or data error); it was dropped and logged."""
+    """The store refused a row outright (constraint or data error); it was dropped and logged.
+    `TrajectoryWriter.refused(episode_id)` says which episodes lost a row."""
 
 
 _Op = StepRow | _NewEpisode | _EpisodeUpdate | _Barrier
@@ -88,6 +89,14 @@ def _resolve(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) 
             future.set_result(None)
         else:
             future.set_exception(error)
+
+
+def _episode_of(op: _Op) -> str:
+    if isinstance(op, _NewEpisode):
+        return str(op.row["id"])
+    if isinstance(op, _Barrier):
+        return ""
+    return op.episode_id
 
 
 def _ts(epoch: float) -> datetime:
@@ -119,6 +128,10 @@ class TrajectoryWriter:
         self._strip_nul = engine.dialect.name == "postgresql"
         self.rows_written = 0
         self.rows_refused = 0
+        #: Episodes the store refused a row of (newest last, at most `_remember_refused`): their
+        #: stored history has a hole, so the server must not acknowledge anything more of them.
+        self._refused: OrderedDict[str, None] = OrderedDict()
+        self._remember_refused = 100_000
         self.transactions = 0
         self._updates: dict[tuple[str, ...], Update] = {}
         self._conn: Connection | None = None
@@ -147,6 +160,11 @@ class TrajectoryWriter:
         self._ops.append(_Barrier(loop, future))
         self._wake.set()
         return future
+
+    def refused(self, episode_id: str) -> bool:
+        """Whether the store refused a row of this episode (checked after `stored()`: once a
+        request's barrier settles, every row it queued was either written or refused)."""
+        return episode_id in self._refused
 
     @property
     def pending(self) -> int:
@@ -240,6 +258,9 @@ class TrajectoryWriter:
             except Exception:
                 refused_since_barrier = True
                 self.rows_refused += 1
+                self._refused[_episode_of(op)] = None
+                while len(self._refused) > self._remember_refused:
+                    self._refused.popitem(last=False)
                 log.error("trajectory store refused a row; dropped: %r", op, exc_info=True)
         return written
 

@@ -11,15 +11,20 @@ winnable by the expert. It is the API the GenEnv simulator drives; the knobs are
         floorplans=None,       # ALFRED floor plan numbers to draw layouts from; None: the seen
                                #   ones (tasks.SEEN_FLOORPLANS)
         max_receptacles=None,  # room size: keep at most this many receptacles (the ones the task
-                               #   needs always stay); None: the whole floor plan
+                               #   needs always stay); None: the whole floor plan; 2..MAX_RECEPTACLES
         distractors=None,      # number of non-goal object classes placed; None: every class the
-                               #   floor plan has; 0: only the goal's objects
-        max_instances=3,       # instances per object class, drawn from 1..max_instances
+                               #   floor plan has; 0: only the goal's objects; at most MAX_DISTRACTORS
+        max_instances=3,       # instances per object class, drawn from 1..max_instances; at most
+                               #   MAX_INSTANCES
         closed=1.0,            # probability that an openable receptacle starts closed (ALFRED: 1)
         hide_target=None,      # True: goal objects start inside openable receptacles; False: on
                                #   open surfaces; None: wherever they fall
         phrasing=None,         # 0 or 1: which of the task type's two sentences; None: drawn
     )
+
+Every knob that sizes a scene has an upper bound, checked when the knobs are made (before any
+generation): a task id such as `gen-1?max_instances=100000` reaches them from any client, and
+took 45 s and 1 GB before the bound.
 
 A scene is laid out from one ALFRED floor plan: its receptacles keep their ALFRED ids and
 interaction poses (so they are named and numbered as in ALFWorld's games of that floor plan),
@@ -74,6 +79,13 @@ class NoFloorPlan(GenerationError):
     """No allowed floor plan supports the task type at all: retrying cannot help."""
 
 
+#: Upper bounds of the knobs that size a scene (the largest ALFRED floor plan has fewer
+#: receptacles and object classes than these; `max_instances` multiplies every class).
+MAX_RECEPTACLES = 100
+MAX_DISTRACTORS = 100
+MAX_INSTANCES = 10
+
+
 @dataclass(frozen=True)
 class Knobs:
     task_type: str | None = None
@@ -91,12 +103,12 @@ class Knobs:
             raise ValueError(f"unknown task type {self.task_type!r}; known: {', '.join(TASK_TYPES)}")
         if self.room is not None and self.room not in ROOMS:
             raise ValueError(f"unknown room {self.room!r}; known: {', '.join(ROOMS)}")
-        if self.max_receptacles is not None and self.max_receptacles < 2:
-            raise ValueError("max_receptacles must be at least 2")
-        if self.distractors is not None and self.distractors < 0:
-            raise ValueError("distractors must be >= 0")
-        if self.max_instances < 1:
-            raise ValueError("max_instances must be >= 1")
+        if self.max_receptacles is not None and not 2 <= self.max_receptacles <= MAX_RECEPTACLES:
+            raise ValueError(f"max_receptacles must be between 2 and {MAX_RECEPTACLES}")
+        if self.distractors is not None and not 0 <= self.distractors <= MAX_DISTRACTORS:
+            raise ValueError(f"distractors must be between 0 and {MAX_DISTRACTORS}")
+        if not 1 <= self.max_instances <= MAX_INSTANCES:
+            raise ValueError(f"max_instances must be between 1 and {MAX_INSTANCES}")
         if not 0.0 <= self.closed <= 1.0:
             raise ValueError("closed must be a probability")
         if self.phrasing is not None and self.phrasing not in (0, 1):

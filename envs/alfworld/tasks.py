@@ -13,7 +13,8 @@ of them in AgentGym's train mapping, with that file's task-type mix.
   id alone, so any process regenerates the same game from it and nothing is stored.
 - Knob-addressed (for curricula and the GenEnv simulator): `gen-<seed>` is the game the
   env's knobs give for that seed; `gen-<seed>?task_type=pick_two_obj_and_place&max_receptacles=6`
-  overrides knobs (same names and meanings as `generator.Knobs`).
+  overrides knobs (same names, meanings and bounds as `generator.Knobs`); the seed is at most
+  2**63 - 1.
 - Real: ALFWorld's own games under `$ALFWORLD_DATA/json_2.1.*/<split>/` (the four above),
   selected as ALFWorld selects them (the six task types, no movable/sliced variants, marked
   solvable); task id = the game's folder relative to the json root.
@@ -113,6 +114,8 @@ def sizes_from(option: Mapping[str, int] | None) -> dict[str, int]:
 
 
 CUSTOM_PREFIX = "gen-"
+#: Largest seed of a `gen-<seed>` task id (a signed 64-bit integer, as every seed).
+MAX_GEN_SEED = 2**63 - 1
 _SOLVABLE = re.compile(rb'"solvable":\s*true')
 
 
@@ -190,6 +193,8 @@ class GeneratedCatalog:
         head, _, query = task_id[len(CUSTOM_PREFIX) :].partition("?")
         if not head.isdigit():
             raise ValueError(f"bad generated task id {task_id!r}: expected gen-<seed>[?knob=value&...]")
+        if int(head) > MAX_GEN_SEED:
+            raise ValueError(f"the seed of a generated task id is at most {MAX_GEN_SEED}")
         knobs = knobs_from(dict(parse_qsl(query, keep_blank_values=True)), self.knobs)
         return generate(knobs, int(head))
 

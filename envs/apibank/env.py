@@ -7,8 +7,9 @@ evaluation the history is the ground truth's (teacher forcing): after each step 
 is shown, and the session's sandbox executes the ground-truth call so its databases follow the
 dialogue. The agent's own call runs on fresh databases (official scoring, as API-Bank's
 evaluator does) or a throw-away fork of that sandbox (corrected) and is correct when the API name
-matches and API-Bank's rule accepts its result (reward 1, else 0); a reply earns its
-ROUGE-L F against the recorded reply. The `scoring` option picks how (modes.py): `official`
+matches and API-Bank's rule accepts its result (score 1, else 0); a reply scores its
+ROUGE-L F against the recorded reply. A step's reward is its score divided by the number of
+decision points, so an episode's rewards add up to its mean score, between 0 and 1. The `scoring` option picks how (modes.py): `official`
 (default) judges as API-Bank's released evaluator does, `corrected` with the env's repairs; the
 reward follows the selected mode and `info` carries both modes' figures side by side (the
 running API accuracy, the mean ROUGE-L and, at the end, `success`: every call correct).
@@ -240,6 +241,9 @@ class ApiBankEnv(Env):
             info["rouge_l"] = reward
             info["is_api_request"] = is_api_request(action)
             self.replies += 1
+        # Each decision point weighs 1/len(points): an episode's rewards add up to its mean score
+        # (0-1, as every other env's return), not to the number of calls and replies.
+        reward /= len(self.points)
         self.point += 1
         done = self.point >= len(self.points)
         info.update(self._progress(done))

@@ -8,13 +8,15 @@ output and exception. A rule that raises KeyError counts as wrong, as in the ori
 One repair, in the corrected mode only: the originals for DeleteAgenda/DeleteMeeting/
 DeleteReminder compare `input['time']` when both outputs are 'success', which raises KeyError
 for DeleteMeeting (its input has no 'time'), making a correct DeleteMeeting unscoreable; the
-corrected mode compares `start_time` there; and TimedSwitch/CancelTimedSwitch read the device
-from `device_id`, the recorded calls' parameter, where the original reads `name`. The official
-mode keeps the original's rules.
+corrected mode compares `start_time` there; TimedSwitch/CancelTimedSwitch read the device
+from `device_id`, the recorded calls' parameter, where the original reads `name`; and the
+meeting rules compare `attendees` as lists whether a side holds the list or the string that
+spells it (ToolManager passes the string). The official mode keeps the original's rules.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import datetime
 from collections.abc import Callable, Mapping
@@ -59,6 +61,27 @@ def meeting_topic_rest_equal(response: Result, truth: Result) -> bool:
     rest_r = {k: v for k, v in response["input"].items() if k != "meeting_topic"}
     rest_t = {k: v for k, v in truth["input"].items() if k != "meeting_topic"}
     return ok and rest_r == rest_t and _same(response, truth, "output", "exception")
+
+
+def _as_literal(value: Any) -> Any:
+    """A list argument recorded as the string the call wrote (as API-Bank's ToolManager passes
+    it, and so the generated dialogues record it) read as the list it spells."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value
+    return value
+
+
+def meeting_lists_read(response: Result, truth: Result) -> bool:
+    """The corrected meeting rule: `attendees` compared as lists, whether a side holds the list
+    or the string that spells it."""
+
+    def read(result: Result) -> dict[str, Any]:
+        return {**result, "input": {k: _as_literal(v) for k, v in result["input"].items()}}
+
+    return meeting_topic_rest_equal(read(response), read(truth))
 
 
 def delete_by(time_field: str) -> Check:
@@ -306,9 +329,9 @@ LEVEL12_CHECKS: dict[str, Check] = {
     "AddReminder": content_and_fields("content", "time", lower=True),
     "ModifyReminder": content_and_fields("content", "time", lower=True),
     "QueryReminder": content_and_fields("content", "time", lower=True),
-    "AddMeeting": meeting_topic_rest_equal,
-    "ModifyMeeting": meeting_topic_rest_equal,
-    "QueryMeeting": meeting_topic_rest_equal,
+    "AddMeeting": meeting_lists_read,
+    "ModifyMeeting": meeting_lists_read,
+    "QueryMeeting": meeting_lists_read,
     "DeleteAgenda": delete_by("time"),
     "DeleteReminder": delete_by("time"),
     "DeleteMeeting": delete_by("start_time"),
@@ -372,6 +395,9 @@ LEVEL3_CHECKS: dict[str, Check] = {
 #: The original's rules where the corrected mode repairs them.
 OFFICIAL_LEVEL12_CHECKS: dict[str, Check] = {
     **LEVEL12_CHECKS,
+    "AddMeeting": meeting_topic_rest_equal,
+    "ModifyMeeting": meeting_topic_rest_equal,
+    "QueryMeeting": meeting_topic_rest_equal,
     "DeleteMeeting": delete_by("time"),
     "TimedSwitch": timed_switch(with_on=True, device_field="name"),
     "CancelTimedSwitch": timed_switch(with_on=False, device_field="name"),

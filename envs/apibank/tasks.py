@@ -12,6 +12,18 @@ preceded by the credential exchange and GetUserToken, level-2 requests by a Tool
 and every call is executed on a sandbox session as the dialogue is written, so the recorded
 results are exactly what the sandbox returns. Level 3 chains the planning APIs from a single
 requirement. The same (split, index) always gives the same dialogue.
+
+The dialogues follow the rules API-Bank's evaluator (`evaluator.py`, the `official` scoring)
+judges by, so that it judges every ground-truth call correct:
+- it runs each call on freshly loaded databases, so no call may depend on what an earlier call
+  of the same dialogue wrote: a dialogue's requests are written up front from the initial
+  tables, come from different families, and an account change (password, deletion) comes last;
+- its ToolManager passes a list argument on as the string the call wrote, so each call's
+  recorded result is the one that path returns (a fresh session, lists left as strings);
+- requests it can never judge correct are not written: DeleteMeeting (its rule reads
+  `input['time']`, which the API lacks), TimedSwitch and CancelTimedSwitch (their rules read
+  `input['name']`, the API says `device_id`), and the APIs that reject their list argument as a
+  string (RecordHealthData, AddScene, ModifyScene, MovieRecommendations).
 """
 
 from __future__ import annotations
@@ -281,7 +293,7 @@ class DialogueWriter:
         )
 
     def meeting(self) -> Request | None:
-        kind = self.rng.choice(["add", "delete", "modify", "query"])
+        kind = self.rng.choice(["add", "modify", "query"])
         if kind == "add":
             username, password, token = self.any_user()
             topic = self.rng.choice(["Marketing Sync", "Hiring Plan", "Launch Review"])
@@ -308,9 +320,8 @@ class DialogueWriter:
         username, password, items = found
         item = self.rng.choice(items)
         token = self.table("Account")[username]["token"]
-        api = {"delete": "DeleteMeeting", "modify": "ModifyMeeting", "query": "QueryMeeting"}[kind]
+        api = {"modify": "ModifyMeeting", "query": "QueryMeeting"}[kind]
         ask = {
-            "delete": f"Cancel my meeting '{item['meeting_topic']}'.",
             "modify": f"Update my meeting '{item['meeting_topic']}'; keep the same time.",
             "query": f"Give me the details of my meeting '{item['meeting_topic']}'.",
         }[kind]
@@ -369,32 +380,20 @@ class DialogueWriter:
 
     # ------------------------------------------------------------------ open APIs
     def health(self) -> Request | None:
-        kind = self.rng.choice(["record", "query", "symptom", "emergency", "missing"])
-        if kind in ("record", "query"):
+        kind = self.rng.choice(["query", "symptom", "emergency", "missing"])
+        if kind == "query":
             users = sorted(self.table("HealthData"))
             if not users:
                 return None
             user = self.rng.choice(users)
-            if kind == "query":
-                records = self.table("HealthData")[user]
-                day = self.rng.choice(records)["time"][:10]
-                start, end = f"{day} 00:00:00", f"{day} 23:59:59"
-                return Request(
-                    f"Show the health data of user {user} on {day}.",
-                    "QueryHealthData",
-                    {"user_id": user, "start_time": start, "end_time": end},
-                    _found("the health data"),
-                )
-            when = _time(self.rng)
-            data = [
-                {"name": "blood_pressure", "value": f"{self.rng.randint(110, 140)}/80"},
-                {"name": "heart_rate", "value": str(self.rng.randint(60, 90))},
-            ]
+            records = self.table("HealthData")[user]
+            day = self.rng.choice(records)["time"][:10]
+            start, end = f"{day} 00:00:00", f"{day} 23:59:59"
             return Request(
-                f"Record health data for user {user} at {when}: {data}.",
-                "RecordHealthData",
-                {"user_id": user, "time": when, "health_data": _list_arg(data)},
-                _done("record the health data"),
+                f"Show the health data of user {user} on {day}.",
+                "QueryHealthData",
+                {"user_id": user, "start_time": start, "end_time": end},
+                _found("the health data"),
             )
         symptoms = sorted(self.table("Symptom"))
         symptom = "hiccups" if kind == "missing" else self.rng.choice(symptoms)
@@ -440,50 +439,15 @@ class DialogueWriter:
         )
 
     def smart_home(self) -> Request | None:
-        kind = self.rng.choice(["query", "delete", "add", "modify", "switch", "cancel"])
         scenes = self.table("Scenes")
-        if kind in ("query", "delete") and scenes:
-            name = self.rng.choice(sorted(scenes))
-            api = "QueryScene" if kind == "query" else "DeleteScene"
-            ask = f"Which devices are in the '{name}' scene?" if kind == "query" else f"Delete the '{name}' scene."
-            reply = _found("the scene") if kind == "query" else _done("delete the scene")
-            return Request(ask, api, {"name": name}, reply)
-        if kind in ("add", "modify"):
-            devices = [
-                {"name": "lamp", "description": "Smart lamp in the hall"},
-                {"name": "fan", "description": "Smart fan in the hall"},
-            ]
-            if kind == "modify" and scenes:
-                name = self.rng.choice(sorted(scenes))
-            else:
-                name = self.rng.choice(["evening calm", "party mode", "work focus"])
-            api = "AddScene" if kind == "add" else "ModifyScene"
-            return Request(
-                f"Set the '{name}' scene to a hall lamp and a hall fan.",
-                api,
-                {"name": name, "devices": _list_arg(devices)},
-                _done(f"{kind} the scene"),
-            )
-        switches = self.table("TimeSwitch")
-        if kind == "cancel" and switches:
-            device = self.rng.choice(sorted(switches))
-            if not switches[device]:
-                return None
-            when = switches[device][0]["time"]
-            return Request(
-                f"Cancel the timed switch of the {device} at {when}.",
-                "CancelTimedSwitch",
-                {"device_id": device, "time": when},
-                _done("cancel the timed switch"),
-            )
-        device = self.rng.choice(["lamp", "heater", "kettle", "fan"])
-        when, on = _time(self.rng), self.rng.choice(["True", "False"])
-        return Request(
-            f"Switch the {device} {'on' if on == 'True' else 'off'} at {when}.",
-            "TimedSwitch",
-            {"device_id": device, "time": when, "on": on},
-            _done("set the timed switch"),
-        )
+        if not scenes:
+            return None
+        kind = self.rng.choice(["query", "delete"])
+        name = self.rng.choice(sorted(scenes))
+        api = "QueryScene" if kind == "query" else "DeleteScene"
+        ask = f"Which devices are in the '{name}' scene?" if kind == "query" else f"Delete the '{name}' scene."
+        reply = _found("the scene") if kind == "query" else _done("delete the scene")
+        return Request(ask, api, {"name": name}, reply)
 
     def finance(self) -> Request | None:
         kind = self.rng.choice(["stock", "hotel", "open"])
@@ -619,13 +583,25 @@ class DialogueWriter:
         "knowledge",
     )
 
-    def request(self) -> Request:
+    def request(self, used: set[str]) -> tuple[str, Request]:
+        """A request of a family not in `used` (the family, the request)."""
         for _ in range(20):
-            family = self.rng.choice(self.FAMILIES)
+            family = self.rng.choice([f for f in self.FAMILIES if f not in used] or ["knowledge"])
             built = getattr(self, family)()
             if built is not None:
-                return built
-        return self.knowledge() or Request("What's the date today?", "GetToday", {}, _found("today's date"))
+                return family, built
+        return "knowledge", self.knowledge() or Request(
+            "What's the date today?", "GetToday", {}, _found("today's date")
+        )
+
+    def requests(self, count: int) -> list[Request]:
+        """`count` requests written from the tables as they are now, from different families, an
+        account change last: API-Bank judges every call on the initial databases, so no request
+        may touch what another one of the dialogue wrote."""
+        chosen: list[tuple[str, Request]] = []
+        for _ in range(count):
+            chosen.append(self.request({family for family, _ in chosen}))
+        return [request for _, request in sorted(chosen, key=lambda fr: fr[0] == "account")]
 
 
 def _keywords_for(session: SandboxSession, api: str) -> str:
@@ -649,7 +625,10 @@ class _Recorder:
         self.turns.append(Turn(role, text=text))
 
     def call(self, api: str, args: dict[str, str]) -> Any:
-        outcome = self.session.call(api, args)
+        """Run the call in the dialogue's session (its state goes on) and record the result
+        API-Bank's evaluator gets for it: on the initial databases, list arguments as strings."""
+        self.session.call(api, args)
+        outcome = self.session.fresh(parse_lists=False).call(api, args)
         self.turns.append(Turn("API", api_name=api, param_dict=dict(args), result=outcome.result))
         return outcome
 
@@ -660,8 +639,7 @@ def generate_level12(resources: Any, task_id: str, seed: int, level: int) -> Dia
     writer = DialogueWriter(session, rng)
     recorder = _Recorder(session)
     logged_in: set[str] = set()
-    for position in range(rng.choice([1, 1, 2, 2, 3])):
-        request = writer.request()
+    for position, request in enumerate(writer.requests(rng.choice([1, 1, 2, 2, 3]))):
         recorder.say("User", request.ask if position == 0 else f"Also, {request.ask[0].lower()}{request.ask[1:]}")
         if level == 2:
             recorder.say("AI", "Let me search for a suitable tool.")
@@ -686,7 +664,9 @@ def generate_level3(resources: Any, task_id: str, seed: int) -> Dialogue:
     rng = random.Random(seed)
     session = SandboxSession(resources, 3, seed=seed)
     recorder = _Recorder(session)
-    plan = rng.choice(["weather", "movies", "salary", "team", "likes", "flight"])
+    # No movie plan: MovieRecommendations rejects its `preferences` list when API-Bank's evaluator
+    # passes it on as a string.
+    plan = rng.choice(["weather", "salary", "team", "likes", "flight"])
 
     def step(api: str, args: dict[str, str]) -> Any:
         recorder.call("ToolSearcher", {"keywords": _keywords_for(session, api)})
@@ -711,12 +691,6 @@ def generate_level3(resources: Any, task_id: str, seed: int) -> Dialogue:
             f"In {city} it is {weather['description'].lower()}; wear: "
             f"{', '.join(clothes['clothing_options']) or 'anything comfortable'}."
         )
-    elif plan == "movies":
-        user = rng.choice(sorted(l3.PREFERENCES))
-        recorder.say("User", f"Recommend movies for {user} based on their preferences.")
-        prefs = step("UserMoviePreferences", {"user_name": user}).output
-        movies = step("MovieRecommendations", {"preferences": repr(prefs["preferences"])}).output
-        answer = f"{user} might enjoy: {', '.join(movies['recommended_movies'])}."
     elif plan == "salary":
         job = rng.choice(sorted(l3.SALARIES))
         recorder.say("User", f"How much does a {job} take home after tax?")

@@ -56,8 +56,12 @@ def parse_action(text: str, lenient: bool = False) -> tuple[str, str] | None:
 
 
 def passage_contents(passage: Passage) -> str:
-    """A passage as a FlashRAG corpus row's `contents`: the quoted title line, then the text."""
-    title_line = getattr(passage, "title_line", None) or f'"{passage.title}"'
+    """A passage as a FlashRAG corpus row's `contents`: the quoted title line, then the text. A
+    `contents` row's own first line is kept as written, also when it is empty (Search-R1 then
+    shows `Doc 1(Title: ) ...`)."""
+    title_line = getattr(passage, "title_line", None)
+    if title_line is None:
+        title_line = f'"{passage.title}"'
     return f"{title_line}\n{passage.text}"
 
 

@@ -10,8 +10,10 @@ the episode go on; envs/searchqa/agentgym.py).
 Options: `passages` (generated corpus size, default 100,000), `seed`, `corpus` + `questions`
 (a user's JSONL passages and Bamboogle, FlashRAG or Search-R1 question files), `top_k` (3),
 `max_searches` (4), `lenient` (false: also read tags in any case and `search[...]` /
-`answer[...]` replies). Reward: normalized exact match (1/0); `info` carries token F1 and the
-gold answers at the end.
+`answer[...]` replies), `scoring` (`search_r1`, the default: the last `<answer>` anywhere in the
+episode, as Search-R1's reward reads it, also at the step cap; `answer_step`: only the answer
+action that ended the episode; envs/searchqa/episode_answer.py). Reward: normalized exact match
+(1/0) at the end of the episode; `info` carries token F1 and the gold answers there.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 from coevo.envs.base import Env, ResetResult, StepResult, UnknownTask
 from coevo.envs.options import flag
 from coevo.envs.searchqa import agentgym, expert
-from coevo.envs.searchqa.actions import INVALID_ACTION, information, parse_action, search_r1_question
+from coevo.envs.searchqa.actions import INVALID_ACTION, cut_reply, information, parse_action, search_r1_question
 from coevo.envs.searchqa.corpus import SearchIndex, build_generated, build_user
+from coevo.envs.searchqa.episode_answer import SEARCH_R1, last_answer, scoring_mode
 from coevo.envs.searchqa.scoring import exact_match, f1
 from coevo.envs.searchqa.tasks import Question
 
@@ -54,6 +57,7 @@ class Shared:
     top_k: int
     max_searches: int
     lenient: bool
+    scoring: str = SEARCH_R1
 
 
 class SearchQAEnv(Env):
@@ -81,6 +85,7 @@ class SearchQAEnv(Env):
         top_k: int | str = 3,
         max_searches: int | str = 4,
         lenient: bool | str = False,
+        scoring: str = SEARCH_R1,
         **_: Any,
     ) -> Shared:
         if build_dir:
@@ -91,7 +96,7 @@ class SearchQAEnv(Env):
             path = build_generated(int(passages), int(seed))
         index = SearchIndex(path)
         by_id = {q.qid: (split, q) for split, qs in index.questions.items() for q in qs}
-        return Shared(index, by_id, int(top_k), int(max_searches), flag(lenient))
+        return Shared(index, by_id, int(top_k), int(max_searches), flag(lenient), scoring_mode(scoring))
 
     def __init__(self, shared: Shared | None = None, **options: Any) -> None:
         super().__init__(shared, **options)
@@ -99,6 +104,7 @@ class SearchQAEnv(Env):
         self.question: Question | None = None
         self.searches = 0
         self.seen: dict[str, str] = {}  # title -> text of every passage shown this episode
+        self.transcript = ""  # the episode as Search-R1's reward reads it: prompt, cut replies, observations
 
     # --------------------------------------------------------------- catalogue
     def splits(self) -> Mapping[str, int]:
@@ -125,31 +131,41 @@ class SearchQAEnv(Env):
         self.searches, self.seen = 0, {}
         question = self.question.question
         text = agentgym.prompt(search_r1_question(question)) if self.agentgym else prompt(question)
+        self.transcript = text
         return ResetResult(text, {"task": question, "task_type": _task_type(self.question)})
 
     def _step(self, action: str) -> StepResult:
         assert self.question is not None
         if self.agentgym:
             return self._agentgym_step(action)
+        result = self._native_step(action)
+        self.transcript += cut_reply(action) + result.observation
+        if self.shared.lenient and result.done:
+            # An answer only the lenient reading finds (`<Answer>x</Answer>`, `answer[x]`) is the
+            # episode's last answer, as if written in Search-R1's form.
+            self.transcript += f"<answer>{result.info['answer']}</answer>"
+        last_step = self.steps + 1 >= self.max_steps  # the base class truncates after this step
+        if self.shared.scoring == SEARCH_R1 and (result.done or last_step):
+            answer = last_answer(self.transcript)
+            result.reward = self._score(answer, result.info) if answer is not None else 0.0
+        return result
+
+    def _score(self, answer: str, info: dict[str, Any]) -> float:
+        """Exact match of `answer`, with what was scored in `info` (F1 and the gold answers)."""
+        assert self.question is not None
+        em = exact_match(answer, self.question.answers)
+        info.update(answer=answer, em=em, f1=f1(answer, self.question.answers), answers=self.question.answers)
+        return em
+
+    def _native_step(self, action: str) -> StepResult:
+        """A step as Search-R1 takes it; the reward is the answer step's own (`scoring=answer_step`)."""
         parsed = parse_action(action, lenient=self.shared.lenient)
         if parsed is None:
             return StepResult(INVALID_ACTION, 0.0, False, info={"valid": False, "searches": self.searches})
         kind, arg = parsed
         if kind == "answer":  # Search-R1 shows nothing after the answer: the episode is over
-            em = exact_match(arg, self.question.answers)
-            return StepResult(
-                "",
-                em,
-                True,
-                info={
-                    "valid": True,
-                    "answer": arg,
-                    "em": em,
-                    "f1": f1(arg, self.question.answers),
-                    "answers": self.question.answers,
-                    "searches": self.searches,
-                },
-            )
+            info: dict[str, Any] = {"valid": True, "searches": self.searches}
+            return StepResult("", self._score(arg, info), True, info=info)
         if self.searches >= self.shared.max_searches:
             return StepResult(
                 f"Search limit reached ({self.shared.max_searches}). Give your answer now.",

@@ -87,6 +87,24 @@ def test_demo_builds_a_leaderboard_and_leaves_trajectories(tmp_path: Path) -> No
     assert _count(db, "episodes") >= 6  # the servers recorded their side in the same store
     assert (tmp_path / "demo" / "expert.jsonl").is_file()
 
+    # A second demo in the same folder reuses the trained model, and says so; --fresh trains again.
+    again = (
+        "demo", "--envs", "bfcl", "--n", "1", "--policies", "expert", "--db-url", f"sqlite:///{db}",
+        "--out-dir", str(tmp_path / "demo"), "--train-model", "tiny", "--train-steps", "2", "--train-n", "3",
+    )  # fmt: skip
+    second = coevo(*again)
+    assert second.returncode == 0, second.stderr
+    assert "reusing the model trained by an earlier demo" in second.stdout and "--fresh" in second.stdout
+    assert "training-tiny-2-steps" in second.stdout
+    assert json.loads((tmp_path / "demo" / "leaderboard.json").read_text())["training"]["reused"] is True
+    last_run = (tmp_path / "demo" / "demo.log").read_text().rsplit("start: coevo demo", 1)[1]
+    assert "reused the model trained earlier" in last_run and "trained in" not in last_run
+    fresh = coevo(*again, "--fresh")
+    assert fresh.returncode == 0, fresh.stderr
+    assert "--fresh: removed" in fresh.stdout and "reusing" not in fresh.stdout
+    assert json.loads((tmp_path / "demo" / "leaderboard.json").read_text())["training"]["reused"] is False
+    assert any("trained in" in line for line in (tmp_path / "demo" / "demo.log").read_text().splitlines())
+
 
 def test_eval_writes_progress_to_a_log_file(tmp_path: Path) -> None:
     out = tmp_path / "results.json"

@@ -1,6 +1,6 @@
 """Acceptance: the sandbox reproduces the recorded results of the benchmark's own dialogues.
 
-Needs API-Bank's data beside the checkout (../shared/data/api-bank); skipped otherwise. Every
+Needs API-Bank's data ($APIBANK_DATA or ../shared/data/api-bank; tests/apibank/conftest.py); skipped otherwise. Every
 call outside the documented exceptions (docs/apibank.md) must be reproduced exactly as API-Bank
 judges it; the exceptions must fail for their documented reason, so a silent change shows up.
 """

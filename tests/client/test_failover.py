@@ -100,9 +100,36 @@ def test_every_replica_dead_is_reported_after_the_retries() -> None:
     dead_a, dead_b = dead_url(), dead_url()
     transport = CountingTransport()
     client = EnvClient([dead_a, dead_b], retries=2, backoff=0.01, http=httpx.Client(transport=transport))
-    with client, pytest.raises(ServerUnreachable):
+    with client, pytest.raises(ServerUnreachable) as raised:
         client.create(seed=1)
     assert transport.sent == {dead_a: 3, dead_b: 3}  # every round tries both
+    # One short error naming every URL tried, not a 71-line chain of httpx/httpcore errors.
+    message = str(raised.value)
+    assert dead_a in message and dead_b in message and "connection refused" in message
+    assert "after 3 tries each" in message and "\n" not in message
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_every_replica_dead_is_one_short_error_in_a_users_script(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead_a, dead_b = dead_url(), dead_url()
+    script = f"from coevo.client import EnvClient\nEnvClient([{dead_a!r}, {dead_b!r}], backoff=0.01).info()\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert "During handling" not in done.stderr and "direct cause" not in done.stderr
+    assert len(lines) < 20, done.stderr
+    assert dead_a in lines[-1] and dead_b in lines[-1] and lines[-1].startswith("coevo.client.errors.ServerUnreachable")
+
+
+async def test_every_replica_dead_async_names_every_url() -> None:
+    dead_a, dead_b = dead_url(), dead_url()
+    async with AsyncEnvClient([dead_a, dead_b], retries=1, backoff=0.01) as client:
+        with pytest.raises(ServerUnreachable) as raised:
+            await client.info()
+    assert dead_a in str(raised.value) and dead_b in str(raised.value)
 
 
 def test_a_full_replica_sends_the_create_to_the_next_one(

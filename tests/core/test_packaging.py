@@ -36,8 +36,7 @@ def expected_modules() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Build from a copy: an in-tree build leaves build/ behind, whose stale files could leak
     # into later wheels.
     source = tmp_path_factory.mktemp("src") / "coevo"
@@ -60,6 +59,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ".gl",
         ),
     )
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
@@ -82,7 +87,11 @@ def test_wheel_imports_every_subpackage_in_a_fresh_venv(wheel: Path, tmp_path: P
         capture_output=True,
         text=True,
     ).stdout.strip()
-    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Every site-packages this interpreter sees (a venv layered on another one has two).
+    deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()] or [
+        sysconfig.get_paths()["purelib"]
+    ]
+    Path(site, "deps.pth").write_text("\n".join(deps) + "\n")
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
     modules = expected_modules()
     code = (
@@ -119,3 +128,36 @@ def test_editable_install_maps_top_level_folders() -> None:
     assert Path(coevo.envs.__file__).parent == ROOT / "envs"
     assert Path(coevo.server.__file__).parent == ROOT / "server"
     assert Path(coevo.client.__file__).parent == ROOT / "client"
+
+
+def test_build_prints_no_setuptools_warnings(source: Path, tmp_path: Path) -> None:
+    """A data/ folder missing from `packages` made setuptools print a 40-line banner per folder
+    (~250 lines in every set-up); the build must stay quiet."""
+    built = subprocess.run(
+        [sys.executable, "-W", "always", "setup.py", "-q", "build_py", "--build-lib", str(tmp_path / "lib")],
+        cwd=source,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "Warning" not in built.stdout + built.stderr
+    assert (tmp_path / "lib" / "coevo" / "envs" / "apibank" / "data" / "apis.json").is_file()
+
+
+def test_editable_build_prints_no_setuptools_warnings(source: Path, tmp_path: Path) -> None:
+    """What the set-up's `pip install -e .` runs (the PEP 660 hook): no warning banners."""
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "always",
+            "-c",
+            f"import setuptools.build_meta as b; b.build_editable({str(tmp_path)!r})",
+        ],
+        cwd=source,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "Warning" not in built.stderr and "!!" not in built.stderr, built.stderr
+    assert list(tmp_path.glob("coevo-*.whl"))

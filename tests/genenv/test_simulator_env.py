@@ -32,7 +32,7 @@ def env(db_url: str) -> SimulatorEnv:
 
 
 def test_reset_draws_a_new_task_and_step_scores_it(env: SimulatorEnv) -> None:
-    assert env.splits() == {"base": 8, "generated": 0}
+    assert env.splits() == {"base": 8, "generated": 0, "heldout": 1000}  # function calling holds combinations out
     first = env.reset(seed=5)
     assert first.info["split"] == "generated" and first.info["task_id"].startswith("sim-")
     assert first.observation == first.info["task"] and "Request:" in first.observation

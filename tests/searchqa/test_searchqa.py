@@ -318,3 +318,69 @@ def test_agentgym_presentation_reads_replies_as_agentgyms_server(shared) -> None
     native.reset(task_id=env.task_id)
     r = native.step(f"<answer>surely not this</answer> or rather <answer>{gold}</answer>")
     assert r.done and r.reward == 0.0  # Search-R1 scores the first answer
+
+
+def test_an_empty_title_line_renders_as_search_r1_does(tmp_path: Path) -> None:
+    """Search-R1's `_passages2string` shows a FlashRAG row's first line as it is: an empty one
+    gives `Doc 1(Title: ) text`, not a quoted empty title."""
+    corpus = tmp_path / "corpus.jsonl"
+    rows = [
+        {"id": "1", "contents": "\nA passage about the Orvane lighthouse, written without a title line."},
+        {"id": "2", "contents": '"Citibank"\nCitibank was founded in 1812 in New York.'},
+    ]
+    corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    questions = tmp_path / "q.csv"
+    questions.write_text("Question,Answer\nWhere is the Orvane lighthouse?,nowhere\n")
+    env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build_user(corpus, questions, out=tmp_path / "b"))))
+    env.reset(split="test", seed=0)
+    shown = env.step("<search>Orvane lighthouse</search>").observation
+    assert shown.startswith("\n\n<information>Doc 1(Title: ) A passage about the Orvane lighthouse")
+
+
+def _gold_in_a_search_until_the_cap(env: SearchQAEnv) -> list:  # type: ignore[type-arg]
+    gold = env.question.answers[0]
+    steps = [env.step(f"<search>is it <answer>{gold}</answer></search>")]
+    while not steps[-1].truncated:
+        steps.append(env.step("<search>the weather</search>"))
+    return steps
+
+
+def test_by_default_the_last_answer_anywhere_in_the_episode_is_scored(shared) -> None:  # type: ignore[no-untyped-def]
+    """Search-R1's reward reads the last `<answer>` of the whole episode, even one inside a
+    search query, also when the episode ends at the step cap without an answer action."""
+    env = SearchQAEnv(shared)
+    env.reset(split="dev", seed=4)
+    steps = _gold_in_a_search_until_the_cap(env)
+    assert len(steps) == env.max_steps and [s.reward for s in steps[:-1]] == [0.0] * (len(steps) - 1)
+    assert steps[-1].reward == 1.0 and steps[-1].info["answer"] == env.question.answers[0]
+    # An answer reply's later `<answer>` (kept by the cut at `</search>`) wins over its action's.
+    env.reset(split="dev", seed=4)
+    gold = env.question.answers[0]
+    last = env.step(f"<answer>somebody else</answer> <answer>{gold}</answer> <search>x</search>")
+    assert last.done and last.reward == 1.0 and last.info["answer"] == gold
+    # The prompt's example answer alone is never scored; a later wrong answer replaces a right one.
+    env.reset(split="dev", seed=4)
+    env.step(f"<search><answer>{gold}</answer></search>")
+    assert env.step("<answer>nobody</answer>").reward == 0.0
+    # Search-R1's invalid-action text itself says "between <answer> and </answer>": after an
+    # invalid reply, that "and" is the last answer until another one follows, as in Search-R1.
+    env.reset(split="dev", seed=4)
+    env.step(f"<search><answer>{gold}</answer></search>")
+    env.step("I am not sure.")
+    while not (final := env.step("<search>the weather</search>")).truncated:
+        pass
+    assert final.reward == 0.0 and final.info["answer"] == "and"
+
+
+def test_answer_step_scoring_keeps_the_stricter_reading(build: Path) -> None:
+    env = SearchQAEnv(SearchQAEnv.load_shared(build_dir=str(build), scoring="answer_step"))
+    env.reset(split="dev", seed=4)
+    assert _gold_in_a_search_until_the_cap(env)[-1].reward == 0.0  # no answer action: nothing scored
+    env.reset(split="dev", seed=4)
+    gold = env.question.answers[0]
+    last = env.step(f"<answer>somebody else</answer> <answer>{gold}</answer> <search>x</search>")
+    assert last.done and last.reward == 0.0 and last.info["answer"] == "somebody else"
+    env.reset(split="dev", seed=4)
+    assert env.step(f"<answer>{gold}</answer>").reward == 1.0
+    with pytest.raises(ValueError, match="scoring must be one of search_r1, answer_step"):
+        SearchQAEnv.load_shared(build_dir=str(build), scoring="last")

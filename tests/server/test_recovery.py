@@ -159,7 +159,8 @@ def test_sigkill_and_restart_recovers_sessions(db_url: str, tmp_path: Path) -> N
 
 
 def test_restart_in_process_edge_cases(sqlite_url: str) -> None:
-    """A graceful restart keeps sessions too; stale, foreign-version and unknown ids are 404."""
+    """A graceful restart keeps sessions too; stale and unknown ids are 404, a foreign-version
+    session 410 with the reason."""
     from tests.server.conftest import serve
 
     with serve("tests.fixture_env:GuessEnv", db_url=sqlite_url) as c:
@@ -176,7 +177,8 @@ def test_restart_in_process_edge_cases(sqlite_url: str) -> None:
         r = c.get(f"/sessions/{stale}")
         assert r.status_code == 404 and "expired" in r.json()["error"]["message"]
     with serve("tests.server.envs:GuessV2", db_url=sqlite_url) as c:
-        assert c.get(f"/sessions/{live}").status_code == 404  # other rules: replay would lie
+        r = c.get(f"/sessions/{live}")  # other rules: replay would lie
+        assert r.status_code == 410 and "version 1" in r.json()["error"]["message"], r.text
     engine = make_engine(sqlite_url)
     try:
         with Session(engine) as db:

@@ -4,6 +4,7 @@ the HTTP parser refuses is answered as JSON."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -137,3 +138,62 @@ def test_requests_the_parser_refuses_get_json_errors(http: str) -> None:
             got_status, error = _json_error(_read_all(sock, 5)[0])
             assert (got_status, error["code"]) == (status, code), (length, error)
             sock.close()
+
+
+def _head(headers: list[tuple[str, str]]) -> bytes:
+    lines = "".join(f"{name}: {value}\r\n" for name, value in headers)
+    return f"GET /health HTTP/1.1\r\nHost: x\r\n{lines}\r\n".encode()
+
+
+@pytest.mark.parametrize("http", ["httptools", "h11"])
+def test_request_heads_over_64_kib_get_431(http: str) -> None:
+    from coevo.server.transport import MAX_HEAD_BYTES
+
+    with live_server(http) as port:
+        for headers in (
+            [("x-pad", "a" * (MAX_HEAD_BYTES + 20_000))],  # one header
+            [(f"x-pad-{i}", "a" * 1000) for i in range(80)],  # many small ones
+        ):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                head = _head(headers)
+                # In pieces: h11 measures a head still incomplete when a read ends (one that
+                # arrives whole in a single read is bounded by the read size, 256 KiB).
+                for start in range(0, len(head), 8192):
+                    sock.sendall(head[start : start + 8192])  # read and dropped after the 431
+                    time.sleep(0.05)
+                status, error = _json_error(_read_all(sock, 5)[0])
+                assert (status, error["code"]) == (431, "headers_too_large"), error
+        # Under the cap, the same connection serves request after request.
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            for _ in range(2):
+                sock.sendall(_head([("x-pad", "a" * (MAX_HEAD_BYTES - 2000))]))
+                sock.settimeout(5)
+                assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+
+
+def test_a_huge_header_is_cut_off_before_it_is_all_sent() -> None:
+    """A 64 MB header is refused after its first chunks, not parsed to the end."""
+    with live_server() as port, socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nx-pad: ")
+        sent = 0
+        t0 = time.perf_counter()
+        try:
+            for _ in range(1024):  # up to 64 MB
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        # Refused at once, read and dropped for a second, then closed: never parsed to the end.
+        assert sent < 64 * 1024 * 1024 or time.perf_counter() - t0 < 5, sent
+        sock.settimeout(5)
+        with contextlib.suppress(ConnectionResetError):
+            assert sock.recv(65536).startswith(b"HTTP/1.1 431")
+
+
+def test_httptools_counts_a_head_that_arrives_in_one_read() -> None:
+    from coevo.server.transport import MAX_HEAD_BYTES
+
+    with live_server("httptools") as port, socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(_head([("x-pad", "a" * (MAX_HEAD_BYTES + 100))]))
+        status, error = _json_error(_read_all(sock, 5)[0])
+        assert (status, error["code"]) == (431, "headers_too_large"), error

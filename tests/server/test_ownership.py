@@ -1,0 +1,146 @@
+"""One owner per session across replicas on one store: a second server answers 409 with the
+owner's address while the owner renews its heartbeat, takes the session over only once the
+heartbeat has expired (a SIGKILLed owner), and the owner forgets a session another server
+took; the client follows the 409. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import update
+
+from coevo.client.http import EnvClient
+from coevo.store.db import make_engine
+from coevo.store.owners import SessionOwner, db_clock
+from tests.server.conftest import serve
+from tests.server.live import live_server
+from tests.server.test_recovery import ROOT, _coevo_command, _free_port
+
+FAST = {"owner_heartbeat_s": 0.2, "owner_expiry_s": 1.0}
+
+
+def _until(probe: Callable[[], Any], ok: Callable[[Any], bool], limit_s: float = 30.0) -> list[Any]:
+    """Call `probe` until `ok` holds for its answer (every answer, in order)."""
+    seen = [probe()]
+    deadline = time.monotonic() + limit_s
+    while not ok(seen[-1]):
+        assert time.monotonic() < deadline, seen[-5:]
+        time.sleep(0.1)
+        seen.append(probe())
+    return seen
+
+
+def test_a_second_server_points_at_the_owner(db_url: str) -> None:
+    with (
+        serve(db_url=db_url, advertise_url="http://a.example:8001", **FAST) as a,
+        serve(db_url=db_url, advertise_url="http://b.example:8002", **FAST) as b,
+    ):
+        sid = a.post("/sessions", json={"task_id": "train-5"}).json()["session_id"]
+        assert a.post(f"/sessions/{sid}/step", json={"action": "guess 50"}).status_code == 200
+        for r in (b.get(f"/sessions/{sid}"), b.post(f"/sessions/{sid}/step", json={"action": "guess 60"})):
+            assert r.status_code == 409, r.text
+            assert r.json()["error"]["code"] == "session_owned_elsewhere"
+            assert r.headers["x-coevo-owner"] == "http://a.example:8001"
+            assert "http://a.example:8001" in r.json()["error"]["message"]
+        time.sleep(2 * FAST["owner_expiry_s"])  # A keeps renewing: B never takes it over
+        assert b.get(f"/sessions/{sid}").status_code == 409
+        r = a.post(f"/sessions/{sid}/step", json={"action": "guess 60"})
+        assert r.status_code == 200 and r.json()["info"]["step"] == 2  # nothing recorded by B in between
+        assert a.delete(f"/sessions/{sid}").status_code == 200
+        assert b.get(f"/sessions/{sid}").status_code == 404
+        # A stopped gracefully gives its sessions back: B takes them at once.
+        other = a.post("/sessions", json={"task_id": "train-5"}).json()["session_id"]
+    with serve(db_url=db_url, advertise_url="http://b.example:8002", **FAST) as b:
+        assert b.get(f"/sessions/{other}").status_code == 200
+
+
+def test_the_owner_forgets_a_session_another_server_took(sqlite_url: str) -> None:
+    with serve(db_url=sqlite_url, advertise_url="http://a.example:8001", **FAST) as a:
+        sid = a.post("/sessions", json={"task_id": "train-5"}).json()["session_id"]
+        engine = make_engine(sqlite_url)
+        with engine.begin() as conn:  # what a server that took it over writes
+            conn.execute(
+                update(SessionOwner)
+                .where(SessionOwner.session_id == sid)
+                .values(server_id="http://c.example:8003", address="http://c.example:8003", heartbeat=db_clock(engine))
+            )
+        engine.dispose()
+        answers = _until(lambda: a.get(f"/sessions/{sid}"), lambda r: r.status_code != 200)
+        assert answers[-1].status_code == 409 and answers[-1].headers["x-coevo-owner"] == "http://c.example:8003"
+
+
+def _serve_process(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
+    env.update(COEVO_OWNER_HEARTBEAT_S="0.5", COEVO_OWNER_EXPIRY_S="4")
+    with log.open("ab") as sink:
+        proc = subprocess.Popen(
+            [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port), "--db-url", db_url],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    _until(lambda: _health(port), bool, 60)
+    return proc
+
+
+def _health(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_a_killed_owners_sessions_are_taken_over_after_the_expiry(db_url: str, tmp_path: Path) -> None:
+    port_a, port_b = _free_port(), _free_port()
+    a = _serve_process(db_url, port_a, tmp_path / "a.log")
+    b = _serve_process(db_url, port_b, tmp_path / "b.log")
+    try:
+        url_a, url_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+        sid = httpx.post(f"{url_a}/sessions", json={"task_id": "train-5"}).json()["session_id"]
+        for guess in (50, 60):
+            assert httpx.post(f"{url_a}/sessions/{sid}/step", json={"action": f"guess {guess}"}).status_code == 200
+        a.send_signal(signal.SIGKILL)
+        a.wait(timeout=10)
+        # B points at the dead owner until its heartbeat expires, then rebuilds the session.
+        answers = _until(
+            lambda: httpx.post(f"{url_b}/sessions/{sid}/step", json={"action": "guess 70"}),
+            lambda r: r.status_code != 409,
+        )
+        assert answers[0].status_code == 409 and answers[0].headers["x-coevo-owner"] == url_a
+        assert answers[-1].status_code == 200 and answers[-1].json()["info"]["step"] == 3, answers[-1].text
+        assert httpx.get(f"{url_b}/sessions/{sid}").json()["steps"] == 3
+    finally:
+        for proc in (a, b):
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_the_client_follows_the_owner(sqlite_url: str) -> None:
+    with (
+        live_server("guess", db_url=sqlite_url, **FAST) as url_a,
+        live_server("guess", db_url=sqlite_url, **FAST) as url_b,
+    ):
+        with EnvClient(url_a) as client:
+            session = client.create(task_id="train-5")
+            session.step("guess 50")
+            engine = make_engine(sqlite_url)
+            with engine.begin() as conn:  # B is made the owner (as after a takeover)
+                conn.execute(
+                    update(SessionOwner)
+                    .where(SessionOwner.session_id == session.session_id)
+                    .values(server_id=url_b, address=url_b, heartbeat=db_clock(engine))
+                )
+            engine.dispose()
+            _until(lambda: httpx.get(f"{url_a}/sessions/{session.session_id}").status_code, lambda s: s == 409)
+            result = session.step("guess 60")  # A answers 409, the client asks B
+            assert result.info["step"] == 2 and session.url == url_b
+            assert session.state().steps == 2
