@@ -181,7 +181,7 @@ class AgentEvolConfig(TrainerConfig):
                 f"filter_threshold must be a finite number > 0 (0 would keep failures), got {self.filter_threshold}"
             )
         from coevo.client.heldout import HeldoutSplit
-        from coevo.client.policies.factory import BACKENDS
+        from coevo.models.registry import BACKENDS
 
         for item in self.heldout:
             HeldoutSplit.parse(item, self.eval_tasks)  # refuses a malformed entry before any work

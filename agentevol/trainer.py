@@ -167,17 +167,17 @@ class AgentEvolTrainer:
 
     # ------------------------------------------------------------------ models
     def base_model_path(self) -> Path:
-        from coevo.client.policies.models import resolve_model
+        from coevo.models.checkpoints import resolve_model
 
         return resolve_model(self.config.model, self.layout.tiny_base, seed=self.config.seed)
 
     def load(self, path: Path) -> tuple[Any, Any]:
-        from coevo.client.policies.hf import load_model
+        from coevo.models.loading import load_model
 
         return load_model(path)
 
     def save(self, model: Any, tokenizer: Any, stage: str) -> Path:
-        from coevo.client.policies.hf import AGENT_FILE
+        from coevo.models.checkpoints import AGENT_FILE
 
         out = self.layout.checkpoint(stage)
         if not self.main:

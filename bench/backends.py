@@ -178,7 +178,7 @@ def main() -> None:
 
     from coevo.client.policies.hf import TransformersPolicy
     from coevo.client.policies.llamacpp import LlamaCppPolicy
-    from coevo.client.policies.models import default_model_dir
+    from coevo.models.checkpoints import default_model_dir
 
     model_dir = default_model_dir()
     threads = len(os.sched_getaffinity(0))

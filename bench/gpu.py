@@ -73,7 +73,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from coevo.client.policies.models import default_model_dir
+    from coevo.models.checkpoints import default_model_dir
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     dtype = torch.bfloat16 if device == "cuda" else torch.float32

@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from measure import log  # noqa: E402
 
 from coevo.client.policies.base import Message, Sampling  # noqa: E402
-from coevo.client.policies.gguf_export import DEFAULT_PRECISION, PRECISIONS  # noqa: E402
+from coevo.models.gguf_export import DEFAULT_PRECISION, PRECISIONS  # noqa: E402
 from coevo.client.policies.prompts import prompt_for  # noqa: E402
 
 
@@ -229,7 +229,7 @@ def main() -> None:
 
     from coevo.client.policies.hf import TransformersPolicy
     from coevo.client.policies.llamacpp import LlamaCppPolicy
-    from coevo.client.policies.models import default_model_dir
+    from coevo.models.checkpoints import default_model_dir
 
     model_dir = default_model_dir()
     threads = len(os.sched_getaffinity(0))

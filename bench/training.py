@@ -85,7 +85,7 @@ def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------- GenEnv
 def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     from coevo.client.launcher import ServerSpec, launch_local
-    from coevo.client.policies.models import default_model_dir
+    from coevo.models.checkpoints import default_model_dir
     from coevo.genenv.config import GenEnvConfig, preset
     from coevo.genenv.heldout import HeldoutResult
     from coevo.genenv.trainer import GenEnvTrainer

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    from coevo.client.policies.models import default_model_dir
+    from coevo.models.checkpoints import default_model_dir
     from coevo.integrations.trl import CoevoRollout, env_reward
 
     model_dir = args.model or str(default_model_dir())

@@ -46,7 +46,7 @@ def sample_engine(
     takes it when GRPO has it, else llama.cpp for a CPU model sampled without a repetition
     penalty where llama.cpp is installed, else transformers on GRPO's model; "llamacpp" falls
     back to transformers for a GPU model or a repetition penalty, which llama.cpp does not serve."""
-    from coevo.client.policies.factory import BACKENDS
+    from coevo.models.registry import BACKENDS
 
     if setting not in BACKENDS:
         raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}, got {setting!r}")
@@ -193,7 +193,7 @@ class GRPOAgent:
         return records
 
     def _sample_engine(self, model: Any) -> str:
-        from coevo.client.policies.llamacpp import llama_cpp_available
+        from coevo.models.llamacpp_engine import llama_cpp_available
 
         return sample_engine(
             self.config.sample_backend, trl_vllm=getattr(self.trainer, "vllm_generation", None) is not None

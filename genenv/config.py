@@ -328,7 +328,7 @@ class GenEnvConfig(TrainerConfig):
             raise ValueError("agent_warmup_steps must be >= 0, agent_warmup_tasks and agent_warmup_batch_size >= 1")
         if self.bf16 not in BF16_SETTINGS:
             raise ValueError(f"bf16 is one of {', '.join(BF16_SETTINGS)}")
-        from coevo.client.policies.factory import BACKENDS
+        from coevo.models.registry import BACKENDS
 
         if self.sample_backend not in BACKENDS:
             raise ValueError(f"sample_backend is one of {', '.join(BACKENDS)}")

@@ -45,7 +45,7 @@ class StartingModels:
         return texts + [self.config.agent_system_prompt]
 
     def model_dir(self, spec: str) -> str:
-        from coevo.client.policies.models import resolve_model
+        from coevo.models.checkpoints import resolve_model
 
         texts = self._texts_for_tiny_model() if spec == "tiny" else []
         return str(resolve_model(spec, self.out / "tiny-model", corpus=texts, seed=self.config.seed))

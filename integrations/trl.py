@@ -22,7 +22,7 @@ from typing import Any
 
 from coevo.client.http import EnvClient
 from coevo.client.policies.base import Message
-from coevo.client.policies.local import stop_token_ids
+from coevo.models.tokenizers import stop_token_ids
 from coevo.integrations.episode import EpisodeChat, env_prompt, opening
 from coevo.integrations.turns import env_turn_ids, prompt_ids
 

@@ -24,7 +24,7 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
 from coevo.client.http import AsyncEnvClient, EnvClient
-from coevo.client.policies.local import stop_token_ids
+from coevo.models.tokenizers import stop_token_ids
 from coevo.integrations.episode import AsyncEpisodeChat, env_prompt
 from coevo.integrations.turns import env_turn_ids, prompt_ids
 

@@ -23,7 +23,7 @@ def reward(text: str) -> float:
 def format_trained_model(directory: Path, *, steps: int = 40, lr: float = 3e-3, seed: int = 0) -> Path:
     """A tiny random model after `steps` SFT steps on every prompt answered with every word,
     through GenEnv's own SFT path (the agent warm-up's update_llm)."""
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
     from coevo.genenv.env_update import LLMExample, update_llm
 
     corpus = [*PROMPTS, *WORDS] * 4

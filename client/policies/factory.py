@@ -1,78 +1,60 @@
 """Policies by name, for command lines: `expert`, `random`, `smollm2`, a model directory,
-`hf:DIR`, or `openai:MODEL[@BASE_URL]`; and the choice of engine for local models."""
+`hf:DIR`, or `openai:MODEL[@BASE_URL]`. Local models run on the engine the backend registry
+(coevo.models.registry) picks; this module only builds the policy class its table names."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from coevo.client.policies.base import Policy, Sampling
+from coevo.models.registry import (
+    BACKEND_ENV,
+    BACKEND_HELP,
+    BACKENDS,
+    choose_backend,
+    load_object,
+    registry,
+    resolve_backend,
+)
+from coevo.models.registry import backend as _backend
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from coevo.client.policies.local import ChatModelPolicy
 
+__all__ = [
+    "BACKENDS", "BACKEND_ENV", "BACKEND_HELP", "POLICY_HELP", "choose_backend", "in_memory_policy", "local_policy",
+    "make_policy", "policy_class", "resolve_backend",
+]  # fmt: skip
+
 POLICY_HELP = (
     "expert | random | smollm2 (the default CPU model) | hf:DIR or a model directory | "
     "openai:MODEL[@BASE_URL] (an OpenAI-compatible endpoint; key from $OPENAI_API_KEY)"
 )
 
-#: Engines for local models. auto: vLLM on a GPU host where it is installed, else transformers
-#: there; llama.cpp on a CPU-only host where it is installed, else transformers.
-BACKENDS = ("auto", "vllm", "llamacpp", "transformers")
-BACKEND_HELP = (
-    "Local models' engine: auto (vLLM on GPU hosts where installed, else transformers; llama.cpp on CPU hosts) | "
-    "vllm | llamacpp | transformers"
-)
-#: Overrides "auto" for every command and trainer.
-BACKEND_ENV = "COEVO_POLICY_BACKEND"
 
-#: Options each local engine takes (the rest of a command's options are for other policies).
-_LOCAL_OPTIONS = {
-    "transformers": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "device", "dtype", "name"},
-    "llamacpp": {
-        "max_batch_size", "max_prompt_tokens", "max_cached_episodes", "max_reply_tokens", "threads", "precision",
-        "kv_type", "flash_attention", "name", "seed", "cache_gguf", "share_prefixes",
-    },
-    "vllm": {"max_batch_size", "max_prompt_tokens", "max_cached_episodes", "name", "seed", "gpu_memory_utilization"},
-}  # fmt: skip
+class LocalPolicyClass(Protocol):
+    """What the registry's policy classes offer: built from a checkpoint directory, or from a
+    trainer's in-memory model (`from_model`)."""
+
+    def __call__(self, model: str | Path, *, sampling: Sampling | None = ..., **options: Any) -> ChatModelPolicy: ...
+
+    def from_model(
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        workdir: str | Path,
+        *,
+        sampling: Sampling | None = ...,
+        **options: Any,
+    ) -> ChatModelPolicy: ...
 
 
-def choose_backend(setting: str, *, cuda: bool, vllm: bool, llamacpp: bool) -> str:
-    """The engine for a setting on a host with (or without) a CUDA GPU, vLLM and llama.cpp: a named
-    engine if the host can run it (else ValueError); auto: vLLM on a GPU with vLLM, transformers on
-    a GPU without it, llama.cpp on a CPU host with it, transformers on one without."""
-    if setting not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {setting!r}")
-    if setting == "llamacpp" and not llamacpp:
-        raise ValueError("backend llamacpp needs llama-cpp-python (scripts/bootstrap.sh builds it)")
-    if setting == "vllm" and not (vllm and cuda):
-        raise ValueError("backend vllm needs vllm installed and a CUDA GPU")
-    if setting != "auto":
-        return setting
-    if cuda:
-        return "vllm" if vllm else "transformers"
-    return "llamacpp" if llamacpp else "transformers"
-
-
-def resolve_backend(setting: str | None = None) -> str:
-    """The engine a local model runs on: `setting` (or $COEVO_POLICY_BACKEND), with auto decided
-    by the hardware and what is installed (choose_backend)."""
-    import torch
-
-    from coevo.client.policies.llamacpp import llama_cpp_available
-    from coevo.client.policies.vllm_policy import vllm_installed
-
-    setting = setting or os.environ.get(BACKEND_ENV) or "auto"
-    return choose_backend(
-        setting, cuda=torch.cuda.is_available(), vllm=vllm_installed(), llamacpp=llama_cpp_available()
-    )
-
-
-def _local_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if k in _LOCAL_OPTIONS[backend]}
+def policy_class(name: str) -> LocalPolicyClass:
+    """The policy class that drives backend `name` (the registry's "module:Class" entry)."""
+    return cast(LocalPolicyClass, load_object(_backend(name).policy))
 
 
 def local_policy(
@@ -80,18 +62,7 @@ def local_policy(
 ) -> ChatModelPolicy:
     """A checkpoint directory as a policy on the chosen engine."""
     chosen = resolve_backend(backend)
-    kwargs = _local_options(chosen, options)
-    if chosen == "llamacpp":
-        from coevo.client.policies.llamacpp import LlamaCppPolicy
-
-        return LlamaCppPolicy(model, sampling=sampling, **kwargs)
-    if chosen == "vllm":
-        from coevo.client.policies.vllm_policy import VLLMPolicy
-
-        return VLLMPolicy(model, sampling=sampling, **kwargs)
-    from coevo.client.policies.hf import TransformersPolicy
-
-    return TransformersPolicy(model, sampling=sampling, **kwargs)
+    return policy_class(chosen)(model, sampling=sampling, **_backend(chosen).options_of(options))
 
 
 def in_memory_policy(
@@ -105,20 +76,13 @@ def in_memory_policy(
 ) -> ChatModelPolicy:
     """A trainer's in-memory model as a policy: llama.cpp gets a GGUF copy under `workdir` (a
     weight sync; its time is in `last_sync_s`), vLLM the process's colocated engine with the
-    model's current weights loaded in place, transformers uses the model itself."""
+    model's current weights loaded in place, transformers uses the model itself. A backend that
+    cannot serve the model's device (the registry's `in_memory_on`) leaves it to the fallback."""
     chosen = resolve_backend(backend)
-    kwargs = _local_options(chosen, options)
-    if chosen == "vllm":
-        from coevo.client.policies.vllm_policy import VLLMPolicy
-
-        return VLLMPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
-    if chosen == "llamacpp" and model.device.type == "cpu":
-        from coevo.client.policies.llamacpp import LlamaCppPolicy
-
-        return LlamaCppPolicy.from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
-    from coevo.client.policies.hf import TransformersPolicy
-
-    return TransformersPolicy((model, tokenizer), sampling=sampling, **_local_options("transformers", options))
+    if not _backend(chosen).serves_in_memory(model.device.type):
+        chosen = registry().in_memory_fallback
+    kwargs = _backend(chosen).options_of(options)
+    return policy_class(chosen).from_model(model, tokenizer, workdir, sampling=sampling, **kwargs)
 
 
 def make_policy(spec: str, *, sampling: Sampling | None = None, backend: str | None = None, **options: Any) -> Policy:
@@ -143,7 +107,7 @@ def make_policy(spec: str, *, sampling: Sampling | None = None, backend: str | N
         return OpenAIChatPolicy(
             model, base_url=base_url or None, sampling=sampling, **{k: v for k, v in options.items() if k in allowed}
         )
-    from coevo.client.policies.models import SMOLLM2_ALIASES, default_model_dir
+    from coevo.models.checkpoints import SMOLLM2_ALIASES, default_model_dir
 
     if spec.lower() in SMOLLM2_ALIASES:
         return local_policy(

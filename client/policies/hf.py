@@ -3,35 +3,24 @@
 Prompts are left-padded so one `generate` call decodes a whole round of episodes (prompt
 rendering, the budget and the end-of-reply rules are shared with every local backend: local.py).
 
-Multi-turn prompts grow by one observation and one reply per round, so re-reading the whole
-history every round would dominate the cost. With `prefix_cache` (the default) each episode
-keeps its KV cache between rounds: a round first extends every episode's cache by just its new
-tokens, then the caches are left-padded into one batch cache and the round is decoded in a
-single batched `generate`. The result is identical to recomputing everything (tested).
+With `prefix_cache` (the default) each episode keeps its KV cache between rounds and a round is
+decoded as one batched `generate` over the merged caches (coevo.models.kv_prefix); the result is
+identical to recomputing everything (tested).
 """
 
 from __future__ import annotations
 
-import inspect
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.local import (
-    AGENT_FILE,
-    CHATML_TEMPLATE,
-    ChatModelPolicy,
-    common_prefix,
-    fit_messages,
-    prepare_tokenizer,
-    read_prompt_options,
-    reply_over,
-    stop_token_ids,
-)
+from coevo.client.policies.local import ChatModelPolicy, fit_messages, reply_over
+from coevo.models.checkpoints import AGENT_FILE, read_prompt_options
+from coevo.models.kv_prefix import CachedPrefix, PrefixKV
+from coevo.models.loading import load_model
+from coevo.models.tokenizers import CHATML_TEMPLATE, prepare_tokenizer, stop_token_ids
 
 __all__ = [
     "AGENT_FILE", "CHATML_TEMPLATE", "TransformersPolicy", "fit_messages", "load_model", "prepare_tokenizer",
@@ -41,19 +30,6 @@ __all__ = [
 if TYPE_CHECKING:
     import torch
     from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
-
-# OpenMP threads that spin while waiting collapse throughput when the CPU is shared (a 135M
-# model decoded 6x slower on 2 busy cores); passive waiting costs nothing when it is not.
-# Only effective if set before torch is first imported, which this module does lazily.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
-@dataclass
-class _CachedPrefix:
-    """One episode's KV cache and the tokens it holds."""
-
-    ids: list[int]
-    cache: Any
 
 
 class _StopOnReActEnd:
@@ -74,33 +50,6 @@ class _StopOnReActEnd:
         texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len :], skip_special_tokens=True)
         done = [reply_over(t, one) for t, one in zip(texts, self.single_line)]
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def load_model(
-    path: str | Path, *, device: str | None = None, dtype: str | None = None
-) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """A causal LM and its tokenizer from a local directory (fp32 on CPU, bf16 on GPU by default)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # a bar per load clutters every command's output
-    device = device or default_device()
-    if dtype is None:
-        torch_dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-    else:
-        torch_dtype = getattr(torch, dtype)
-    tokenizer = AutoTokenizer.from_pretrained(str(path))
-    # transformers wraps .to in functools.wraps, whose stub binds no self: mypy wants a model first
-    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype).to(device)  # type: ignore[arg-type]
-    model.eval()
-    return model, prepare_tokenizer(tokenizer)
 
 
 class TransformersPolicy(ChatModelPolicy):
@@ -131,73 +80,21 @@ class TransformersPolicy(ChatModelPolicy):
         )  # fmt: skip
         self.prompt_options = options
         self.prefix_cache = prefix_cache
-        self._prefixes: OrderedDict[str, _CachedPrefix] = OrderedDict()
-        params = inspect.signature(self.model.forward).parameters
-        self._cache_kw = "cache" if "cache" in params else "past_key_values"
-        self._keep_kw = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
+        self._prefixes: OrderedDict[str, CachedPrefix] = OrderedDict()
+        self._kv = PrefixKV(self.model)
+
+    @classmethod
+    def from_model(
+        cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, workdir: str | Path, **options: Any
+    ) -> TransformersPolicy:
+        """A policy decoding with a trainer's in-memory model itself (no copy, no weight sync;
+        `workdir` is unused)."""
+        return cls((model, tokenizer), **options)
 
     def release(self, key: str) -> None:
         super().release(key)
         with self._lock:
             self._prefixes.pop(key, None)
-
-    # ---------------------------------------------------------------- prefix cache
-    def _new_cache(self) -> Any:
-        from transformers import DynamicCache
-
-        return DynamicCache()
-
-    def _extend(self, prefix: _CachedPrefix | None, ids: list[int]) -> Any:
-        """A cache holding all of `ids` but the last token, reusing what `prefix` already holds."""
-        import torch
-
-        target = len(ids) - 1
-        if prefix is None:
-            cache, have = self._new_cache(), 0
-        else:
-            cache = prefix.cache
-            have = min(common_prefix(prefix.ids, ids), target)
-            excess = cache.get_seq_length() - have
-            if excess > 0:
-                cache.crop(-excess)
-        if target > have:
-            kwargs: dict[str, Any] = {self._cache_kw: cache, "use_cache": True}
-            if self._keep_kw:
-                kwargs[self._keep_kw] = 1
-            self.model(input_ids=torch.tensor([ids[have:target]], device=self.model.device), **kwargs)
-        return cache
-
-    def _merge(self, caches: list[Any], pads: list[int]) -> Any:
-        """One batch cache from per-episode caches, left-padded with zeros (masked out)."""
-        import torch
-
-        merged = self._new_cache()
-        for layer in range(len(caches[0].layers)):
-            keys, values = [], []
-            for cache, pad in zip(caches, pads):
-                k, v = cache.layers[layer].keys, cache.layers[layer].values
-                if pad:
-                    zeros = torch.zeros(k.shape[0], k.shape[1], pad, k.shape[3], dtype=k.dtype, device=k.device)
-                    k, v = torch.cat([zeros, k], dim=2), torch.cat([zeros, v], dim=2)
-                keys.append(k)
-                values.append(v)
-            merged.update(torch.cat(keys, dim=0), torch.cat(values, dim=0), layer)
-        return merged
-
-    def _split(self, merged: Any, out: Any, pads: list[int]) -> list[_CachedPrefix]:
-        """Per-episode caches back out of the batch cache, padding removed."""
-        from transformers import DynamicCache
-
-        length = merged.get_seq_length()
-        prefixes = []
-        for row, pad in enumerate(pads):
-            cache = DynamicCache()
-            for layer in range(len(merged.layers)):
-                k = merged.layers[layer].keys[row : row + 1, :, pad:length].clone()
-                v = merged.layers[layer].values[row : row + 1, :, pad:length].clone()
-                cache.update(k, v, layer)
-            prefixes.append(_CachedPrefix(out[row, pad:length].tolist(), cache))
-        return prefixes
 
     # ---------------------------------------------------------------- generation
     def _generate(self, requests: Sequence[PolicyRequest], sampling: Sampling) -> list[str]:
@@ -232,13 +129,13 @@ class TransformersPolicy(ChatModelPolicy):
                 if sampling.seed is not None:
                     torch.manual_seed(sampling.seed)
                 if self.prefix_cache:
-                    caches = [self._extend(p, ids) for p, ids in zip(previous, prompts)]
-                    kwargs[self._cache_kw] = self._merge(caches, pads)
+                    caches = [self._kv.extend(p, ids) for p, ids in zip(previous, prompts)]
+                    kwargs[self._kv.cache_kw] = self._kv.merge(caches, pads)
                 # A causal LM mixes GenerationMixin in; PreTrainedModel itself has no generate.
                 model = cast("GenerationMixin", self.model)
                 out = model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
                 if self.prefix_cache:
-                    kept = self._split(kwargs[self._cache_kw], out, pads)
+                    kept = self._kv.split(kwargs[self._kv.cache_kw], out, pads)
         finally:
             if was_training:
                 self.model.train()

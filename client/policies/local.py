@@ -17,29 +17,19 @@ turns in blocks so that a cached prefix stays valid for several rounds after a c
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import threading
 from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
 from coevo.client.policies.prompts import prompt_for
+from coevo.models.tokenizers import prepare_tokenizer, stop_token_ids
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
-
-#: Written next to a trained checkpoint: how its prompts must look (see Policy.prompt_options).
-AGENT_FILE = "coevo_agent.json"
-
-#: ChatML, for tokenizers that come without a chat template (e.g. tiny test tokenizers).
-CHATML_TEMPLATE = (
-    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] "
-    "+ '<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
 
 _ACTION_LINE_DONE = re.compile(r"action[ \t*_]*[:：][ \t]*\S[^\n]*\n", re.IGNORECASE)
 _INVENTED_TURN = re.compile(r"\n[ \t]*(?:observation|user)[ \t]*:", re.IGNORECASE)
@@ -95,43 +85,6 @@ def fit_messages(
         else:
             lo = mid + 1
     return head + tail[2 * best :], best
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizerBase:
-    """Left padding, a pad token, and a chat template — what batched chat generation needs."""
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    if not tokenizer.chat_template:
-        tokenizer.chat_template = CHATML_TEMPLATE
-    return tokenizer
-
-
-def stop_token_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
-    """End-of-sequence plus the chat template's end-of-turn token when it has one."""
-    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
-    for token in ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>"):
-        token_id = tokenizer.convert_tokens_to_ids(token)
-        if isinstance(token_id, int) and token_id != tokenizer.unk_token_id and token_id >= 0:
-            ids.add(token_id)
-    return sorted(ids)
-
-
-def read_prompt_options(model_dir: str | Path) -> dict[str, Any]:
-    """The prompt settings a trained checkpoint was saved with (empty for a plain model)."""
-    agent_file = Path(model_dir) / AGENT_FILE
-    if not agent_file.is_file():
-        return {}
-    return dict(json.loads(agent_file.read_text()).get("prompt_options", {}))
 
 
 class ChatModelPolicy(Policy):

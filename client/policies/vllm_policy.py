@@ -15,7 +15,6 @@ sampling translation are.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import time
 from collections.abc import Sequence
@@ -23,21 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.local import ChatModelPolicy, cut_reply, read_prompt_options
+from coevo.client.policies.local import ChatModelPolicy, cut_reply
+from coevo.models.checkpoints import read_prompt_options
+from coevo.models.vllm_engine import engine_for, engine_started, load_weights, vllm_installed
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
-
-#: The process's colocated engine: [the checkpoint directory whose weights it holds (None after a
-#: sync from memory), its architecture, the engine]. vLLM frees a GPU engine badly, so a process
-#: keeps the one it started and loads other checkpoints of the same architecture into it.
-_ENGINE: list[Any] = []
-
-
-def vllm_installed() -> bool:
-    return importlib.util.find_spec("vllm") is not None
 
 
 def sampling_params(sampling: Sampling, stop_ids: Sequence[int], seed: int | None) -> dict[str, Any]:
@@ -56,44 +48,6 @@ def sampling_params(sampling: Sampling, stop_ids: Sequence[int], seed: int | Non
     if seed is not None:
         params["seed"] = seed
     return params
-
-
-def _architecture(model_dir: str | Path) -> tuple[Any, ...]:
-    import json
-
-    config = json.loads((Path(model_dir) / "config.json").read_text())
-    keys = ("architectures", "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
-    return tuple(json.dumps(config.get(k)) for k in keys)
-
-
-def _load_checkpoint(engine: Any, model_dir: str) -> None:
-    from safetensors.torch import load_file
-
-    runner = engine.llm_engine.model_executor.driver_worker.model_runner.model
-    for shard in sorted(Path(model_dir).glob("*.safetensors")):
-        runner.load_weights(list(load_file(str(shard)).items()))
-    engine.reset_prefix_cache()
-
-
-def _engine(model_dir: str, gpu_memory_utilization: float, max_model_len: int) -> Any:
-    """The process's engine serving `model_dir`: started on first use, else the running one with
-    that checkpoint's weights loaded (the same architecture only)."""
-    from vllm import LLM
-
-    if not _ENGINE:
-        engine = LLM(
-            model=model_dir, gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
-            enable_prefix_caching=True, dtype="auto",
-        )  # fmt: skip
-        _ENGINE.extend([model_dir, _architecture(model_dir), engine])
-        return engine
-    served, architecture, engine = _ENGINE
-    if served != model_dir:
-        if architecture != _architecture(model_dir):
-            raise ValueError(f"this process's vLLM engine serves another architecture than {model_dir}")
-        _load_checkpoint(engine, model_dir)
-        _ENGINE[0] = model_dir
-    return engine
 
 
 class VLLMPolicy(ChatModelPolicy):
@@ -117,7 +71,7 @@ class VLLMPolicy(ChatModelPolicy):
         self.prompt_options = read_prompt_options(model)
         self.model_dir = str(Path(model).resolve())
         self.seed = seed
-        self.engine = _engine(self.model_dir, gpu_memory_utilization, max_prompt_tokens + max_reply_tokens)
+        self.engine = engine_for(self.model_dir, gpu_memory_utilization, max_prompt_tokens + max_reply_tokens)
         #: Seconds the last weight sync took, for logs.
         self.last_sync_s: float | None = None
 
@@ -134,7 +88,7 @@ class VLLMPolicy(ChatModelPolicy):
             model.save_pretrained(target)
             tokenizer.save_pretrained(target)
         options.setdefault("name", "model")
-        fresh = not _ENGINE
+        fresh = not engine_started()
         policy = cls(target, tokenizer=tokenizer, **options)
         if not fresh:  # the engine holds an earlier checkpoint's weights
             policy.sync_weights(model)
@@ -145,11 +99,7 @@ class VLLMPolicy(ChatModelPolicy):
         """Load `model`'s current weights into the engine in place and drop its prefix cache."""
         started = time.perf_counter()
         with self._busy:
-            runner = self.engine.llm_engine.model_executor.driver_worker.model_runner.model
-            for name, param in model.named_parameters():
-                runner.load_weights([(name, param.data)])
-            self.engine.reset_prefix_cache()
-            _ENGINE[0] = None  # no checkpoint on disk holds these weights
+            load_weights(self.engine, model.named_parameters())
         self.last_sync_s = time.perf_counter() - started
         log.info("vLLM: weights synced in %.2fs", self.last_sync_s)
         return self.last_sync_s

@@ -258,8 +258,8 @@ class SimulatorEnv(Env):
             if policy_path:
                 policy.load(policy_path)
         elif backend == "llm":
-            from coevo.envs.simulator.policies.generators import OpenAIGenerator, TransformersGenerator
             from coevo.envs.simulator.policies.llm import LLMPolicy
+            from coevo.models.text_generators import OpenAIGenerator, TransformersGenerator
 
             model = policy_path or llm_model
             if not model:

@@ -11,6 +11,6 @@ import pytest
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Llama whose untrained greedy output varies (so generation paths can be compared)."""
     pytest.importorskip("transformers")
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), init_std=0.5, seed=1)

@@ -28,7 +28,7 @@ from coevo.agentevol.trainer import AgentEvolTrainer  # noqa: E402
 from coevo.agentevol.stage import weighted_nll  # noqa: E402
 from coevo.client.policies.base import Policy  # noqa: E402
 from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
-from coevo.client.policies.hf import load_model  # noqa: E402
+from coevo.models.loading import load_model  # noqa: E402
 from tests.agents.servers import asgi_env_client  # noqa: E402
 
 RECORD = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from coevo.client.policies.base import Sampling
-from coevo.client.policies.factory import choose_backend
+from coevo.models.registry import choose_backend
 from coevo.client.policies.local import cut_reply, reply_over
 from coevo.client.policies.vllm_policy import sampling_params
 

@@ -18,8 +18,9 @@ import numpy as np  # noqa: E402
 
 from coevo.client.policies.base import PolicyRequest, Sampling  # noqa: E402
 from coevo.client.policies.factory import in_memory_policy, local_policy, resolve_backend  # noqa: E402
-from coevo.client.policies.gguf_export import UnsupportedModel, export_gguf  # noqa: E402
-from coevo.client.policies.hf import TransformersPolicy, load_model  # noqa: E402
+from coevo.models.gguf_export import UnsupportedModel, export_gguf  # noqa: E402
+from coevo.client.policies.hf import TransformersPolicy  # noqa: E402
+from coevo.models.loading import load_model  # noqa: E402
 from coevo.client.policies.llamacpp import LlamaCppPolicy, one_pass_layout, pick_token  # noqa: E402
 from coevo.client.policies.local import GenerationCancelled  # noqa: E402
 from coevo.client.rollout import RolloutEngine  # noqa: E402
@@ -262,8 +263,8 @@ def test_a_sync_never_overwrites_a_checkpoints_cached_gguf(tiny_model_dir: Path)
 
 
 def test_a_checkpoint_scored_once_leaves_no_gguf_behind(tiny_model_dir: Path) -> None:
-    from coevo.client.policies.gguf_export import DEFAULT_PRECISION
-    from coevo.client.policies.llamacpp import gguf_cache_path
+    from coevo.models.gguf_export import DEFAULT_PRECISION
+    from coevo.models.llamacpp_engine import gguf_cache_path
 
     greedy = Sampling(max_new_tokens=8)
     cached = LlamaCppPolicy(tiny_model_dir, threads=1, sampling=greedy)

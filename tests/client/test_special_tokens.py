@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from coevo.client.policies import models  # noqa: E402
+from coevo.models import checkpoints as models  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "data" / "smollm2_conversion_transformers_5_17.json"
 

@@ -118,7 +118,7 @@ def _update(model: Path, out: Path, *, steps: int, kl_cap: float) -> dict[str, f
 def test_the_cap_goes_back_to_the_weights_before_the_step_that_crossed_it(tmp_path: Path) -> None:
     """Capped after k steps, the saved model is the k-step model of the same seed (the step past
     the cap undone, not kept); capped at once, it is the starting model."""
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
 
     model = build_tiny_model(tmp_path / "model", seed=2)
     # The KL to the starting policy is measured before each step: of the 1-step and 2-step weights.
@@ -141,7 +141,7 @@ def test_the_cap_goes_back_to_the_weights_before_the_step_that_crossed_it(tmp_pa
 def test_bf16_weights_are_trained_and_saved_in_bf16(tmp_path: Path) -> None:
     import torch
 
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
 
     model = build_tiny_model(tmp_path / "model", seed=2)
     stats = update_llm(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coevo.envs.simulator.tasks import build_base_pool
-from coevo.envs.simulator.policies.generators import OpenAIGenerator, TransformersGenerator
+from coevo.models.text_generators import OpenAIGenerator, TransformersGenerator
 from coevo.envs.simulator.policies.llm import (
     TASK_HEADER,
     LLMPolicy,
@@ -73,7 +73,7 @@ def test_prompt_shows_examples_and_the_difficulty_context() -> None:
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     import torch
 
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny model gains nothing from more, and a busy CI box loses much

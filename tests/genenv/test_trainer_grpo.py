@@ -19,7 +19,7 @@ FIELDS = {"arm", "epoch", "success_rate", "in_band_fraction", "mean_r_env", "val
 def test_ci_preset_runs_every_arm_and_resumes(tmp_path: Path) -> None:
     import coevo.cli.genenv_cmd  # noqa: F401  (registers the command)
 
-    from coevo.client.policies.models import cache_dir
+    from coevo.models.checkpoints import cache_dir
 
     out = tmp_path / "run"
     cached = set((cache_dir() / "gguf").glob("*.gguf"))

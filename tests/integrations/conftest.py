@@ -15,7 +15,7 @@ DIGITS = "tests.integrations.envs:DigitsEnv"
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("transformers")
-    from coevo.client.policies.models import build_tiny_model
+    from coevo.models.tiny import build_tiny_model
 
     # A large init spread: the untrained model's replies vary, and so do the env's rewards.
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model", init_std=0.2)

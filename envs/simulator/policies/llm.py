@@ -24,7 +24,7 @@ from typing import Any
 
 from coevo.envs.simulator.expert import gold_answer_text
 from coevo.envs.simulator.policies.base import Proposal
-from coevo.envs.simulator.policies.generators import Messages, TextGenerator
+from coevo.models.text_generators import Messages, TextGenerator
 from coevo.envs.simulator.scoring import Unparsed, parse_calls
 from coevo.envs.simulator.task_record import SimTask
 

@@ -1,5 +1,6 @@
-"""Text generators behind the LLM environment policy: local transformers or an
-OpenAI-compatible chat-completions endpoint (vLLM, SGLang, any provider).
+"""Seeded chat completions: one completion per conversation, from local transformers or an
+OpenAI-compatible chat-completions endpoint (vLLM, SGLang, any provider). The simulator's LLM
+environment policy writes its tasks with these (envs/simulator/policies/llm.py).
 
 Both take chat messages and a seed and return one completion per message list. Local
 generation is reproducible (the seed drives a forked torch RNG); endpoints get the seed
@@ -51,14 +52,15 @@ class TransformersGenerator:
         self.load(str(model_dir))
 
     def load(self, path: str) -> None:
-        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from coevo.models.loading import default_device
 
         tokenizer = AutoTokenizer.from_pretrained(path)
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        device = self.device or default_device()
         # transformers wraps .to in functools.wraps, whose stub binds no self: mypy wants a model first
         model = AutoModelForCausalLM.from_pretrained(path).to(device).eval()  # type: ignore[arg-type]
         with self._lock:
