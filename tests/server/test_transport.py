@@ -86,8 +86,10 @@ def test_a_slow_client_is_disconnected_at_the_read_deadline(http: str) -> None:
         elapsed = time.perf_counter() - t0
         status, error = _json_error(raw)
         assert status == 408 and error["code"] == "request_timeout"
-        assert 0.4 < elapsed < 2.0, elapsed  # was: open until the client gave up (65 s and more)
-        assert _read_all(silent, 5)[1] < 2.0
+        # Closed at the 0.5 s deadline, well before the 5 s this client waits (before: open until
+        # the client gave up, 65 s and more); the slack is for a loaded machine, not the server.
+        assert 0.4 < elapsed < 4.5, elapsed
+        assert _read_all(silent, 5)[1] < 4.5
         # A client that sends in time, over a kept-alive connection, is served as before.
         ok = socket.create_connection(("127.0.0.1", port))
         body = b'{"seed": 3}'
