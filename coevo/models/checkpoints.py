@@ -22,13 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from coevo.models.special_tokens import (
-    CONVERSION_FILE,
-    CONVERSION_VERSION,
-    SpecialTokens,
-    is_current,
-    repair_special_tokens,
-)
+from coevo.models.special_tokens import SpecialTokens, is_current, mark_current, repair_special_tokens
 from coevo.models.tiny import build_tiny_model
 
 DEFAULT_MODEL_NAME = "smollm2-135m-instruct"
@@ -99,7 +93,7 @@ def convert_gguf(gguf: Path, out: Path) -> Path:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / CONVERSION_FILE).write_text(json.dumps({"conversion": CONVERSION_VERSION}))
+        mark_current(tmp)
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)  # atomic: readers never see half a checkpoint

@@ -52,11 +52,9 @@ class SpecialTokens:
 
     def mismatches(self, model_dir: Path) -> list[str]:
         """What in the checkpoint at `model_dir` disagrees with these tokens (empty: nothing)."""
-        from transformers import AutoConfig, AutoTokenizer, GenerationConfig
+        return self._mismatches(*_token_parts(model_dir))
 
-        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-        config = AutoConfig.from_pretrained(str(model_dir))
-        generation = GenerationConfig.from_pretrained(str(model_dir))
+    def _mismatches(self, tokenizer: Any, config: Any, generation: Any) -> list[str]:
         found = []
         for attr in ("bos_token", "eos_token", "pad_token"):
             if getattr(tokenizer, attr) != getattr(self, attr):
@@ -66,6 +64,19 @@ class SpecialTokens:
                 if getattr(source, name, None) != value:
                     found.append(f"{where} {name} {getattr(source, name, None)!r}")
         return found
+
+
+def _token_parts(model_dir: Path) -> tuple[Any, Any, Any]:
+    """The three places a checkpoint names its special tokens: tokenizer, config, generation config."""
+    from transformers import AutoConfig, AutoTokenizer, GenerationConfig
+
+    path = str(model_dir)
+    return AutoTokenizer.from_pretrained(path), AutoConfig.from_pretrained(path), GenerationConfig.from_pretrained(path)
+
+
+def mark_current(model_dir: Path) -> None:
+    """Record that the checkpoint at `model_dir` carries the declared special tokens."""
+    (model_dir / CONVERSION_FILE).write_text(json.dumps({"conversion": CONVERSION_VERSION}))
 
 
 def is_current(model_dir: Path) -> bool:
@@ -79,18 +90,13 @@ def is_current(model_dir: Path) -> bool:
 def repair_special_tokens(model_dir: Path) -> list[str]:
     """Rewrite a converted checkpoint's tokenizer, config and generation config with the
     declared special tokens (the weights are not touched); returns what was wrong."""
-    from transformers import AutoConfig, AutoTokenizer, GenerationConfig
-
     tokens = SpecialTokens.load()
-    wrong = tokens.mismatches(model_dir)
+    parts = _token_parts(model_dir)
+    wrong = tokens._mismatches(*parts)
     if wrong:
         log.warning("%s: special tokens from an earlier conversion (%s); rewritten", model_dir, "; ".join(wrong))
-        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-        config = AutoConfig.from_pretrained(str(model_dir))
-        generation = GenerationConfig.from_pretrained(str(model_dir))
-        tokens.apply(tokenizer, config, generation)
-        tokenizer.save_pretrained(str(model_dir))
-        config.save_pretrained(str(model_dir))
-        generation.save_pretrained(str(model_dir))
-    (model_dir / CONVERSION_FILE).write_text(json.dumps({"conversion": CONVERSION_VERSION}))
+        tokens.apply(*parts)
+        for part in parts:
+            part.save_pretrained(str(model_dir))
+    mark_current(model_dir)
     return wrong

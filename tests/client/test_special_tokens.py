@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("transformers")
 
 from coevo.models import checkpoints as models  # noqa: E402
+from coevo.models.special_tokens import CONVERSION_FILE  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "data" / "smollm2_conversion_transformers_5_17.json"
 
@@ -55,7 +56,7 @@ def stale_cache(cache: Path) -> Path:
     for item in good.iterdir():
         if item.suffix == ".safetensors":
             (stale / item.name).symlink_to(item)
-        elif item.name != models.CONVERSION_FILE:
+        elif item.name != CONVERSION_FILE:
             shutil.copy(item, stale / item.name)
     recorded = json.loads(FIXTURE.read_text())
     tokenizer_config = json.loads((stale / "tokenizer_config.json").read_text())
