@@ -76,6 +76,10 @@ class Layout:
     def data(self, name: str) -> Path:
         return self.root / "data" / f"{name}.jsonl"
 
+    def explored(self, stage: str) -> Path:
+        """D_m of one iteration: the trajectories its exploration kept."""
+        return self.data(f"{stage}-explore")
+
     def eval_file(self, stage: str) -> Path:
         return self.root / "eval" / f"{stage}.json"
 
@@ -356,7 +360,7 @@ class AgentEvolTrainer:
         import torch
 
         c = self.config
-        path = self.layout.data(f"{stage}-explore")
+        path = self.layout.explored(stage)
         if path.is_file():
             return read_records(path)
         if not self.main:
@@ -380,12 +384,8 @@ class AgentEvolTrainer:
         and this iteration's `new` ones, each distinct trajectory once."""
         from coevo.agentevol.data import distinct_records
 
-        earlier = [
-            record
-            for k in range(1, iteration)
-            if self.layout.data(f"iter{k}-explore").is_file()
-            for record in read_records(self.layout.data(f"iter{k}-explore"))
-        ]
+        files = [self.layout.explored(stage) for stage in stage_names(iteration - 1)[2:]]
+        earlier = [record for path in files if path.is_file() for record in read_records(path)]
         return distinct_records([*earlier, *new])
 
     def explore_policy(self, explorer: tuple[Any, Any], name: str, seed: int) -> Policy:
