@@ -5,6 +5,7 @@ took; the client follows the 409. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -16,7 +17,8 @@ from typing import Any
 import httpx
 from sqlalchemy import update
 
-from coevo.client.http import EnvClient
+from coevo import wire
+from coevo.client.http import AsyncEnvClient, EnvClient
 from coevo.store.db import make_engine
 from coevo.store.owners import SessionOwner, db_clock
 from tests.server.conftest import serve
@@ -199,3 +201,10 @@ def test_the_client_sends_a_batch_item_on_to_its_owner(sqlite_url: str) -> None:
             assert [r.result.info["step"] for r in results if r.result] == [1, 1]
             assert session.state().steps == 1  # stepped once, by A
             assert other.batch_step([(session.session_id, "guess 60")])[0].result.info["step"] == 2
+
+        async def from_b() -> list[wire.BatchStepResult]:
+            async with AsyncEnvClient(url_b) as async_other:
+                return await async_other.batch_step([(session.session_id, "guess 70"), (own.session_id, "guess 60")])
+
+        results = asyncio.run(from_b())
+        assert [(r.ok, r.result.info["step"] if r.result else None) for r in results] == [(True, 3), (True, 2)]
