@@ -159,8 +159,7 @@ def test_request_heads_over_64_kib_get_431(http: str) -> None:
         ):
             with socket.create_connection(("127.0.0.1", port)) as sock:
                 head = _head(headers)
-                # In pieces: h11 measures a head still incomplete when a read ends (one that
-                # arrives whole in a single read is bounded by the read size, 256 KiB).
+                # In pieces, so the 431 comes while the head is still incomplete.
                 for start in range(0, len(head), 8192):
                     sock.sendall(head[start : start + 8192])  # read and dropped after the 431
                     time.sleep(0.05)
