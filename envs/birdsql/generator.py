@@ -148,7 +148,7 @@ def build_generated(seed: int = 0, out: Path | None = None) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
     per_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     tables: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
-    for n, (db_id, spec) in enumerate(sorted(databases["databases"].items())):
+    for db_id, spec in sorted(databases["databases"].items()):
         split = spec["split"]
         db_dir = tmp / split / f"{split}_databases" / db_id
         db_dir.mkdir(parents=True)
