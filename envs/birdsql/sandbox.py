@@ -105,12 +105,14 @@ def _connect(path: Path, deadline: float) -> tuple[sqlite3.Connection, _Guard]:
 
 def run_readonly(path: Path, sql: str, *, time_limit: float, row_cap: int) -> QueryResult:
     """Run one statement read-only with a time limit, keeping at most `row_cap` rows."""
-    if not sql.strip():
+    if not sql.strip().strip(";").strip():
         return QueryResult(error=f"{REFUSED_PREFIX}the SQL is empty; {SINGLE_STATEMENT}.", refused=True)
     deadline = time.monotonic() + time_limit
     conn, guard = _connect(path, deadline)
     try:
         cursor = conn.execute(sql)
+        if cursor.description is None:  # nothing ran that returns rows (a comment, REINDEX)
+            return QueryResult(error=f"{REFUSED_PREFIX}the SQL returns no rows; {SINGLE_STATEMENT}.", refused=True)
         rows = cursor.fetchmany(row_cap + 1)
         return QueryResult(rows=rows[:row_cap], truncated=len(rows) > row_cap)
     except sqlite3.ProgrammingError as exc:
