@@ -39,7 +39,7 @@ MAX_VALUE_BYTES = 4_000_000
 _PROGRESS_EVERY = 2_000
 
 REFUSED_PREFIX = "Refused: "
-SINGLE_STATEMENT = "only a single read-only SQL statement (a SELECT) runs here"
+SINGLE_STATEMENT = "only one read-only SELECT statement runs here"
 
 
 class Refused(Exception):

@@ -1,11 +1,12 @@
 """The reward: BIRD's execution accuracy, one question at a time.
 
-BIRD's evaluation (`bird/llm/src/evaluation.py`, `execute_model` and
-`compute_execution_accuracy`) runs the predicted and the gold SQL, stands in `[('error',)]` for
-a statement that raised and `[('timeout',)]` for one that ran out of time, and counts a question
-correct when the two results are equal as *sets* of rows: row order and duplicates do not
-matter, column order and values do. SQLGym's reward is the same comparison, 0 for a prediction
-that raised. Here a prediction the sandbox refused, stopped or cut at the row cap scores 0.
+BIRD's evaluation (`bird/llm/src/evaluation.py` of DAMO-ConvAI, `execute_model`) runs the
+predicted and then the gold SQL on the question's database and counts the question correct
+when both ran and their results are equal as *sets* of rows: row order and duplicates do not
+matter, column order and values do (1 equals 1.0, not '1'). A statement that raised or ran past
+the time limit makes the question wrong. SQLGym's reward is the same comparison. Here a
+prediction the sandbox refused or cut at the row cap is wrong too; BIRD runs it writable and
+unbounded (docs/birdsql.md).
 """
 
 from __future__ import annotations
@@ -18,22 +19,13 @@ from coevo.envs.birdsql.sandbox import QueryResult
 Rows = Sequence[tuple[Any, ...]]
 
 
-def bird_rows(result: QueryResult) -> list[tuple[Any, ...]]:
-    """A result as BIRD's evaluation records it: the rows, or its error / timeout stand-in."""
-    if result.timed_out:
-        return [("timeout",)]
-    if not result.ok:
-        return [("error",)]
-    return list(result.rows)
-
-
 def execution_match(predicted: Rows, gold: Rows) -> bool:
-    """BIRD's per-question test: the results are equal as sets of rows."""
+    """BIRD's per-question test on two results that ran: equal as sets of rows."""
     return set(predicted) == set(gold)
 
 
 def execution_accuracy(predicted: QueryResult, gold: QueryResult) -> float:
-    """1.0 when the prediction ran, was not cut at the row cap, and matches the gold result."""
-    if not predicted.ok or predicted.truncated:
+    """1.0 when both ran in full (no error, stop or cut) and their rows match as sets."""
+    if not (predicted.ok and gold.ok) or predicted.truncated or gold.truncated:
         return 0.0
-    return 1.0 if execution_match(bird_rows(predicted), bird_rows(gold)) else 0.0
+    return 1.0 if execution_match(predicted.rows, gold.rows) else 0.0
