@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +60,30 @@ class Shared:
         return self.databases[(task.split, task.db_id)]
 
 
-@lru_cache(maxsize=4096)
-def _gold(path: Path, sql: str, time_limit: float, row_cap: int) -> QueryResult:
-    """A gold query's result, run once per process (every episode of a task compares with it)."""
-    return run_readonly(path, sql, time_limit=time_limit, row_cap=row_cap)
+#: Gold results kept per process (small ones only: a BIRD gold result may be thousands of rows).
+GOLD_CACHE_SIZE = 4096
+GOLD_CACHE_ROWS = 1000
+_gold_cache: dict[tuple[Path, str], QueryResult] = {}
+
+
+def gold_time_limit(time_limit: float) -> float:
+    """A gold query's time limit: at least BIRD's evaluation's 30 s, so a slow gold SQL on
+    BIRD's large databases is not mistaken for an unanswerable question."""
+    return max(time_limit, 30.0)
+
+
+def gold_result(path: Path, sql: str, time_limit: float, row_cap: int) -> QueryResult:
+    """A gold query's result, run once per process where it is small (every episode of a task
+    compares with it)."""
+    key = (path, sql)
+    found = _gold_cache.get(key)
+    if found is None:
+        found = run_readonly(path, sql, time_limit=gold_time_limit(time_limit), row_cap=row_cap)
+        if len(found.rows) <= GOLD_CACHE_ROWS:
+            if len(_gold_cache) >= GOLD_CACHE_SIZE:
+                _gold_cache.pop(next(iter(_gold_cache)))
+            _gold_cache[key] = found
+    return found
 
 
 def result_text(result: QueryResult) -> str:
@@ -147,7 +166,7 @@ class BirdSqlEnv(Env):
         shared = self.shared
         path = shared.database(self.task).path
         predicted = run_readonly(path, sql, time_limit=shared.time_limit, row_cap=shared.row_cap)
-        gold = _gold(path, self.task.sql, shared.time_limit, shared.row_cap)
+        gold = gold_result(path, self.task.sql, shared.time_limit, shared.row_cap)
         reward = execution_accuracy(predicted, gold)
         text = result_text(predicted)
         if self.agentgym:

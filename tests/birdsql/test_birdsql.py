@@ -137,3 +137,15 @@ def test_agentgym_indices_follow_sqlgyms_ranges(env: BirdSqlEnv, shared: Shared)
     assert adapter.task(0) == "train-0" and adapter.task(9428) == "dev-0"
     with pytest.raises(UnknownTask):
         adapter.task(len(shared.tasks["train"]))
+
+
+def test_gold_results_are_kept_only_when_small(shared: Shared) -> None:
+    from coevo.envs.birdsql import env as env_module
+
+    path = shared.database(shared.tasks["train"][0]).path.parent.parent / "retail" / "retail.sqlite"
+    small = env_module.gold_result(path, "SELECT COUNT(*) FROM order_item", 5.0, 10_000)
+    large = env_module.gold_result(path, "SELECT * FROM order_item", 5.0, 10_000)
+    assert small.rows == [(2000,)] and len(large.rows) == 2000
+    assert (path, "SELECT COUNT(*) FROM order_item") in env_module._gold_cache
+    assert (path, "SELECT * FROM order_item") not in env_module._gold_cache
+    assert env_module.gold_time_limit(5.0) == 30.0 and env_module.gold_time_limit(60.0) == 60.0
