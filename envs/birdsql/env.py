@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ class Shared:
 GOLD_CACHE_SIZE = 4096
 GOLD_CACHE_ROWS = 1000
 _gold_cache: dict[tuple[Path, str], QueryResult] = {}
+_gold_lock = threading.Lock()  # steps run on the server's env thread pool
 
 
 def gold_time_limit(time_limit: float) -> float:
@@ -76,13 +78,15 @@ def gold_result(path: Path, sql: str, time_limit: float, row_cap: int) -> QueryR
     """A gold query's result, run once per process where it is small (every episode of a task
     compares with it)."""
     key = (path, sql)
-    found = _gold_cache.get(key)
+    with _gold_lock:
+        found = _gold_cache.get(key)
     if found is None:
         found = run_readonly(path, sql, time_limit=gold_time_limit(time_limit), row_cap=row_cap)
         if len(found.rows) <= GOLD_CACHE_ROWS:
-            if len(_gold_cache) >= GOLD_CACHE_SIZE:
-                _gold_cache.pop(next(iter(_gold_cache)))
-            _gold_cache[key] = found
+            with _gold_lock:
+                if len(_gold_cache) >= GOLD_CACHE_SIZE:
+                    _gold_cache.pop(next(iter(_gold_cache)))
+                _gold_cache[key] = found
     return found
 
 
