@@ -69,7 +69,7 @@ def test_a_runaway_join_holds_no_other_session_up() -> None:
     """One session's runaway join runs to its time limit on the env thread pool; meanwhile other
     sessions are created, stepped and scored. The check is of order, not of time: every other
     episode finishes while the runaway request is still in flight, and it ends stopped."""
-    options = {**RECORDED["env_options"], "time_limit": 10}
+    options = {**RECORDED["env_options"], "time_limit": 6}
     runaway = "SELECT COUNT(*) FROM loan AS a, loan AS b, loan AS c, loan AS d, loan AS e"
     with live_server("birdsql", env_options=options) as base, httpx.Client(base_url=base, timeout=120) as c:
         slow = c.post("/sessions", json={"task_id": "dev-0"}).json()["session_id"]
@@ -90,7 +90,7 @@ def test_a_runaway_join_holds_no_other_session_up() -> None:
         assert thread.is_alive() and not result  # the runaway is still running
         thread.join()
     assert result["info"]["timed_out"] is True and result["reward"] == 0.0
-    assert "time limit of 10 s" in result["observation"]
+    assert "time limit of 6 s" in result["observation"]
 
 
 def test_an_action_near_the_64_kib_limit_runs_and_one_over_it_is_refused() -> None:
