@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from coevo.envs.simulator.families.function_calling import TOOLS_BY_NAME
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.families.function_calling import TOOLS_BY_NAME
+from coevo.simulator.policies.parametric import ParametricPolicy
 from coevo.genenv import curriculum
 from coevo.genenv.config import GenEnvConfig, preset
 

@@ -89,5 +89,5 @@ class EpochBatches:
             chosen = rng.sample(tasks, min(count, len(tasks)))
             return TaskBatch(chosen, pool["attempts"], pool["valid"], pool["policy_version"])
         if cfg.env_backend == "llm" and state.get("last_success") is not None:
-            simulator.set_context({"agent_success": state["last_success"], "target_success": cfg.alpha})
+            simulator.set_context(cfg.curriculum_context(agent_success=float(state["last_success"])))
         return simulator.generate(count, epoch_seed(cfg.seed, epoch))

@@ -13,9 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from coevo.genenv import curriculum
 from coevo.genenv.curriculum import RWR_AVERAGES
 from coevo.hardware import SETTINGS as BF16_SETTINGS
+from coevo.simulator.curriculum_context import ALPHA, BAND, BETA, LAMBDA, CurriculumContext
+
+#: The config's name of each curriculum contract field.
+CONTRACT_FIELDS = {"alpha": "alpha", "band": "k_min", "beta": "beta", "lam": "rwr_lambda"}
 from coevo.trainer_config import TrainerConfig
 
 ARMS = ("genenv", "random", "static")
@@ -53,16 +59,16 @@ class GenEnvConfig(TrainerConfig):
         },
     )
     # ---------------------------------------------------------------- alpha-curriculum
-    alpha: float = field(default=0.5, metadata={"help": "The target success rate the curriculum aims tasks at"})
-    beta: float = field(default=2.0, metadata={"help": "Sharpness of R_env = exp(-beta (p_hat - alpha)^2)"})
+    alpha: float = field(default=ALPHA, metadata={"help": "The target success rate the curriculum aims tasks at"})
+    beta: float = field(default=BETA, metadata={"help": "Sharpness of R_env = exp(-beta (p_hat - alpha)^2)"})
     k_min: float = field(
-        default=0.1,
+        default=BAND,
         metadata={
             "help": "Half-width of the band around alpha: tasks with |p_hat - alpha| > k_min are excluded from RWR"
         },
     )
     rwr_lambda: float = field(
-        default=10.0,
+        default=LAMBDA,
         metadata={
             "help": "The RWR weights' inverse temperature: weights ~ exp(rwr_lambda * R_env). Inside the band R_env "
             "lies within 0.02 of its peak, so at 1 every in-band task weighed the same to 2% and beta and "
@@ -353,6 +359,12 @@ class GenEnvConfig(TrainerConfig):
             raise ValueError("epochs and tasks_per_epoch must be positive")
         if self.rwr_lambda < 0:
             raise ValueError("rwr_lambda must be >= 0 (0: every kept task weighs the same)")
+        try:  # what the simulator contract adds to the checks above (k_min <= 1)
+            self.curriculum_context()
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            name = CONTRACT_FIELDS.get(str(error["loc"][0]), str(error["loc"][0]))
+            raise ValueError(f"{name}: {error['msg']}") from None
         self._check_replay()
         if not self.static_pool_epochs > 0:
             raise ValueError("static_pool_epochs must be > 0")
@@ -388,6 +400,13 @@ class GenEnvConfig(TrainerConfig):
                 raise ValueError(f"{name} must be in [0, 1)")
         if self.replay_fraction + self.replay_base_fraction >= 1:
             raise ValueError("replay_fraction + replay_base_fraction must be below 1: an epoch needs fresh tasks")
+
+    def curriculum_context(self, agent_success: float | None = None) -> CurriculumContext:
+        """The run's curriculum as the simulator contract carries it (k_min is its band,
+        rwr_lambda its lam), with the agent's latest success rate."""
+        return CurriculumContext(
+            alpha=self.alpha, band=self.k_min, beta=self.beta, lam=self.rwr_lambda, agent_success=agent_success
+        )
 
     @property
     def static_pool_size(self) -> int:

@@ -27,12 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: Paper defaults (GenEnv, Guo et al. 2025; beta as in its public config).
-ALPHA = 0.5
-BETA = 2.0
-K_MIN = 0.1
-#: RWR inverse temperature (see the module doc).
-LAMBDA = 10.0
+from coevo.simulator.curriculum_context import ALPHA, BAND, BETA, LAMBDA
+
+#: The curriculum's defaults, defined once with the simulator contract (k_min is its band).
+K_MIN = BAND
 #: Which tasks the RWR update fits and what its log-likelihood is averaged over
 #: (GenEnvConfig.env_rwr_average; see rwr_fit).
 RWR_AVERAGES = ("in_band", "generated", "soft_band")

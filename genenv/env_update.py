@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.policies.parametric import ParametricPolicy
 
 
 @dataclass

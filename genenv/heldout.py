@@ -27,7 +27,7 @@ from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Message, Sampling
 from coevo.client.policies.prompts import EnvPrompt
 from coevo.models.registry import host_batch_rows
-from coevo.envs.simulator.families.function_calling import render_prompt
+from coevo.simulator.families.function_calling import render_prompt
 
 if TYPE_CHECKING:
     from coevo.genenv.config import GenEnvConfig

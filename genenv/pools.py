@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from coevo.genenv.curriculum import rank_by_r_env
 from coevo.genenv.simulator import BatchTask
-from coevo.store.genenv import GenEnvEnvSample, GenEnvTaskShown, GenEnvTrainTrace
+from coevo.genenv.pool_tables import GenEnvEnvSample, GenEnvTaskShown, GenEnvTrainTrace
 
 
 @dataclass

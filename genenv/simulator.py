@@ -2,7 +2,10 @@
 
 Both speak the env protocol for episodes (reset with a task id, step with the answer, read
 the reward) and the admin commands for the rest (generate a batch, hot-load weights, set the
-difficulty context). Each arm of a run gets its own simulator, so each has its own pi_env.
+curriculum context). In process the env comes from the registry, as the server gets it, and
+its admin commands are called directly, with the same payload checks the server applies; so
+the same seeds give the same run either way (tests/genenv/test_local_and_remote_runs.py).
+Each arm of a run gets its own simulator, so each has its own pi_env.
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from coevo.simulator.curriculum_context import CurriculumContext
+from coevo.simulator.state import SimulatorState
 
 
 @dataclass
@@ -54,7 +60,11 @@ class Simulator(Protocol):
         ...
 
     def load_policy(self, path: str) -> str: ...
-    def set_context(self, context: dict[str, Any]) -> None: ...
+    def set_context(self, context: CurriculumContext) -> None:
+        """Tell pi_env where the curriculum aims and how the agent fares (the LLM policy's
+        difficulty context)."""
+        ...
+
     def policy_info(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
@@ -90,22 +100,23 @@ class _AdminCommands:
     def load_policy(self, path: str) -> str:
         return str(self._admin("load_policy", {"path": path})["version"])
 
-    def set_context(self, context: dict[str, Any]) -> None:
-        self._admin("set_context", context)
+    def set_context(self, context: CurriculumContext) -> None:
+        self._admin("set_context", context.model_dump())
 
     def policy_info(self) -> dict[str, Any]:
         return self._admin("policy", {})
 
 
 class LocalSimulator(_AdminCommands):
-    """A SimulatorEnv's shared state built in this process (its own policy instance)."""
+    """The simulator env built in this process (its own policy instance), through the registry
+    as the server builds it; not `registry.make`, which would share one pi_env between arms."""
 
     def __init__(self, options: dict[str, Any]) -> None:
-        from coevo.envs.simulator.env import SimulatorEnv
+        from coevo.envs import registry
 
-        self._cls = SimulatorEnv
-        self.shared = SimulatorEnv.load_shared(**options)
-        self._env = SimulatorEnv(shared=self.shared, **options)
+        self._cls = registry.spec("simulator").load()
+        self.shared: SimulatorState = self._cls.load_shared(**options)
+        self._env = self._cls(shared=self.shared, **options)
 
     def _admin(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
         return self._cls.admin(self.shared, command, payload)

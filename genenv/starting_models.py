@@ -34,14 +34,18 @@ class StartingModels:
 
     def _texts_for_tiny_model(self) -> list[str]:
         """A tiny model's tokenizer is trained on what it will read: base tasks and prompts."""
-        from coevo.envs.simulator.tasks import build_base_pool
-        from coevo.envs.simulator.families import family_names
-        from coevo.envs.simulator.policies.llm import build_messages, render_example
+        from coevo.simulator.tasks import build_base_pool
+        from coevo.simulator.families import family_names
+        from coevo.simulator.policies.llm import build_messages, render_example
 
         sources = self.config.families if self.config.env_backend == "parametric" else self.config.base_sources
         pool, _ = build_base_pool([s for s in sources if s in family_names()], 32, self.config.seed)
         texts = [render_example(t) for t in pool]
-        texts += [m["content"] for t in pool[:4] for m in build_messages([t], {"agent_success": 0.3})]
+        texts += [
+            m["content"]
+            for t in pool[:4]
+            for m in build_messages([t], self.config.curriculum_context(agent_success=0.3))
+        ]
         return texts + [self.config.agent_system_prompt]
 
     def model_dir(self, spec: str) -> str:
@@ -55,7 +59,7 @@ class StartingModels:
         simulator after its optional warm-up SFT."""
         cfg = self.config
         if cfg.env_backend == "parametric":
-            from coevo.envs.simulator.policies.parametric import ParametricPolicy
+            from coevo.simulator.policies.parametric import ParametricPolicy
 
             path = self.out / "env_policy_initial.json"
             if not path.exists() and self.state.is_main_process:
@@ -95,8 +99,8 @@ class StartingModels:
     def _warm_up_llm(self, source: str, target: Path) -> None:
         """Plain SFT on base tasks in the generator's own format: the simulator learns to write
         a task and its answer before co-evolution starts."""
-        from coevo.envs.simulator.tasks import build_base_pool
-        from coevo.envs.simulator.policies.llm import TASK_HEADER, build_messages, render_example
+        from coevo.simulator.tasks import build_base_pool
+        from coevo.simulator.policies.llm import TASK_HEADER, build_messages, render_example
         from coevo.genenv.env_update import LLMExample, update_llm
 
         cfg = self.config
@@ -111,7 +115,7 @@ class StartingModels:
             # loop will send (with the agent's success rate) must not be new to the model.
             for i in range(WARMUP_CONTEXTS_PER_TASK):
                 shown = rng.sample(others, min(cfg.llm_examples, len(others)))
-                context = {} if i == 0 else {"agent_success": rng.random(), "target_success": cfg.alpha}
+                context = cfg.curriculum_context(agent_success=None if i == 0 else rng.random())
                 examples.append(LLMExample(build_messages(shown, context), output, 1.0))
         stats = update_llm(
             source,

@@ -44,7 +44,7 @@ from coevo.genenv.metrics_file import MetricsFile
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
-from coevo.store.genenv import GenEnvEnvSample
+from coevo.genenv.pool_tables import GenEnvEnvSample
 
 log = logging.getLogger(__name__)
 
@@ -505,7 +505,7 @@ class GenEnvTrainer:
                     likelihood_scale=plan["scale"],
                 ))  # fmt: skip
         else:
-            from coevo.envs.simulator.policies.llm import TASK_HEADER
+            from coevo.simulator.policies.llm import TASK_HEADER
             from coevo.genenv.env_update import LLMExample, update_llm
 
             examples = [LLMExample(m, o, w) for m, o, w in plan["examples"]]

@@ -1,6 +1,9 @@
 """The package's layers import one way: envs know nothing of HTTP, the server serves envs and
 never the client, the client speaks only the wire protocol, the trainers use the client and the
 store but never the CLI, and the core (wire models, config, store) depends on none of them.
+The simulator domain (coevo.simulator) sits above envs (it draws base tasks from them) and below
+the server and the trainers; of the envs only its adapter (coevo.envs.simulator) imports it,
+and the trainers reach that adapter only through the env registry.
 Checked on the source tree with ast, so an import inside a function counts as much as one at
 the top of a module."""
 
@@ -17,14 +20,15 @@ FOLDERS = {
     "envs": "coevo.envs", "server": "coevo.server", "client": "coevo.client",
     "agentevol": "coevo.agentevol", "genenv": "coevo.genenv", "coevo": "coevo",
 }  # fmt: skip
-LAYERS = ("envs", "server", "client", "trainers", "cli", "core")
+LAYERS = ("envs", "simulator", "server", "client", "trainers", "cli", "core")
 #: What each layer must not import.
 FORBIDDEN = {
     "envs": {"server", "client", "trainers", "cli"},
     "server": {"client", "trainers", "cli"},
     "client": {"envs", "server", "trainers", "cli"},
     "trainers": {"cli"},
-    "core": {"envs", "server", "client", "trainers", "cli"},
+    "simulator": {"server", "client", "trainers", "cli"},
+    "core": {"envs", "simulator", "server", "client", "trainers", "cli"},
 }
 
 
@@ -36,7 +40,7 @@ def layer(module: str) -> str | None:
     second = parts[1] if len(parts) > 1 else ""
     if second in ("agentevol", "genenv"):
         return "trainers"
-    if second in ("envs", "server", "client", "cli"):
+    if second in ("envs", "server", "client", "cli", "simulator"):
         return second
     return "core"
 
@@ -82,10 +86,25 @@ def test_every_layer_imports_only_below_itself() -> None:
     assert not violations, "\n".join(violations)
 
 
+def test_only_the_simulator_env_imports_the_simulator_domain_and_trainers_not_that_env() -> None:
+    """A new env stays in its folder (it does not build on the simulator's internals), and the
+    trainers talk to the simulator env as to any env: through the registry and its protocol."""
+    violations = []
+    for path in sources():
+        own = module_of(path)
+        for line, module in imports(path, own):
+            if layer(module) == "simulator" and layer(own) == "envs" and not own.startswith("coevo.envs.simulator"):
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+            if layer(own) == "trainers" and module.startswith("coevo.envs.simulator"):
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert not violations, "\n".join(violations)
+
+
 @pytest.mark.parametrize(
     ("module", "expected"),
     [("coevo.envs.bfcl.env", "envs"), ("coevo.cli.serve_cmd", "cli"), ("coevo.genenv.trainer", "trainers"),
-     ("coevo.store.db", "core"), ("coevo", "core"), ("httpx", None)],
+     ("coevo.store.db", "core"), ("coevo", "core"), ("httpx", None),
+     ("coevo.simulator.policies.llm", "simulator"), ("coevo.envs.simulator.env", "envs")],
 )  # fmt: skip
 def test_layers_of_modules(module: str, expected: str | None) -> None:
     assert layer(module) == expected

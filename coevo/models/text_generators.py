@@ -1,6 +1,6 @@
 """Seeded chat completions: one completion per conversation, from local transformers or an
 OpenAI-compatible chat-completions endpoint (vLLM, SGLang, any provider). The simulator's LLM
-environment policy writes its tasks with these (envs/simulator/policies/llm.py).
+environment policy writes its tasks with these (coevo/simulator/policies/llm.py).
 
 Both take chat messages and a seed and return one completion per message list. Local
 generation is reproducible (the seed drives a forked torch RNG); endpoints get the seed

@@ -1,2 +1,2 @@
-"""The generative environment simulator: tasks drawn from a trainable environment policy
-(parametric knob distribution or an LLM), scored with the agent reward, recorded for replay."""
+"""The generative environment simulator as an env: a thin adapter that serves coevo.simulator
+(task generation from pi_env, scoring, replay from the store) over the env protocol."""

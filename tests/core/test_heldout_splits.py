@@ -47,7 +47,7 @@ def test_heldout_splits_share_no_task_with_training_splits(name: str) -> None:
 def test_simulator_base_tasks_never_come_from_heldout_splits(name: str) -> None:
     """GenEnv's LLM environment policy imitates base tasks from real envs, and they can be
     replayed to the agent: none may be an evaluation task (BFCL's default split is held out)."""
-    from coevo.envs.simulator.tasks import build_base_pool, training_split
+    from coevo.simulator.tasks import build_base_pool, training_split
 
     try:
         env = registry.make(name)
@@ -61,7 +61,7 @@ def test_simulator_base_tasks_never_come_from_heldout_splits(name: str) -> None:
 
 
 def test_an_env_whose_training_split_is_held_out_is_refused() -> None:
-    from coevo.envs.simulator.tasks import training_split
+    from coevo.simulator.tasks import training_split
 
     env = registry.make("bfcl")
 

@@ -1,7 +1,8 @@
 """An agent with a known skill profile, for testing the environment side of the GenEnv loop
 fast and deterministically: on each rollout it answers a task correctly with a probability
 fixed by the task's difficulty knobs (for tasks without knobs, by a hash of the task id), and
-otherwise gives a wrong call. Its answers are scored by the simulator like any agent's."""
+otherwise gives a wrong call (its right answer is the simulator's expert answer, so it runs
+against a simulator in process or over HTTP alike). Its answers are scored by the simulator like any agent's."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.simulator.expert import gold_answer_text
 from coevo.genenv.config import GenEnvConfig, preset
 from coevo.genenv.pools import Trace
-from coevo.genenv.simulator import BatchTask, LocalSimulator
+from coevo.genenv.simulator import BatchTask, Simulator
 
 N_TOOLS = {1: 0.95, 2: 0.7, 4: 0.3, 8: 0.05}
 N_ARGS = {1: 1.0, 2: 0.7, 3: 0.45}
@@ -30,7 +30,7 @@ def success_probability(knobs: dict | None, task_id: str) -> float:
 
 
 class SkillAgent:
-    def __init__(self, simulator: LocalSimulator, group_size: int, seed: int = 0) -> None:
+    def __init__(self, simulator: Simulator, group_size: int, seed: int = 0) -> None:
         self.simulator = simulator
         self.group_size = group_size
         self.seed = seed
@@ -53,7 +53,8 @@ class SkillAgent:
     def _rollouts(self, tasks: Sequence[BatchTask], stream: str) -> list[Trace]:
         pairs = []
         for task in tasks:
-            gold = gold_answer_text(self.simulator.shared.lookup(task.task_id))
+            gold = self.simulator.expert(task.task_id)
+            assert gold is not None, task.task_id
             p = success_probability(task.context.get("knobs"), task.task_id)
             rng = random.Random(f"{stream}:{task.task_id}")
             for _ in range(self.group_size):

@@ -26,3 +26,10 @@ def test_scoring_on_a_split_the_agent_trains_on_is_refused() -> None:
     for split in ("generated", "base"):
         with pytest.raises(ValueError, match="simulator:heldout"):
             preset("ci", heldout=(f"simulator:{split}:10",)).validated()
+
+
+def test_a_band_the_simulator_contract_refuses_is_refused_by_the_config() -> None:
+    """The config hands the simulator a CurriculumContext each epoch: a k_min past 1 (every
+    p_hat in band) would be refused then, so the config refuses it before any work."""
+    with pytest.raises(ValueError, match="k_min: Input should be less than or equal to 1"):
+        preset("ci", k_min=1.5).validated()

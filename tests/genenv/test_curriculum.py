@@ -133,7 +133,7 @@ def test_tasks_nearer_alpha_weigh_clearly_more() -> None:
 
 def _fitted_n_tools(weights: np.ndarray, tmp_path: Path, name: str) -> np.ndarray:
     """pi_env's n_tools marginal after update_parametric on three tasks that differ only there."""
-    from coevo.envs.simulator.policies.parametric import ParametricPolicy
+    from coevo.simulator.policies.parametric import ParametricPolicy
     from coevo.genenv.env_update import update_parametric
 
     initial = tmp_path / "initial.json"

@@ -7,12 +7,12 @@ import random
 
 import pytest
 
-from coevo.envs.simulator.expert import gold_answer_text
-from coevo.envs.simulator.families import get_family
-from coevo.envs.simulator.families.function_calling import CATALOG, number_words
-from coevo.envs.simulator.scoring import score
-from coevo.envs.simulator.task_record import SimTask
-from coevo.envs.simulator.validity import InvalidTask, check
+from coevo.simulator.expert import gold_answer_text
+from coevo.simulator.families import get_family
+from coevo.simulator.families.function_calling import CATALOG, number_words
+from coevo.simulator.scoring import score
+from coevo.simulator.task_record import SimTask
+from coevo.simulator.validity import InvalidTask, check
 
 FC = get_family("function_calling")
 ALL_KNOBS = [dict(zip(FC.knobs, values)) for values in itertools.product(*FC.knobs.values())]
@@ -133,7 +133,7 @@ def test_alfworld_knobs_shape_the_room() -> None:
 
 
 def test_arithmetic_values_follow_precedence() -> None:
-    from coevo.envs.simulator.families.arithmetic import evaluate
+    from coevo.simulator.families.arithmetic import evaluate
 
     assert evaluate([2, 3, 4], ["+", "*"]) == 14
     assert evaluate([10, 2, 3], ["-", "*"]) == 4
@@ -142,7 +142,7 @@ def test_arithmetic_values_follow_precedence() -> None:
     fam = get_family("arithmetic")
     task = fam.generate({"digits": 1, "operands": 2, "operations": "+", "form": "words"}, random.Random(1))
     words = task.prompt.removeprefix("Compute ").split(".")[0].split(" plus ")
-    from coevo.envs.simulator.families.function_calling import number_words
+    from coevo.simulator.families.function_calling import number_words
 
     values = [next(n for n in range(10) if number_words(n) == w) for w in words]
     assert task.answer == [str(sum(values))]
@@ -150,7 +150,7 @@ def test_arithmetic_values_follow_precedence() -> None:
 
 
 def test_single_steps_of_registered_envs_become_base_tasks() -> None:
-    from coevo.envs.simulator.tasks import build_base_pool
+    from coevo.simulator.tasks import build_base_pool
 
     pool, status = build_base_pool(["bfcl", "alfworld", "no_such_source"], 3, 0)
     assert status["no_such_source"] == "unknown source"

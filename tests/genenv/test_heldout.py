@@ -11,7 +11,7 @@ import pytest
 from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit
 from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
 from coevo.envs import registry
-from coevo.envs.simulator.families.function_calling import render_prompt
+from coevo.simulator.families.function_calling import render_prompt
 from coevo.genenv.config import preset
 from coevo.genenv.heldout import AgentView, parse_splits, signature
 from tests.agents.servers import asgi_env_client
@@ -42,7 +42,7 @@ def test_a_bfcl_task_is_shown_as_the_simulator_shows_its_tasks() -> None:
 
 
 def test_the_simulator_renders_its_own_tasks_with_the_same_layout() -> None:
-    from coevo.envs.simulator.families.base import get_family
+    from coevo.simulator.families.base import get_family
     import random
 
     family = get_family("function_calling")

@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from coevo.envs.simulator.families import get_family
-from coevo.envs.simulator.families.base import HELDOUT_SHARE, is_heldout
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
-from coevo.envs.simulator.tasks import family_tasks, heldout_tasks
+from coevo.simulator.families import get_family
+from coevo.simulator.families.base import HELDOUT_SHARE, is_heldout
+from coevo.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.tasks import family_tasks, heldout_tasks
 
 FC = get_family("function_calling")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from coevo.envs.simulator.tasks import build_base_pool
+from coevo.simulator.tasks import build_base_pool
 from coevo.models.text_generators import OpenAIGenerator, TransformersGenerator
-from coevo.envs.simulator.policies.llm import (
+from coevo.simulator.policies.llm import (
     TASK_HEADER,
     LLMPolicy,
     build_messages,
@@ -20,8 +20,9 @@ from coevo.envs.simulator.policies.llm import (
     parse_generation,
     render_example,
 )
-from coevo.envs.simulator.task_record import SimTask
-from coevo.envs.simulator.validity import check
+from coevo.simulator.curriculum_context import CurriculumContext
+from coevo.simulator.task_record import SimTask
+from coevo.simulator.validity import check
 
 CALL = SimTask(
     "function_calling", "Tools:\nf(x)\n\nRequest: f with x 1", [{"name": "f", "arguments": {"x": 1}}], "tool_call"
@@ -59,13 +60,20 @@ def test_parse_generation_rejects(output: str, reason: str) -> None:
 
 
 def test_prompt_shows_examples_and_the_difficulty_context() -> None:
-    messages = build_messages([CALL, CALL], {"agent_success": 0.9, "target_success": 0.5})
+    messages = build_messages([CALL, CALL], CurriculumContext(agent_success=0.9))
     user = messages[-1]["content"]
     assert user.count(TASK_HEADER) == 2 and "### Answer\nf(x=1)" in user
     assert "90%" in user and "harder" in user
-    assert "easier" in difficulty_phrase({"agent_success": 0.1})
-    assert "about as hard" in difficulty_phrase({"agent_success": 0.55})
-    assert difficulty_phrase({}) == ""
+    assert "easier" in difficulty_phrase(CurriculumContext(agent_success=0.1))
+    assert "about as hard" in difficulty_phrase(CurriculumContext(agent_success=0.55))
+    assert difficulty_phrase(CurriculumContext()) == ""
+
+
+def test_the_context_steers_by_its_own_alpha_and_band() -> None:
+    """The band is the run's k_min and the target its alpha, not a default the policy keeps."""
+    assert "about as hard" in difficulty_phrase(CurriculumContext(agent_success=0.7, alpha=0.5, band=0.25))
+    assert "harder" in difficulty_phrase(CurriculumContext(agent_success=0.7, alpha=0.5, band=0.1))
+    assert "easier" in difficulty_phrase(CurriculumContext(agent_success=0.5, alpha=0.8))
     assert render_example(TEXT) == "### Task\nWho wrote it?\n### Answer\nAnn Lee"
 
 
@@ -163,3 +171,29 @@ def test_answer_logprobs_equal_the_full_softmax_at_the_answer_positions() -> Non
     assert torch.allclose(logp, full[valid])
     sums = _per_row(picked, valid)
     assert torch.allclose(sums, (expected * valid).sum(dim=1))
+
+
+def test_the_curriculum_context_set_through_admin_reaches_the_prompt(tiny_dir: Path, tmp_path: Path) -> None:
+    """set_context (the trainer's typed contract) steers the LLM policy's next prompts, with the
+    run's own alpha and band, and is recorded with each generation."""
+    from coevo.envs.simulator.env import SimulatorEnv
+
+    shared = SimulatorEnv.load_shared(
+        backend="llm",
+        llm_model=str(tiny_dir),
+        families="function_calling",
+        base_sources="function_calling",
+        base_size=4,
+        heldout_size=0,
+        llm_max_new_tokens=8,
+        db_url=f"sqlite:///{tmp_path / 'sim.db'}",
+    )
+    context = CurriculumContext(alpha=0.8, band=0.05, agent_success=0.7)
+    answer = SimulatorEnv.admin(shared, "set_context", context.model_dump())
+    assert answer["context"] == context.model_dump()
+    proposal = shared.policy.propose(1, seed=3)[0]
+    assert (
+        "70%" in proposal.context["messages"][-1]["content"] and "easier" in proposal.context["messages"][-1]["content"]
+    )
+    assert proposal.context["difficulty"] == context.model_dump()
+    shared.engine.dispose()

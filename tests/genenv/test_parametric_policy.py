@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.policies.parametric import ParametricPolicy
 
 FAMILY = "function_calling"
 

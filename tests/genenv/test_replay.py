@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from coevo.genenv.simulator import BatchTask
 from coevo.genenv.trainer import GenEnvTrainer
-from coevo.store.genenv import GenEnvTrainTrace
+from coevo.genenv.pool_tables import GenEnvTrainTrace
 from tests.genenv.skill_agent import SkillAgent, skill_preset
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from coevo.envs.simulator.expert import gold_answer_text
-from coevo.envs.simulator.scoring import Unparsed, parse_calls, score, token_f1, values_equal
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.expert import gold_answer_text
+from coevo.simulator.scoring import Unparsed, parse_calls, score, token_f1, values_equal
+from coevo.simulator.task_record import SimTask
 
 TOOLS = [
     {"name": "get_weather", "params": ["city", "days", "unit"]},

@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from coevo.config import ServerConfig
 from coevo.envs.base import UnknownCommand, UnknownTask
 from coevo.envs.simulator.env import GenerationFailed, SimulatorEnv
-from coevo.envs.simulator.policies.base import Proposal
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.policies.base import Proposal
+from coevo.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.task_record import SimTask
 from coevo.server import create_app
 
 
@@ -126,7 +126,7 @@ def test_validity_gate_drops_and_counts_invalid_generations(env: SimulatorEnv) -
     from sqlalchemy import func, select
     from sqlalchemy.orm import Session
 
-    from coevo.store.genenv import SimGenerationRecord
+    from coevo.simulator.records import SimGenerationRecord
 
     with Session(env.shared.engine) as db:
         bad = db.scalar(

@@ -11,7 +11,7 @@ import pytest
 
 from coevo.genenv.config import GenEnvConfig, load_config
 from coevo.genenv.trainer import GenEnvTrainer
-from coevo.store.genenv import count_tasks
+from coevo.simulator.records import count_tasks
 from tests.genenv.skill_agent import SkillAgent, skill_preset
 
 

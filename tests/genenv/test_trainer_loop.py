@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coevo.envs.simulator.policies.parametric import ParametricPolicy
+from coevo.simulator.policies.parametric import ParametricPolicy
 from coevo.genenv.config import GenEnvConfig
 from coevo.genenv.pools import EnvSample, Trace
 from coevo.genenv.trainer import GenEnvTrainer
@@ -226,7 +226,7 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
     # D_train keeps both kinds of rollout, told apart by their source
     from sqlalchemy import func, select
 
-    from coevo.store.genenv import GenEnvTrainTrace
+    from coevo.genenv.pool_tables import GenEnvTrainTrace
 
     with trainer.pools.engine.connect() as conn:
         counts = dict(

@@ -228,7 +228,8 @@ def test_a_refused_row_does_not_block_the_others(db_url: str) -> None:
 # ---------------------------------------------------------------------------- concurrent creation
 def _open_store(url: str, barrier, results) -> None:  # type: ignore[no-untyped-def]
     """One process of the race below: import every table module, wait, open the store."""
-    import coevo.store.genenv  # noqa: F401
+    import coevo.genenv.pool_tables  # noqa: F401
+    import coevo.simulator.records  # noqa: F401
     import coevo.store.rollouts  # noqa: F401
 
     barrier.wait()

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.task_record import SimTask
 
 
 class TaskFamily(ABC):
@@ -91,9 +91,9 @@ def is_heldout(combination: str) -> bool:
 
 #: family name -> "module:Class"; imported on first use.
 FAMILIES: dict[str, str] = {
-    "function_calling": "coevo.envs.simulator.families.function_calling:FunctionCallingFamily",
-    "arithmetic": "coevo.envs.simulator.families.arithmetic:ArithmeticFamily",
-    "alfworld_step": "coevo.envs.simulator.families.alfworld_step:AlfworldStepFamily",
+    "function_calling": "coevo.simulator.families.function_calling:FunctionCallingFamily",
+    "arithmetic": "coevo.simulator.families.arithmetic:ArithmeticFamily",
+    "alfworld_step": "coevo.simulator.families.alfworld_step:AlfworldStepFamily",
 }
 
 _LOADED: dict[str, TaskFamily] = {}

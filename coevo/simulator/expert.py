@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.task_record import SimTask
 
 
 def render_value(value: Any) -> str:

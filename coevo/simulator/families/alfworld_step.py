@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from coevo.envs.alfworld.scoring import TASK_TYPES
-from coevo.envs.simulator.families.base import TaskFamily
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.families.base import TaskFamily
+from coevo.simulator.task_record import SimTask
 
 _PROGRESS = {"start": 0.0, "middle": 0.5, "late": 0.85}
 

@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coevo.envs.simulator.families.base import TaskFamily
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.families.base import TaskFamily
+from coevo.simulator.task_record import SimTask
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from coevo.envs.simulator.families import get_family
-from coevo.envs.simulator.policies.base import Proposal
+from coevo.simulator.families import get_family
+from coevo.simulator.policies.base import Proposal
 
 FAMILY_KEY = "__family__"
 

@@ -14,9 +14,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from coevo.envs.simulator.families.base import TaskFamily
-from coevo.envs.simulator.families.function_calling import number_words
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.families.base import TaskFamily
+from coevo.simulator.families.function_calling import number_words
+from coevo.simulator.task_record import SimTask
 
 _WORDS = {"+": "plus", "-": "minus", "*": "times"}
 

@@ -18,15 +18,16 @@ import hashlib
 import random
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.simulator.expert import gold_answer_text
-from coevo.envs.simulator.policies.base import Proposal
+from coevo.simulator.curriculum_context import CurriculumContext
+from coevo.simulator.expert import gold_answer_text
+from coevo.simulator.policies.base import Proposal
 from coevo.models.text_generators import Messages, TextGenerator
-from coevo.envs.simulator.scoring import Unparsed, parse_calls
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.scoring import Unparsed, parse_calls
+from coevo.simulator.task_record import SimTask
 
 TASK_HEADER = "### Task\n"
 ANSWER_HEADER = "### Answer"
@@ -42,23 +43,22 @@ def render_example(task: SimTask) -> str:
     return f"{TASK_HEADER}{task.prompt.strip()}\n{ANSWER_HEADER}\n{gold_answer_text(task)}"
 
 
-def difficulty_phrase(context: Mapping[str, Any]) -> str:
+STEERS = {
+    "harder": "Make the new task harder than the examples.",
+    "easier": "Make the new task easier than the examples.",
+    "same": "Keep the new task about as hard as the examples.",
+}
+
+
+def difficulty_phrase(context: CurriculumContext) -> str:
     """The difficulty context in words: the agent's recent success and where to steer."""
-    success = context.get("agent_success")
-    target = float(context.get("target_success", 0.5))
-    if success is None:
+    steer = context.steer()
+    if not steer:
         return ""
-    success = float(success)
-    if success > target + 0.1:
-        steer = "Make the new task harder than the examples."
-    elif success < target - 0.1:
-        steer = "Make the new task easier than the examples."
-    else:
-        steer = "Keep the new task about as hard as the examples."
-    return f"The agent currently solves {success:.0%} of tasks like these. {steer}"
+    return f"The agent currently solves {context.agent_success:.0%} of tasks like these. {STEERS[steer]}"
 
 
-def build_messages(examples: Sequence[SimTask], context: Mapping[str, Any]) -> Messages:
+def build_messages(examples: Sequence[SimTask], context: CurriculumContext) -> Messages:
     shown = "\n\n".join(render_example(t) for t in examples)
     ask = "Write one new task of the same kind, different from the examples, and its answer."
     phrase = difficulty_phrase(context)
@@ -118,7 +118,7 @@ class LLMPolicy:
         self.temperature = temperature
         self.top_p = top_p
         #: Difficulty context shown to the generator (set by the trainer through admin).
-        self.context: dict[str, Any] = {}
+        self.context = CurriculumContext()
         self._loads = 0
 
     @property
@@ -138,7 +138,7 @@ class LLMPolicy:
             "version": self.version,
             "generator": self.generator.name,
             "model": self.generator.model_dir,
-            "context": self.context,
+            "context": self.context.model_dump(),
             "base_families": {f: len(ts) for f, ts in self.by_family.items()},
         }
 
@@ -157,7 +157,7 @@ class LLMPolicy:
                 {
                     "family": fam,
                     "base_task_ids": [t.task_id for t in examples],
-                    "difficulty": dict(self.context),
+                    "difficulty": self.context,
                     "_examples": examples,
                 }
             )
@@ -177,6 +177,7 @@ class LLMPolicy:
         proposals = []
         for ctx, messages, output in zip(contexts, conversations, outputs):
             examples = ctx.pop("_examples")
+            ctx["difficulty"] = ctx["difficulty"].model_dump()
             ctx["messages"] = messages
             try:
                 task = parse_generation(output, examples[0], f"llm:{ctx['family']}")

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: How an answer is scored (see coevo.envs.simulator.scoring).
+#: How an answer is scored (see coevo.simulator.scoring).
 CHECKERS = ("tool_call", "exact", "f1")
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from coevo.envs.simulator.expert import gold_answer_text
-from coevo.envs.simulator.scoring import score
-from coevo.envs.simulator.task_record import CHECKERS, SimTask, unknown_parameters
+from coevo.simulator.expert import gold_answer_text
+from coevo.simulator.scoring import score
+from coevo.simulator.task_record import CHECKERS, SimTask, unknown_parameters
 
 MAX_PROMPT_CHARS = 12_000
 MAX_ANSWER_CHARS = 2_000

@@ -18,11 +18,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from coevo.envs.simulator.families import family_names, get_family
-from coevo.envs.simulator.families.base import NoCombination
-from coevo.envs.simulator.scoring import Unparsed, parse_calls
-from coevo.envs.simulator.task_record import SimTask
-from coevo.envs.simulator.validity import InvalidTask, check
+from coevo.simulator.families import family_names, get_family
+from coevo.simulator.families.base import NoCombination
+from coevo.simulator.scoring import Unparsed, parse_calls
+from coevo.simulator.task_record import SimTask
+from coevo.simulator.validity import InvalidTask, check
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coevo.envs.bfcl.calls import dotted_name
-from coevo.envs.simulator.task_record import SimTask, unknown_parameters
+from coevo.simulator.task_record import SimTask, unknown_parameters
 
 _IDENT_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\s*\(")
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\n?(.*?)```", re.DOTALL)

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from coevo.envs.simulator.families.base import TaskFamily, family_names, get_family
+from coevo.simulator.families.base import TaskFamily, family_names, get_family
 
 __all__ = ["TaskFamily", "family_names", "get_family"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from coevo.envs.simulator.task_record import SimTask
+from coevo.simulator.task_record import SimTask
 
 
 @dataclass
