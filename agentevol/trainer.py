@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coevo.agentevol.config import AgentEvolConfig
 from coevo.agentevol.data import BC_OBJECTIVE, instruction_of
@@ -50,6 +50,9 @@ from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
 from coevo.client.trajectory import Trajectory
 from coevo.training import LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 Log = Callable[[str], None]
 
@@ -180,7 +183,7 @@ class AgentEvolTrainer:
         at = {"stage": row["stage"], "arm": "agentevol"}
         self.run_log.record({"kind": "stage", **row}, at=at, heldout=row.get("heldout", []))
 
-    def results_tables(self) -> list[Any]:
+    def results_tables(self) -> list[Table]:
         """The end-of-run table (rich): the held-out evaluation after each stage."""
         from coevo.agentevol.results_table import STAGES
 

@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, S
 from coevo.genenv.starting_models import StartingModels
 from coevo.store.genenv import GenEnvEnvSample
 from coevo.training import LogRows, OnRecord, PlotAtEnd, RunDirectory, TrainingRun, write_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +196,7 @@ class GenEnvTrainer:
 
         plot_epochs(self.metrics(), path, self.config.alpha, self.config.k_min, heldout=self.heldout_metrics())
 
-    def results_tables(self) -> list[Any]:
+    def results_tables(self) -> list[Table]:
         """The end-of-run tables (rich): every arm's epochs, and the held-out rows if any."""
         from coevo.genenv.results_tables import EPOCHS, HELDOUT
 

@@ -185,3 +185,18 @@ def test_a_results_table_shows_missing_values_as_a_dash() -> None:
                                                      {"stage": "bc", "train_loss": 1.5, "success_rate": 0.5}]))  # fmt: skip
     body = [[c.strip() for c in line.strip("│").split("│")] for line in out.getvalue().splitlines() if "│" in line]
     assert body == [["base", "-", "25.0%"], ["bc", "1.500", "50.0%"]]
+
+
+@pytest.mark.parametrize(("command", "config"), [("agentevol", AgentEvolConfig), ("genenv", GenEnvConfig)])
+def test_list_options_shows_the_help_sections(command: str, config: type[TrainerConfig]) -> None:
+    from typer.testing import CliRunner
+
+    import coevo.cli.agentevol_cmd  # noqa: F401  (registers the commands)
+    import coevo.cli.genenv_cmd  # noqa: F401
+    from coevo.cli import app
+
+    result = CliRunner().invoke(app, [command, "--list-options"], env={"COLUMNS": "2000"})
+    assert result.exit_code == 0, result.output
+    headings = [line[:-1] for line in result.output.splitlines() if line and not line.startswith(" ")]
+    assert headings == list(config.sections())
+    assert "  --heldout (default " in result.output
