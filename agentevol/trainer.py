@@ -49,7 +49,7 @@ from coevo.client.policies.base import Policy, Sampling
 from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
 from coevo.client.trajectory import Trajectory
-from coevo.training import LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
+from coevo.training import LogHeldout, LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -133,10 +133,11 @@ class AgentEvolTrainer:
         #: Launched as one of several processes (accelerate launch, torchrun): rank 0 leads.
         self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("RANK", "0"))
-        #: The run's directory, metrics.jsonl and callbacks (a progress line per stage, the plot).
+        #: The run's directory, metrics.jsonl and callbacks (progress lines per held-out split and
+        #: stage, the plot).
         self.run_log = TrainingRun(
             config, self.layout, writer=self.main,
-            callbacks=[LogRows(_describe_stage, log), PlotAtEnd(self.layout.plot, _plot_stages)],
+            callbacks=[LogHeldout(log), LogRows(_describe_stage, log), PlotAtEnd(self.layout.plot, _plot_stages)],
         )  # fmt: skip
         self._begun = False
 

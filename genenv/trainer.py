@@ -44,7 +44,7 @@ from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
 from coevo.store.genenv import GenEnvEnvSample
-from coevo.training import LogRows, OnRecord, PlotAtEnd, RunDirectory, TrainingRun, write_json
+from coevo.training import LogHeldout, LogRows, OnRecord, PlotAtEnd, RunDirectory, TrainingRun, write_json
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -158,7 +158,11 @@ class GenEnvTrainer:
         # trainers' accelerators reuse it), so it must outlast the main process's solo work.
         # accelerate sees several CPU processes (torchrun, gloo) only when told it runs on CPU.
         self.state = PartialState(cpu=not torch.cuda.is_available(), timeout=timedelta(seconds=config.dist_timeout_s))
-        callbacks = [LogRows(_describe_epoch, log.info), *([OnRecord(on_epoch)] if on_epoch else [])]
+        callbacks = [
+            LogHeldout(log.info),
+            LogRows(_describe_epoch, log.info),
+            *([OnRecord(on_epoch)] if on_epoch else []),
+        ]
         callbacks.append(PlotAtEnd(self.out / "genenv.png", self._plot))
         #: The run's directory, metrics.jsonl (epoch rows carry no "kind") and callbacks.
         self.run_log = TrainingRun(

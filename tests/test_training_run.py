@@ -22,6 +22,7 @@ from coevo.genenv.config import GenEnvConfig  # noqa: E402
 from coevo.trainer_config import TrainerConfig  # noqa: E402
 from coevo.training import (  # noqa: E402
     ConfigMismatch,
+    LogHeldout,
     MetricsLog,
     RunDirectory,
     TrainerCallback,
@@ -78,26 +79,32 @@ class Split:
         self.split = split
 
     def metrics(self) -> dict[str, Any]:
-        return {"env": "alfworld", "split": self.split, "n": 2, "success_rate": 0.5}
+        return {"env": "alfworld", "split": self.split, "n": 2, "success_rate": 0.5, "ci95_low": 0.1, "ci95_high": 0.9}
 
 
 def test_a_step_is_recorded_with_its_heldout_rows_in_one_append(tmp_path: Path) -> None:
     config = AgentEvolConfig.from_preset("ci", output_dir=str(tmp_path / "run"))
-    recorder = Recorder()
-    run = TrainingRun(config, RunDirectory(tmp_path / "run"), callbacks=[recorder])
+    recorder, logged = Recorder(), []
+    run = TrainingRun(config, RunDirectory(tmp_path / "run"), callbacks=[recorder, LogHeldout(logged.append)])
     run.begin()
     at = {"stage": "bc", "arm": "agentevol"}
     run.record({"kind": "stage", "stage": "bc"}, at=at, heldout=[Split("valid_seen"), Split("valid_unseen")])
-    run.record(None, at={"stage": "base", "arm": "agentevol"}, heldout=[{"env": "guess", "split": "test", "n": 1}])
+    done = {"env": "guess", "split": "test", "n": 1, "success_rate": 1.0, "ci95_low": 0.2, "ci95_high": 1.0}
+    run.record(None, at={"stage": "base", "arm": "agentevol"}, heldout=[done])
     run.end([{"stage": "bc"}])
     lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
     # the point's fields first, in the trainer's order, then the split's: the rows trainers wrote before
     assert lines[0] == json.dumps(
         {"kind": "heldout", "stage": "bc", "arm": "agentevol", "env": "alfworld", "split": "valid_seen", "n": 2,
-         "success_rate": 0.5}
+         "success_rate": 0.5, "ci95_low": 0.1, "ci95_high": 0.9}
     )  # fmt: skip
     assert [json.loads(line).get("split") for line in lines] == ["valid_seen", "valid_unseen", None, "test"]
     assert [h["stage"] for h in run.heldout()] == ["bc", "bc", "base"]
+    assert logged == [
+        "stage bc arm agentevol held-out alfworld:valid_seen: 0.500 [0.100, 0.900] of 2",
+        "stage bc arm agentevol held-out alfworld:valid_unseen: 0.500 [0.100, 0.900] of 2",
+        "stage base arm agentevol held-out guess:test: 1.000 [0.200, 1.000] of 1",
+    ]
     assert recorder.events == [
         ("begin", True), ("evaluate", ["valid_seen", "valid_unseen"]), ("record", "bc", True), ("evaluate", ["test"]),
         ("end", 1),

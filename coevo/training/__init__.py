@@ -6,7 +6,7 @@ trainer per algorithm, and everything around the algorithm here, once.
 - `MetricsLog`: metrics.jsonl, appended atomically (a stage's held-out rows and its own row land
   together or not at all), read back by kind, a torn last line repaired;
 - `TrainerCallback` and `CallbackHandler`: what happens around a recorded row and at the end of a
-  run (progress lines, plots), as callbacks instead of code in each trainer;
+  run (progress lines, held-out lines, plots), as callbacks instead of code in each trainer;
 - `heldout_rows`: held-out scores at a point of the run (a stage, an arm's epoch) as "heldout"
   rows of the metrics log;
 - `ResultsTable`: the end-of-run table, declared as columns over the metrics rows.
@@ -15,7 +15,7 @@ trainer per algorithm, and everything around the algorithm here, once.
 Nothing here knows HTTP, envs or a trainer (the core layer imports none of them).
 """
 
-from coevo.training.callbacks import CallbackHandler, LogRows, OnRecord, PlotAtEnd, TrainerCallback
+from coevo.training.callbacks import CallbackHandler, LogHeldout, LogRows, OnRecord, PlotAtEnd, TrainerCallback
 from coevo.training.heldout_hook import ScoredSplit, heldout_rows
 from coevo.training.metrics_log import MetricsLog
 from coevo.training.results_table import Column, ResultsTable
@@ -27,6 +27,7 @@ __all__ = [
     "Column",
     "ConfigMismatch",
     "OnRecord",
+    "LogHeldout",
     "LogRows",
     "MetricsLog",
     "PlotAtEnd",

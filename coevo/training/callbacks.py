@@ -69,6 +69,22 @@ class LogRows(TrainerCallback):
         self.log(self.describe(row))
 
 
+class LogHeldout(TrainerCallback):
+    """A line per held-out split scored: the point, the split, the success rate, its 95% interval
+    and n (the same line from every trainer)."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+
+    def on_evaluate(self, run: TrainingRun, at: Mapping[str, Any], rows: Sequence[Row]) -> None:
+        where = " ".join(f"{k} {v}" for k, v in at.items())
+        for r in rows:
+            self.log(
+                f"{where} held-out {r['env']}:{r['split']}: {r['success_rate']:.3f} "
+                f"[{r['ci95_low']:.3f}, {r['ci95_high']:.3f}] of {r['n']}"
+            )
+
+
 class OnRecord(TrainerCallback):
     """Hands every recorded row to `handle` (a command's live display)."""
 
