@@ -1,9 +1,12 @@
 """Generation on a GPU with the transformers backend: prefill and decode rates of the default
 model (SmolLM2-135M-Instruct, bf16) and their fractions of the chip's limits, plus the two
 workloads the trainers wait on: a held-out evaluation (200 BFCL first turns, greedy, one batched
-pass) and a GRPO sampling pass (240 completions: 30 prompts x 8 at temperature 1).
+pass) and a GRPO sampling pass (240 completions: 30 prompts x 8 at temperature 1). The
+evaluation runs twice: as one raw `generate` call, and through the transformers policy the
+held-out scoring uses (chat template, prompt budget, stop rules: `eval_200_policy_s`), so the
+policy's own cost on the chip shows as `policy_overhead` (policy time / raw time).
 
-    python bench/gpu.py --json [--n-eval 200] [--prompts 30] [--group 8]
+    python bench/gpu.py --json [--n-eval 200] [--prompts 30] [--group 8] [--model tiny]
 
 Limits come from bench/data/accelerators.json (bandwidth for decode, bf16 tensor throughput for
 prefill). Decode at batch B reads the weights once per step, so its bandwidth fraction is
@@ -59,6 +62,9 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=30, help="GRPO workload: prompts")
     parser.add_argument("--group", type=int, default=8, help="GRPO workload: completions per prompt")
     parser.add_argument("--new-tokens", type=int, default=64, help="tokens decoded per reply")
+    parser.add_argument(
+        "--model", default="", help="model directory, or tiny (a tiny random model, for a smoke run); default SmolLM2"
+    )
     args = parser.parse_args()
     with contextlib.redirect_stdout(sys.stderr):  # loading bars and warnings; stdout stays the JSON
         report = measure(args)
@@ -77,7 +83,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
-    model_dir = default_model_dir()
+    if args.model == "tiny":
+        import tempfile
+
+        from coevo.models.tiny import build_tiny_model
+
+        model_dir = build_tiny_model(Path(tempfile.mkdtemp(prefix="coevo-gpu-bench-")) / "tiny")
+    else:
+        model_dir = Path(args.model) if args.model else default_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=dtype).to(device).eval()
     params = sum(p.numel() for p in model.parameters())
@@ -119,6 +132,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         decode[size] = {"tok_per_s": steps_per_s * size, "steps_per_s": steps_per_s}
     eval_s, eval_rows = generate(texts[: args.n_eval], sample=False)
     grpo_s, grpo_rows = generate(texts[: args.prompts], sample=True, group=args.group)
+    policy_s = policy_eval(model, tokenizer, conversations[: args.n_eval], args.new_tokens, device)
 
     report: dict[str, Any] = {
         "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
@@ -129,6 +143,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "decode": {str(k): v for k, v in decode.items()},
         "eval_rows": eval_rows,
         "eval_200_s": eval_s,
+        "eval_200_policy_s": policy_s,
+        "policy_overhead": policy_s / eval_s,
         "grpo_rows": grpo_rows,
         "grpo_240_s": grpo_s,
     }
@@ -143,6 +159,21 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     else:
         report["targets_met"] = None  # targets are for a GPU (an H200)
     return report
+
+
+def policy_eval(model: Any, tokenizer: Any, conversations: list[Any], new_tokens: int, device: str) -> float:
+    """Seconds for greedy replies to `conversations` through TransformersPolicy in one batch: the
+    path held-out scoring takes, stop rules included (no prefix cache: first turns only)."""
+    from coevo.client.policies.base import PolicyRequest, Sampling
+    from coevo.client.policies.hf import TransformersPolicy
+
+    policy = TransformersPolicy(
+        (model, tokenizer), sampling=Sampling(max_new_tokens=new_tokens), max_batch_size=len(conversations),
+        max_prompt_tokens=4096, prefix_cache=False,
+    )  # fmt: skip
+    requests = [PolicyRequest([dict(m) for m in c], "bfcl") for c in conversations]  # type: ignore[misc]
+    seconds, _ = timed(device, lambda: policy.generate(requests))
+    return seconds
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def _owner(response: httpx.Response, url: str | None, hops: int) -> str | None:
     """The replica that owns the session a session call named, from a 409 that says so."""
     if response.status_code != 409 or url is None or hops >= MAX_OWNER_HOPS:
         return None
-    owner = response.headers.get("x-coevo-owner")
+    owner = response.headers.get(wire.OWNER_HEADER)
     return owner.rstrip("/") if owner and owner.rstrip("/") != url.rstrip("/") else None
 
 
@@ -75,14 +75,34 @@ def _give_up(call: Call, failure: LastFailure, rounds: int) -> NoReturn:
     ) from None
 
 
-def _merge_batches(
-    items: Sequence[tuple[str, str]], groups: dict[str, list[int]], answers: Iterable[wire.BatchStepResponse]
-) -> list[wire.BatchStepResult]:
-    out: list[wire.BatchStepResult | None] = [None] * len(items)
+def _place(
+    results: list[wire.BatchStepResult | None],
+    groups: dict[str, list[int]],
+    answers: Iterable[wire.BatchStepResponse],
+) -> None:
+    """Put each replica's answers at their items' places in `results`."""
     for indexes, answer in zip(groups.values(), answers):
         for i, result in zip(indexes, answer.results):
-            out[i] = result
-    return [r for r in out if r is not None]
+            results[i] = result
+
+
+def _moved(groups: dict[str, list[int]], results: list[wire.BatchStepResult | None]) -> dict[str, list[int]]:
+    """Indexes of the items a replica answered 409 for, naming another replica as the owner of
+    their session (`BatchStepResult.owner`), by that owner: sent on there, as a single call is."""
+    moved: dict[str, list[int]] = {}
+    for url, indexes in groups.items():
+        for i in indexes:
+            result = results[i]
+            owner = result.owner.rstrip("/") if result is not None and result.owner else None
+            if result is not None and result.status == 409 and owner and owner != url.rstrip("/"):
+                moved.setdefault(owner, []).append(i)
+    return moved
+
+
+def _remember_owners(routing: Replicas, items: Sequence[tuple[str, str]], moved: dict[str, list[int]]) -> None:
+    for url, indexes in moved.items():
+        for i in indexes:
+            routing.remember(items[i][0], url)
 
 
 # ============================================================================ sync
@@ -238,8 +258,15 @@ class EnvClient:
     def batch_step(self, items: Sequence[tuple[str, str]]) -> list[wire.BatchStepResult]:
         """Step many sessions in one request per server; results in the order of `items`."""
         groups = self._routing.group([session_id for session_id, _ in items])
-        answers = [self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items()]
-        return _merge_batches(items, groups, answers)
+        results: list[wire.BatchStepResult | None] = [None] * len(items)
+        for hops in range(MAX_OWNER_HOPS + 1):
+            answers = [self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items()]
+            _place(results, groups, answers)
+            groups = _moved(groups, results)
+            if not groups or hops == MAX_OWNER_HOPS:
+                break
+            _remember_owners(self._routing, items, groups)
+        return [r for r in results if r is not None]
 
     def close(self) -> None:
         self._http.close()
@@ -412,10 +439,17 @@ class AsyncEnvClient:
 
     async def batch_step(self, items: Sequence[tuple[str, str]]) -> list[wire.BatchStepResult]:
         groups = self._routing.group([session_id for session_id, _ in items])
-        answers = await asyncio.gather(
-            *(self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items())
-        )
-        return _merge_batches(items, groups, answers)
+        results: list[wire.BatchStepResult | None] = [None] * len(items)
+        for hops in range(MAX_OWNER_HOPS + 1):
+            answers = await asyncio.gather(
+                *(self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items())
+            )
+            _place(results, groups, answers)
+            groups = _moved(groups, results)
+            if not groups or hops == MAX_OWNER_HOPS:
+                break
+            _remember_owners(self._routing, items, groups)
+        return [r for r in results if r is not None]
 
     async def aclose(self) -> None:
         await self._http.aclose()

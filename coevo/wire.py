@@ -44,6 +44,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: The response header that names the replica serving a session (with 409 session_owned_elsewhere).
+OWNER_HEADER = "X-Coevo-Owner"
+
+
 class ErrorDetail(_Model):
     code: str = Field(description="Stable machine-readable code, e.g. 'session_not_found'")
     message: str
@@ -249,6 +253,11 @@ class BatchStepResult(_Model):
     result: StepResponse | None = None
     error: ErrorDetail | None = None
     status: int = Field(200, description="The HTTP status this item would have had alone")
+    owner: str | None = Field(
+        None,
+        description="With a 409 session_owned_elsewhere: the address of the replica that serves the "
+        "session, as the X-Coevo-Owner header gives it to a single request",
+    )
 
 
 class BatchStepResponse(_Model):

@@ -19,6 +19,7 @@ BUILTIN: dict[str, str] = {
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
+    "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",

@@ -23,8 +23,20 @@ from coevo.hardware import use_bf16
 
 log = logging.getLogger(__name__)
 
-#: Tasks per generate() call in `sample` (each with group_size completions).
+#: Tasks per generate() call in `sample` on a CPU (each with group_size completions); a GPU takes
+#: as many as its batch_rows allow (tasks_per_call).
 SAMPLE_TASKS_PER_CALL = 8
+
+
+def tasks_per_call(device_type: str, group_size: int) -> int:
+    """Tasks whose groups one generate() call of the sampling pass decodes: 8 on a CPU, and on a
+    GPU every task that fits the host's batch (coevo.models.registry.batch_rows), since a GPU
+    decode step costs about the same for 40 rows as for 256."""
+    from coevo.models.registry import batch_rows
+
+    if device_type != "cuda":
+        return SAMPLE_TASKS_PER_CALL
+    return max(SAMPLE_TASKS_PER_CALL, batch_rows(device_type) // max(group_size, 1))
 
 
 def _vllm_usable(setting: str) -> bool:
@@ -271,8 +283,9 @@ class GRPOAgent:
         try:
             with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
                 torch.manual_seed(seed)
-                for start in range(0, len(tasks), SAMPLE_TASKS_PER_CALL):
-                    chunk = tasks[start : start + SAMPLE_TASKS_PER_CALL]
+                per_call = tasks_per_call(model.device.type, cfg.group_size)
+                for start in range(0, len(tasks), per_call):
+                    chunk = tasks[start : start + per_call]
                     texts = [
                         tokenizer.apply_chat_template(
                             self.prompts.messages(t), tokenize=False, add_generation_prompt=True

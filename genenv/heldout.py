@@ -18,7 +18,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from coevo.client.heldout import HeldoutEvaluator, HeldoutRow, HeldoutSplit
 from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Message, Sampling
 from coevo.client.policies.prompts import EnvPrompt
+from coevo.models.registry import host_batch_rows
 from coevo.envs.simulator.families.function_calling import render_prompt
 from coevo.training import write_json
 
@@ -87,8 +88,10 @@ class AgentHeldout:
     max_new_tokens: int
     backend: str = "auto"
     max_rounds: int = 1
-    concurrency: int = 32
-    max_batch_size: int = 16
+    #: Episodes in flight and rows per generate call: a GPU host decodes every pending first turn
+    #: in one batch (coevo.models.registry.batch_rows), two CPU cores 16 at a time.
+    concurrency: int = field(default_factory=lambda: max(32, host_batch_rows()))
+    max_batch_size: int = field(default_factory=lambda: host_batch_rows())
 
     @classmethod
     def for_run(

@@ -25,6 +25,7 @@ from coevo.server.errors import NotStored, OwnedElsewhere, OwnershipUnconfirmed
 from coevo.server.leases import LeaseTable
 from coevo.server.runtime import EnvRuntime
 from coevo.store import owners
+from coevo.wire import OWNER_HEADER
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,10 @@ class Ownership:
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         if self._task is None:
+            # From here on sessions are claimed, each with a fresh heartbeat. Counted from
+            # construction instead, a start slower than the expiry (a loaded machine's first
+            # imports) answered 503 to the first steps.
+            self._valid_until = time.monotonic() + self.expiry_s - self.heartbeat_s
             self._task = asyncio.get_running_loop().create_task(self._renew_forever())
 
     async def stop(self) -> None:
@@ -98,7 +103,7 @@ class Ownership:
             raise OwnedElsewhere(
                 f"session {session_id} is served by {owner.address} (its heartbeat is {owner.age_s:.1f} s old;"
                 f" another server takes it over only after {self.expiry_s:g} s); send its requests there",
-                headers={"X-Coevo-Owner": owner.address},
+                headers={OWNER_HEADER: owner.address},
             )
 
     def release(self, session_id: str) -> None:

@@ -42,6 +42,7 @@ from coevo.store.outcome import episode_success
 from coevo.store.trajectories import sessions_with_open_episodes
 from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
+    OWNER_HEADER,
     BatchStepResult,
     ErrorDetail,
     HealthResponse,
@@ -358,7 +359,7 @@ class EnvService:
         try:
             result = await self.step(session_id, action, wait_stored=False)
         except Exception as exc:  # one bad item never fails the batch
-            status, code, message, _ = classify(exc)
+            status, code, message, headers = classify(exc)
             self.metrics.error(status, code)
             return BatchStepResult.model_construct(
                 session_id=session_id,
@@ -366,6 +367,7 @@ class EnvService:
                 result=None,
                 error=ErrorDetail.model_construct(code=code, message=message),
                 status=status,
+                owner=(headers or {}).get(OWNER_HEADER),
             )
         return BatchStepResult.model_construct(session_id=session_id, ok=True, result=result, error=None, status=200)
 

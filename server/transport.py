@@ -13,8 +13,9 @@ and answers requests its parser refuses in plain text. The protocol classes here
   ones answered 429 as JSON and closed.
 - the JSON error body for requests the HTTP parser refuses: 413 body_too_large for a
   Content-Length too large to parse, 400 malformed_http otherwise.
-- a cap on a request's head (request line and headers, `MAX_HEAD_BYTES` in total): past it the
-  client gets 431 as JSON and the connection is closed, before the rest is parsed (a 64 MB
+- a cap on a request's head (the bytes from its request line to the blank line that ends it,
+  `MAX_HEAD_BYTES` at most, exactly, in either parser and however the bytes arrive): past it
+  the client gets 431 as JSON and the connection is closed, before the rest is parsed (a 64 MB
   header took 4.3 s to parse and four of them stalled /health for 7.9 s).
 """
 
@@ -27,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -124,8 +126,9 @@ class _Guarded:
             self._disarm()
 
     def send_400_response(self, msg: str) -> None:
-        detail = str(sys.exc_info()[1] or "")
-        if getattr(self, "_head_too_large", False) or "buffer too long" in detail.lower():
+        error = sys.exc_info()[1]
+        detail = str(error or "")
+        if getattr(self, "_head_too_large", False) or getattr(error, "error_status_hint", None) == 431:
             self._answer_head_too_large()
             return
         declared = _DIGITS_LENGTH.search(getattr(self, "_last_data", b""))
@@ -180,65 +183,127 @@ class _Guarded:
 
 
 class _GuardedHttpTools(_Guarded, HttpToolsProtocol):
+    """httptools reports what it parsed but not where in the bytes, so the head's raw size is
+    measured here: a head runs from its request line (after any blank lines, which llhttp
+    skips) to the first CRLFCRLF after it, and it starts where the parse is known to have got
+    in the read: the read's start, the end of the previous head, or that plus a Content-Length
+    body. Only a head that follows a chunked body in the same read (pipelining) has no known
+    start; it is measured as parsed (method, target, names and values with single separators),
+    which leaves out only optional whitespace."""
+
     _in_message = False
-    #: Between a message's first byte and its last header; bytes of chunks that ended there, and
-    #: bytes of the request line and headers parsed so far (a head split across chunks is caught
-    #: by the first, a head that arrives in one chunk by the second).
     _in_head = False
-    _head_raw = 0
-    _head_parsed = 0
     _head_too_large = False
+    #: The read being parsed, and the offset in it the parse is known to have reached (None
+    #: inside a chunked body: httptools does not report its framing).
+    _data = b""
+    _pos: int | None = 0
+    _chunked = False
+    #: Where the current head's bytes start in this read (None: not known), whether every part
+    #: of it was measured, its bytes in earlier reads, the last 3 bytes of those (a CRLFCRLF may
+    #: straddle two reads), and its parsed size.
+    _head_start: int | None = None
+    _head_known = True
+    _head_before = 0
+    _tail = b""
+    _head_parsed = 0
 
     def _reading(self) -> bool:
         return self._in_message
 
     def data_received(self, data: bytes) -> None:
+        self._data = data
+        self._pos = None if self._in_message and not self._in_head and self._chunked else 0
+        if self._in_head:
+            self._head_start = 0  # the head goes on from the last read
         super().data_received(data)
-        if self._in_head and not self.transport.is_closing() and not getattr(self, "_discarding", False):
-            self._head_raw += len(data)
-            if self._head_raw > MAX_HEAD_BYTES:
-                self._answer_head_too_large()
+        if not self._in_head or self.transport.is_closing() or getattr(self, "_discarding", False):
+            return
+        # The head goes on in the next read: this read's bytes from its start are all head.
+        if self._head_start is not None:
+            self._head_before += len(data) - self._head_start
+        self._tail = (self._tail + data)[-3:]
+        if self._head_before > MAX_HEAD_BYTES:
+            self._answer_head_too_large()
 
     def on_message_begin(self) -> None:
-        self._in_message = True
-        self._in_head, self._head_raw, self._head_parsed = True, 0, 0
+        self._in_message = self._in_head = True
+        start = self._pos
+        if start is not None:
+            while start < len(self._data) and self._data[start] in b"\r\n":
+                start += 1
+        self._head_start, self._head_known = start, start is not None
+        self._head_before, self._head_parsed, self._tail = 0, 0, b""
         super().on_message_begin()
 
     def on_url(self, url: bytes) -> None:
-        self._count_head(len(url))
+        self._head_parsed += len(url)
         super().on_url(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._count_head(len(name) + len(value) + 4)
+        self._head_parsed += len(name) + len(value) + 4  # ": " and CRLF
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        super().on_headers_complete()
-
-    def _count_head(self, size: int) -> None:
-        self._head_parsed += size
-        if self._head_parsed > MAX_HEAD_BYTES:
+        end = self._head_end()
+        if self._head_known and end is not None and self._head_start is not None:
+            size = self._head_before + end - self._head_start
+        else:  # method SP target SP "HTTP/1.1" CRLF, the header lines, CRLF
+            parsed = len(self.parser.get_method()) + 1 + self._head_parsed + len(" HTTP/1.1\r\n") + 2
+            size = max(parsed, self._head_before + (end or 0))
+        if size > MAX_HEAD_BYTES:
             self._head_too_large = True
             # Ends the parse: uvicorn answers through send_400_response, which answers 431.
             raise ValueError("request head too large")
+        self._chunked = any(n == b"transfer-encoding" and b"chunked" in v.lower() for n, v in self.headers)
+        self._pos = None if self._chunked or end is None else end
+        super().on_headers_complete()
+
+    def _head_end(self) -> int | None:
+        """The offset in this read just past the current head's CRLFCRLF (None: not found)."""
+        start = self._head_start
+        if start is None:
+            return None
+        if start == 0 and self._tail:  # it may straddle the last read and this one
+            found = (self._tail + self._data[:3]).find(b"\r\n\r\n")
+            if found >= 0:
+                return found + 4 - len(self._tail)
+        found = self._data.find(b"\r\n\r\n", start)
+        return None if found < 0 else found + 4
+
+    def on_body(self, body: bytes) -> None:
+        if self._pos is not None:
+            self._pos += len(body)
+        super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._in_message = False
         super().on_message_complete()
 
 
+class _HeadCappedConnection(h11.Connection):
+    """h11 bounds only a head still incomplete when a read ends (`max_incomplete_event_size`);
+    a whole head that came in one read (up to 256 KiB) was parsed and served. Here each
+    request's head is measured too, as the bytes its Request event took from the buffer."""
+
+    def next_event(self) -> Any:
+        before = len(self._receive_buffer)
+        event = super().next_event()
+        if type(event) is h11.Request and before - len(self._receive_buffer) > MAX_HEAD_BYTES:
+            self._process_error(self.their_role)  # their state: ERROR, as after h11's own refusals
+            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        return event
+
+
 class _GuardedH11(_Guarded, H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        import h11
-
-        # h11 refuses a head past this as "Receive buffer too long" (send_400_response: 431).
-        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        # An incomplete head past the cap is refused by h11 itself, a complete one by the
+        # connection class; both with status hint 431 (send_400_response answers 431).
+        self.conn = _HeadCappedConnection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
 
     def _reading(self) -> bool:
-        import h11
-
         state = self.conn.their_state
         return state is h11.SEND_BODY or (state is h11.IDLE and bool(self.conn.trailing_data[0]))
 

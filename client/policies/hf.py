@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from coevo.client.policies.base import PolicyRequest, Sampling
-from coevo.client.policies.local import ChatModelPolicy, fit_messages, reply_over
+from coevo.client.policies.local import ChatModelPolicy, fit_messages, reply_over, stop_trigger_ids
 from coevo.models.checkpoints import AGENT_FILE, read_prompt_options
 from coevo.models.kv_prefix import CachedPrefix, PrefixKV
 from coevo.models.loading import load_model
@@ -34,22 +34,38 @@ if TYPE_CHECKING:
 
 class _StopOnReActEnd:
     """Stops each row once its reply is over (local.reply_over); rows are independent. Checks
-    for cancellation too, so SIGTERM stops a generation at the next token."""
+    for cancellation too, so SIGTERM stops a generation at the next token.
+
+    A row is decoded only on steps whose new token can complete a stop match (`triggers`,
+    local.stop_trigger_ids) and only while it runs: decoding every row's whole reply at every
+    step cost O(rows x length) tokenizer work per step, which on a GPU outweighed the model's step
+    (the held-out pass of 200 tasks took 34-48 s on an H200). Same stops, token for token (tested)."""
 
     def __init__(
         self, tokenizer: PreTrainedTokenizerBase, prompt_len: int, single_line: list[bool],
-        check_cancelled: Callable[[], None] = lambda: None,
+        check_cancelled: Callable[[], None] = lambda: None, triggers: torch.Tensor | None = None,
     ) -> None:  # fmt: skip
         self.tokenizer, self.prompt_len, self.single_line = tokenizer, prompt_len, single_line
         self.check_cancelled = check_cancelled
+        self.triggers = triggers
+        self.done: torch.Tensor | None = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.Tensor:
         import torch
 
         self.check_cancelled()
-        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len :], skip_special_tokens=True)
-        done = [reply_over(t, one) for t, one in zip(texts, self.single_line)]
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+        if self.done is None:
+            self.done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        running = ~self.done
+        if self.triggers is not None:
+            running &= self.triggers.to(input_ids.device)[input_ids[:, -1]]
+        rows = running.nonzero().flatten().tolist()
+        if rows:
+            texts = self.tokenizer.batch_decode(input_ids[rows, self.prompt_len :], skip_special_tokens=True)
+            over = [i for i, text in zip(rows, texts) if reply_over(text, self.single_line[i])]
+            if over:
+                self.done[over] = True
+        return self.done.clone()
 
 
 class TransformersPolicy(ChatModelPolicy):
@@ -82,6 +98,17 @@ class TransformersPolicy(ChatModelPolicy):
         self.prefix_cache = prefix_cache
         self._prefixes: OrderedDict[str, CachedPrefix] = OrderedDict()
         self._kv = PrefixKV(self.model)
+        self._triggers: torch.Tensor | None = None
+
+    def _stop_triggers(self) -> torch.Tensor:
+        """The token ids whose step can end a reply (stop_trigger_ids), on the model's device; made once."""
+        import torch
+
+        if self._triggers is None:
+            vocab = int(self.model.get_output_embeddings().weight.shape[0])
+            ids = stop_trigger_ids(self.tokenizer, vocab)
+            self._triggers = torch.tensor(ids, dtype=torch.bool, device=self.model.device)
+        return self._triggers
 
     @classmethod
     def from_model(
@@ -110,7 +137,9 @@ class TransformersPolicy(ChatModelPolicy):
         device = self.model.device
         input_ids = torch.tensor([[pad_id] * p + ids for ids, p in zip(prompts, pads)], device=device)
         attention_mask = torch.tensor([[0] * p + [1] * len(ids) for ids, p in zip(prompts, pads)], device=device)
-        stop = _StopOnReActEnd(self.tokenizer, width, [self.single_line(r) for r in requests], self.check_cancelled)
+        stop = _StopOnReActEnd(
+            self.tokenizer, width, [self.single_line(r) for r in requests], self.check_cancelled, self._stop_triggers()
+        )
         kwargs: dict[str, Any] = dict(
             max_new_tokens=sampling.max_new_tokens, pad_token_id=pad_id, eos_token_id=self._stop_ids,
             stopping_criteria=[stop],

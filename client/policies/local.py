@@ -39,6 +39,21 @@ class GenerationCancelled(RuntimeError):
     """`cancel()` was called while a batch was being decoded (SIGTERM, Ctrl-C, shutdown)."""
 
 
+#: What a stop match ends with: both patterns end at a newline or a colon; U+FFFD is what a token
+#: decodes to alone when it completes a multi-byte character (the full-width colon among them).
+_STOP_MATCH_ENDS = ("\n", ":", "\ufffd")
+
+
+def stop_trigger_ids(tokenizer: PreTrainedTokenizerBase, vocab_size: int) -> list[bool]:
+    """Per token id, whether generating it can complete a stop match. A reply's text only grows
+    and every match ends with one of _STOP_MATCH_ENDS, so `reply_over` can turn true only on a
+    step whose token decodes to text holding one: the rules need checking on those steps alone
+    (ids past the tokenizer's vocabulary count as triggers)."""
+    pieces = tokenizer.batch_decode([[i] for i in range(min(len(tokenizer), vocab_size))], skip_special_tokens=True)
+    triggers = [any(end in piece for end in _STOP_MATCH_ENDS) for piece in pieces]
+    return triggers + [True] * (vocab_size - len(triggers))
+
+
 def reply_over(text: str, single_line: bool) -> bool:
     """Whether a reply-so-far needs no more tokens (see the module docstring)."""
     return bool(_INVENTED_TURN.search(text)) or (single_line and bool(_ACTION_LINE_DONE.search(text)))

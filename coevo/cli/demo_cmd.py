@@ -59,17 +59,29 @@ def clear_earlier_run(out_dir: Path) -> list[Path]:
 def training_table(step: TrainingStep) -> Any:
     from rich.table import Table
 
-    when = "trained earlier, reused; --fresh retrains" if step.reused else f"{step.train_s:.0f}s"
-    table = Table(title=f"training step · {step.model}, {step.steps} SFT steps on generated tasks ({when}) · "
+    from coevo.cli.demo_training import STAGES
+
+    when = "trained earlier, reused; --fresh retrains" if step.reused else f"SFT {step.train_s:.0f}s"
+    if step.rl_epochs and not step.reused:
+        when += f", RL {step.rl_s:.0f}s"
+    rl = f", then {step.rl_epochs} GenEnv RL epoch(s)" if step.rl_epochs else ""
+    table = Table(title=f"training step · {step.model}, {step.steps} SFT steps on generated tasks{rl} ({when}) · "
                         "held-out BFCL success [95% CI]")  # fmt: skip
-    for column in ("held-out split", "n", "base", "trained"):
-        table.add_column(column, justify="left" if column == "held-out split" else "right")
+    stages = [stage for stage in STAGES if stage in step.rows[0]]
+    table.add_column("held-out split")
+    for column in ("n", *(STAGES[s] for s in stages)):
+        table.add_column(column, justify="right")
     for row in step.rows:
-        cells = [f"{100 * v[0]:.1f}% [{100 * v[1]:.1f}-{100 * v[2]:.1f}]" for v in (row["base"], row["trained"])]
+        cells = [f"{100 * row[s][0]:.1f}% [{100 * row[s][1]:.1f}-{100 * row[s][2]:.1f}]" for s in stages]
         table.add_row(row["split"], str(row["n"]), *cells)
-    g = step.gain
-    table.caption = (f"gain {100 * g['difference']:+.1f} points, paired 95% CI {100 * g['ci95_low']:+.1f} to "
-                     f"{100 * g['ci95_high']:+.1f}, McNemar p={g['mcnemar_p']:.2g}")  # fmt: skip
+    parts = [("supervised start vs base", step.gain_sft)]
+    if step.gain_rl:
+        parts += [("after RL vs supervised start", step.gain_rl), ("after RL vs base", step.gain)]
+    table.caption = "; ".join(
+        f"{name} {100 * g['difference']:+.1f} points, paired 95% CI {100 * g['ci95_low']:+.1f} to "
+        f"{100 * g['ci95_high']:+.1f}, McNemar p={g['mcnemar_p']:.2g}"
+        for name, g in parts
+    )
     return table
 
 
@@ -90,7 +102,8 @@ def demo(
     train_steps: int = typer.Option(
         10, help="Training step: SFT steps of the default model on generated tasks (0: none)"
     ),
-    train_n: int = typer.Option(50, help="Training step: held-out BFCL tasks per split, scored before and after"),
+    train_n: int = typer.Option(50, help="Training step: held-out BFCL tasks per split, scored at every stage"),
+    rl_epochs: int = typer.Option(1, help="Training step: GenEnv RL epochs after the supervised start (0: SFT alone)"),
     train_model: str = typer.Option(
         "smollm2-135m", help="Training step: the model trained (smollm2-135m, tiny, or a model directory)"
     ),
@@ -135,7 +148,7 @@ def demo(
             console.print(
                 f"--fresh: removed {len(removed)} earlier results from {out_dir}/ ({', '.join(p.name for p in removed)})"
             )
-    elif train_steps > 0 and (earlier := trained_earlier(out_dir, train_model, train_steps)) is not None:
+    elif train_steps > 0 and (earlier := trained_earlier(out_dir, train_model, train_steps, rl_epochs)) is not None:
         console.print(
             f"[yellow]reusing the model trained by an earlier demo: {earlier} "
             f"(made {time.strftime('%Y-%m-%d %H:%M', time.localtime(earlier.stat().st_mtime))}); "
@@ -203,7 +216,13 @@ def demo(
             from coevo.cli.demo_training import run_training_step
 
             training = run_training_step(
-                servers["bfcl"][0], out_dir, steps=train_steps, n=train_n, log=say, model=train_model
+                servers["bfcl"][0],
+                out_dir,
+                steps=train_steps,
+                n=train_n,
+                log=say,
+                model=train_model,
+                rl_epochs=rl_epochs,
             )
     finally:
         servers_cm.__exit__(None, None, None)

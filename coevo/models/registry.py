@@ -58,6 +58,9 @@ class Registry:
     auto: dict[str, tuple[str, ...]]
     auto_help: str
     in_memory_fallback: str
+    #: Per host kind ("cuda", "cpu"), rows one batched generate call takes (held-out scoring,
+    #: sampling passes): a GPU takes every pending prompt, a CPU small batches.
+    batch_rows: dict[str, int]
 
 
 def load_object(reference: str) -> Any:
@@ -87,7 +90,8 @@ def registry(path: Path = BACKENDS_FILE) -> Registry:
         unknown = set(names) - set(backends)
         if unknown:
             raise ValueError(f"{path}: auto names unknown backends {sorted(unknown)}")
-    return Registry(backends, auto, data["auto_help"], data["in_memory_fallback"])
+    batch_rows = {kind: int(rows) for kind, rows in data["batch_rows"].items()}
+    return Registry(backends, auto, data["auto_help"], data["in_memory_fallback"], batch_rows)
 
 
 def backend(name: str) -> Backend:
@@ -119,6 +123,19 @@ def choose_backend(setting: str, *, cuda: bool, **installed: bool) -> str:
         if runs(name):
             return name
     raise ValueError("no backend of the table runs on this host")
+
+
+def batch_rows(device_type: str) -> int:
+    """Rows per batched generate call on a host kind ("cuda", anything else counts as "cpu")."""
+    rows = registry().batch_rows
+    return rows["cuda"] if device_type == "cuda" else rows["cpu"]
+
+
+def host_batch_rows() -> int:
+    """batch_rows for this host: its CUDA GPU if it has one, else its CPUs."""
+    import torch
+
+    return batch_rows("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def resolve_backend(setting: str | None = None) -> str:

@@ -1,6 +1,6 @@
 """Record AgentGym's own env clients talking to a coevo server, once.
 
-Runs the client classes (searchqa, ALFWorld, WebShop) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
+Runs the client classes (searchqa, ALFWorld, WebShop, SQLGym) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
@@ -9,7 +9,7 @@ shape that no client method makes (`GET /`, steps and reads after the end, /deta
 /instruction_text), kept as by "raw". tests/server/
 test_agentgym_clients.py replays the requests and pins our answers to the recorded ones.
 
-    python scripts/fidelity/record_agentgym_clients.py /path/to/AgentGym
+    python scripts/fidelity/record_agentgym_clients.py /path/to/AgentGym [--envs birdsql]
 
 Only `agentenv.controller` and the env modules used are imported (the package's `envs/__init__`
 imports every env client); they need `requests` and what `agentenv.controller` imports.
@@ -41,6 +41,7 @@ SERVERS: dict[str, dict[str, Any]] = {
     "searchqa": {"passages": 4000, "seed": 3},
     "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10, "valid_train_size": 10},
     "webshop": {"products": 400, "seed": 7},
+    "birdsql": {"seed": 0},
 }
 
 
@@ -239,10 +240,36 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
     return outputs
 
 
+def _record_birdsql(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.sqlgym")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.SqlGymEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(9428), client.observe()]
+    sid = client.env_id
+    rec.by = "native"
+    expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+    rec.by = "agentgym"
+    outputs.append(client.step(f"Thought: the evidence names the columns.\n\nAction: {expert}").__dict__)
+    # SQLGym keeps no end state: a further SQL action runs and is scored again.
+    outputs.append(client.step("Action: ```sql\nSELECT COUNT(*) FROM book\n```").__dict__)
+    outputs.append(client.observe())
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(0))
+    outputs.append(client.step("Action: ```sql\nDELETE FROM orders\n```").__dict__)  # refused
+    outputs.append(client.reset(1))
+    outputs.append(client.step("Action: ```sql\nSELECT * FROM student\n```").__dict__)  # cut at 100 characters
+    outputs.append(client.step("Action: ```sql\nSELECT 1; SELECT 2\n```").__dict__)  # refused
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
     parser.add_argument("--commit", help="the checkout's commit, where it is no git work tree")
+    parser.add_argument("--envs", nargs="+", help="record only these servers, keeping the fixture's others")
     args = parser.parse_args()
     _import_clients(args.agentgym)
     import requests
@@ -255,8 +282,17 @@ def main() -> None:
         or None
     )
     fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
-    recorders = (("searchqa", _record_searchqa), ("alfworld", _record_alfworld), ("webshop", _record_webshop))
+    if args.envs and OUT.exists():
+        fixture["servers"] = json.loads(OUT.read_text(encoding="utf-8"))["servers"]
+    recorders = (
+        ("searchqa", _record_searchqa),
+        ("alfworld", _record_alfworld),
+        ("webshop", _record_webshop),
+        ("birdsql", _record_birdsql),
+    )
     for env, record in recorders:
+        if args.envs and env not in args.envs:
+            continue
         rec = Recorder()
         real_get, real_post, real_delete = requests.get, requests.post, requests.delete
         requests.get, requests.post = rec.wrap("GET", real_get), rec.wrap("POST", real_post)

@@ -7,9 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+#: A hang guard for the demo's runs (servers, a warm-up, an RL epoch and three held-out passes on a
+#: tiny model): a minute or two alone, several times that on a loaded machine.
+DEMO_TIMEOUT_S = 900
 
 
 def coevo(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -59,27 +65,34 @@ def test_demo_builds_a_leaderboard_and_leaves_trajectories(tmp_path: Path) -> No
     done = coevo(
         "demo", "--envs", "alfworld,bfcl", "--n", "2", "--policies", "expert,random",
         "--db-url", f"sqlite:///{db}", "--out-dir", str(tmp_path / "demo"),
-        "--train-model", "tiny", "--train-steps", "2", "--train-n", "3",
+        "--train-model", "tiny", "--train-steps", "2", "--train-n", "3", timeout=DEMO_TIMEOUT_S,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "coevo demo" in done.stdout and "expert" in done.stdout
     board = json.loads((tmp_path / "demo" / "leaderboard.json").read_text())
-    # The training step: the same held-out BFCL tasks scored before and after training.
+    # The training step: the same held-out BFCL tasks scored before training, after the supervised
+    # start and after one RL epoch of GenEnv from there.
     training = board["training"]
-    assert training["model"] == "tiny" and training["steps"] == 2
+    assert training["model"] == "tiny" and training["steps"] == 2 and training["rl_epochs"] == 1
     assert [r["split"] for r in training["rows"]] == ["bfcl:simple_python", "bfcl:multiple", "all"]
     assert [r["n"] for r in training["rows"]] == [3, 3, 6]
     for row in training["rows"]:
-        for rate, low, high in (row["base"], row["trained"]):
+        for rate, low, high in (row["base"], row["start"], row["trained"]):
             assert 0 <= low <= rate <= high <= 1
-    assert training["gain"]["ci95_low"] <= training["gain"]["difference"] <= training["gain"]["ci95_high"]
+    for key in ("gain", "gain_sft", "gain_rl"):
+        assert training[key]["ci95_low"] <= training[key]["difference"] <= training[key]["ci95_high"]
+    pooled = training["rows"][-1]
+    assert training["gain_rl"]["difference"] == pytest.approx(pooled["trained"][0] - pooled["start"][0])
     assert "training step" in done.stdout and "held-out BFCL" in done.stdout
+    assert "supervised start" in done.stdout and "after RL" in done.stdout
     log = (tmp_path / "demo" / "demo.log").read_text().splitlines()
     assert "start: coevo demo, 8 episodes" in log[0] and "end: coevo demo, " in log[-1]
     assert sum("episodes," in line for line in log) == 8  # one progress line per episode
     assert any("trained in" in line for line in log)
-    warm = json.loads(next((tmp_path / "demo").glob("training-tiny-2-steps/agent_warmup/warmup.json")).read_text())
-    assert warm["steps"] == 2
+    folder = tmp_path / "demo" / "training-tiny-2-steps-1-rl"
+    assert json.loads((folder / "agent_warmup" / "warmup.json").read_text())["steps"] == 2
+    assert json.loads((folder / "genenv" / "state.json").read_text())["epochs_done"] == 1
+    assert any("RL epoch 1/1 done" in line for line in log)
     assert board["envs"] == ["alfworld", "bfcl"]
     assert board["board"]["expert"]["all"]["success_rate"] == 1.0
     assert board["board"]["random"]["bfcl"]["n"] == 2
@@ -92,14 +105,14 @@ def test_demo_builds_a_leaderboard_and_leaves_trajectories(tmp_path: Path) -> No
         "demo", "--envs", "bfcl", "--n", "1", "--policies", "expert", "--db-url", f"sqlite:///{db}",
         "--out-dir", str(tmp_path / "demo"), "--train-model", "tiny", "--train-steps", "2", "--train-n", "3",
     )  # fmt: skip
-    second = coevo(*again)
+    second = coevo(*again, timeout=DEMO_TIMEOUT_S)
     assert second.returncode == 0, second.stderr
     assert "reusing the model trained by an earlier demo" in second.stdout and "--fresh" in second.stdout
     assert "training-tiny-2-steps" in second.stdout
     assert json.loads((tmp_path / "demo" / "leaderboard.json").read_text())["training"]["reused"] is True
     last_run = (tmp_path / "demo" / "demo.log").read_text().rsplit("start: coevo demo", 1)[1]
-    assert "reused the model trained earlier" in last_run and "trained in" not in last_run
-    fresh = coevo(*again, "--fresh")
+    assert "reused the models trained earlier" in last_run and "trained in" not in last_run
+    fresh = coevo(*again, "--fresh", timeout=DEMO_TIMEOUT_S)
     assert fresh.returncode == 0, fresh.stderr
     assert "--fresh: removed" in fresh.stdout and "reusing" not in fresh.stdout
     assert json.loads((tmp_path / "demo" / "leaderboard.json").read_text())["training"]["reused"] is False

@@ -103,3 +103,45 @@ def test_stop_criterion(tiny_model_dir: Path) -> None:
     assert not stops("Thought: go\nAction: go to de", single_line=True)
     assert not stops("Thought: go\nAction: [f(a=1),\n", single_line=False)
     assert stops("Action: [f(a=1)]\nObservation: done", single_line=False)
+
+
+def test_stop_criterion_decodes_only_on_trigger_tokens_and_stops_the_same(tiny_model_dir: Path) -> None:
+    """Fed a batch token by token, the criterion that decodes only rows whose new token can end a
+    match (stop_trigger_ids) stops every row at the very step where decoding everything each step
+    (local.reply_over on the whole reply) first says the reply is over."""
+    import torch
+
+    from coevo.client.policies.local import reply_over, stop_trigger_ids
+
+    policy = TransformersPolicy(tiny_model_dir)
+    tok = policy.tokenizer
+    vocab = int(policy.model.get_output_embeddings().weight.shape[0])
+    triggers = torch.tensor(stop_trigger_ids(tok, vocab), dtype=torch.bool)
+    assert 0 < int(triggers.sum()) < vocab  # some tokens can end a match, most cannot
+    replies = [
+        "Thought: go\nAction: go to desk 1\nmore text after the line",
+        "Thought: go\nAction：open drawer 2\nand more",  # a full-width colon
+        "Action: [f(a=1)]\nObservation: done, and then",
+        "Thought: no action yet, only thoughts that go on and on",
+        "Action:   \n not a complete action line\nUser: hi",
+        "x\n  observation :invented",
+    ]
+    single_line = [True, True, False, True, False, False]
+    filler = tok(" and so on" * 20, add_special_tokens=False)["input_ids"]
+    rows = [tok(text, add_special_tokens=False)["input_ids"] + filler for text in replies]
+    width = min(len(r) for r in rows)
+    prompt = tok("PROMPT", add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([prompt + r[:width] for r in rows])
+    stop = _StopOnReActEnd(tok, len(prompt), single_line, triggers=triggers)
+    first_stop: dict[int, int] = {}
+    reference: dict[int, int] = {}
+    for step in range(1, width + 1):
+        done = stop(ids[:, : len(prompt) + step], None).tolist()
+        texts = tok.batch_decode(ids[:, len(prompt) : len(prompt) + step], skip_special_tokens=True)
+        for i, (is_done, text) in enumerate(zip(done, texts)):
+            if is_done:
+                first_stop.setdefault(i, step)
+            if reply_over(text, single_line[i]):
+                reference.setdefault(i, step)
+    assert first_stop == reference
+    assert set(reference) == {0, 1, 2, 4, 5}  # every reply but the thoughts-only one is over

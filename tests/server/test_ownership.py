@@ -5,6 +5,7 @@ took; the client follows the 409. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -16,7 +17,8 @@ from typing import Any
 import httpx
 from sqlalchemy import update
 
-from coevo.client.http import EnvClient
+from coevo import wire
+from coevo.client.http import AsyncEnvClient, EnvClient
 from coevo.store.db import make_engine
 from coevo.store.owners import SessionOwner, db_clock
 from tests.server.conftest import serve
@@ -144,3 +146,65 @@ def test_the_client_follows_the_owner(sqlite_url: str) -> None:
             result = session.step("guess 60")  # A answers 409, the client asks B
             assert result.info["step"] == 2 and session.url == url_b
             assert session.state().steps == 2
+
+
+def test_a_batch_item_on_another_servers_session_gets_its_own_409(db_url: str) -> None:
+    """A batch is not a way around the owner check: the item on A's session gets the 409 a
+    single step would (same error body, the owner's address in the item), the others run, and
+    nothing is recorded for A's session by B."""
+    with (
+        serve(db_url=db_url, advertise_url="http://a.example:8001", **FAST) as a,
+        serve(db_url=db_url, advertise_url="http://b.example:8002", **FAST) as b,
+    ):
+        theirs = a.post("/sessions", json={"task_id": "train-5"}).json()["session_id"]
+        assert a.post(f"/sessions/{theirs}/step", json={"action": "guess 50"}).status_code == 200
+        mine = b.post("/sessions", json={"task_id": "train-5"}).json()["session_id"]
+        single = b.post(f"/sessions/{theirs}/step", json={"action": "guess 60"})
+        r = b.post(
+            "/batch/step",
+            json={
+                "items": [
+                    {"session_id": mine, "action": "guess 40"},
+                    {"session_id": theirs, "action": "guess 60"},
+                    {"session_id": "no-such-session", "action": "guess 1"},
+                    {"session_id": mine, "action": "guess 45"},
+                ]
+            },
+        )
+        assert r.status_code == 200, r.text
+        results = r.json()["results"]
+        assert [(x["ok"], x["status"]) for x in results] == [(True, 200), (False, 409), (False, 404), (True, 200)]
+        owned = results[1]
+        assert owned["session_id"] == theirs and owned["result"] is None
+        assert {"error": owned["error"]} == single.json()  # the single route's 409 body
+        assert owned["owner"] == single.headers["x-coevo-owner"] == "http://a.example:8001"
+        assert all(x["owner"] is None for x in results if x is not owned)
+        assert results[3]["result"]["info"]["step"] == 2
+        # Nothing was lost or added on either side: A's session goes on from its own step.
+        r = a.post(f"/sessions/{theirs}/step", json={"action": "guess 60"})
+        assert r.status_code == 200 and r.json()["info"]["step"] == 2
+        assert b.get(f"/sessions/{mine}").json()["steps"] == 2
+        assert a.get(f"/sessions/{theirs}").json()["steps"] == 2
+
+
+def test_the_client_sends_a_batch_item_on_to_its_owner(sqlite_url: str) -> None:
+    with (
+        live_server("guess", db_url=sqlite_url, **FAST) as url_a,
+        live_server("guess", db_url=sqlite_url, **FAST) as url_b,
+    ):
+        with EnvClient(url_a) as client, EnvClient(url_b) as other:
+            session = client.create(task_id="train-5")
+            own = other.create(task_id="train-5")
+            # B's client does not know A's session: it sends the item to B, which says A owns it.
+            results = other.batch_step([(own.session_id, "guess 50"), (session.session_id, "guess 50")])
+            assert [r.ok for r in results] == [True, True], results
+            assert [r.result.info["step"] for r in results if r.result] == [1, 1]
+            assert session.state().steps == 1  # stepped once, by A
+            assert other.batch_step([(session.session_id, "guess 60")])[0].result.info["step"] == 2
+
+        async def from_b() -> list[wire.BatchStepResult]:
+            async with AsyncEnvClient(url_b) as async_other:
+                return await async_other.batch_step([(session.session_id, "guess 70"), (own.session_id, "guess 60")])
+
+        results = asyncio.run(from_b())
+        assert [(r.ok, r.result.info["step"] if r.result else None) for r in results] == [(True, 3), (True, 2)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -158,8 +159,7 @@ def test_request_heads_over_64_kib_get_431(http: str) -> None:
         ):
             with socket.create_connection(("127.0.0.1", port)) as sock:
                 head = _head(headers)
-                # In pieces: h11 measures a head still incomplete when a read ends (one that
-                # arrives whole in a single read is bounded by the read size, 256 KiB).
+                # In pieces, so the 431 comes while the head is still incomplete.
                 for start in range(0, len(head), 8192):
                     sock.sendall(head[start : start + 8192])  # read and dropped after the 431
                     time.sleep(0.05)
@@ -199,3 +199,61 @@ def test_httptools_counts_a_head_that_arrives_in_one_read() -> None:
         sock.sendall(_head([("x-pad", "a" * (MAX_HEAD_BYTES + 100))]))
         status, error = _json_error(_read_all(sock, 5)[0])
         assert (status, error["code"]) == (431, "headers_too_large"), error
+
+
+def _head_of(size: int) -> bytes:
+    """A GET /health head of exactly `size` bytes, request line to blank line."""
+    bare = _head([("x-pad", "")])
+    return _head([("x-pad", "a" * (size - len(bare)))])
+
+
+def _statuses(raw: bytes) -> list[int]:
+    return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", raw)]
+
+
+_POST = b'POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"seed": 3}'
+_CHUNKED = (
+    b"POST /sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b'b\r\n{"seed": 3}\r\n0\r\n\r\n'
+)
+
+
+@pytest.mark.parametrize("http", ["httptools", "h11"])
+def test_the_head_cap_is_exact_however_the_head_arrives(http: str) -> None:
+    """A head of MAX_HEAD_BYTES is served and one byte more is 431, in both HTTP parsers: sent
+    whole, in pieces (a CRLFCRLF straddling two reads), and pipelined behind a request with a
+    Content-Length body, a chunked body or none, in the same write."""
+    from coevo.server.transport import MAX_HEAD_BYTES
+
+    with live_server(http) as port:
+        for size, expected in ((MAX_HEAD_BYTES, 200), (MAX_HEAD_BYTES + 1, 431)):
+            head = _head_of(size)
+            assert len(head) == size
+            ways: dict[str, list[bytes]] = {
+                "whole": [head],
+                "in pieces": [head[:30_000], head[30_000:-2], head[-2:]],
+                "behind a GET": [_head([]) + head],
+                "behind a POST": [_POST + head],
+                "behind a chunked POST": [_CHUNKED + head],
+            }
+            for way, writes in ways.items():
+                with socket.create_connection(("127.0.0.1", port)) as sock:
+                    for data in writes:
+                        sock.sendall(data)
+                        time.sleep(0.05)
+                    sock.sendall(_head([]))  # one more ordinary request on the same connection
+                    if expected == 200:
+                        # Every request answered, the connection kept: read until all three are.
+                        sock.settimeout(5)
+                        raw = b""
+                        want = 3 if way.startswith("behind") else 2
+                        while len(_statuses(raw)) < want:
+                            chunk = sock.recv(65536)
+                            assert chunk, (way, _statuses(raw))
+                            raw += chunk
+                        assert _statuses(raw)[-2:] == [200, 200], (http, way, raw[:300])
+                    else:
+                        raw, _closed = _read_all(sock, 5)
+                        statuses = _statuses(raw)
+                        assert statuses[-1] == 431, (http, way, statuses)
+                        assert all(s in (200, 201) for s in statuses[:-1]), (http, way, statuses)
