@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",

@@ -87,7 +87,7 @@ class AgentGymCreateRequest(BaseModel):
     task_id: TaskIdText | None = None
     split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
-    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft-style)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's data_idx servers)")
     id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
 
 
@@ -99,7 +99,7 @@ class AgentGymStepRequest(_AgentGymBody):
 
 class AgentGymResetRequest(_AgentGymBody):
     game: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's household games)")
-    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft, BabyAI, SciWorld)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's text-game servers)")
     session_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's shop)")
     item_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (SQLGym)")
     idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index")

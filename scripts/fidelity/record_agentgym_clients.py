@@ -41,7 +41,11 @@ SERVERS: dict[str, dict[str, Any]] = {
     "searchqa": {"passages": 4000, "seed": 3},
     "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10, "valid_train_size": 10},
     "webshop": {"products": 400, "seed": 7},
+    "textcraft": {},
 }
+#: Envs whose recording goes to a fixture of their own (tests/<env>/data/agentgym_clients.json,
+#: replayed by tests/<env>/test_agentgym_client.py), recorded with `--only <env>`.
+OWN_FIXTURE = ("textcraft",)
 
 
 def _free_port() -> int:
@@ -239,10 +243,47 @@ def _record_webshop(base: str, rec: Recorder, requests: Any) -> list[Any]:
     return outputs
 
 
+def _record_textcraft(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.textcraft")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.TextCraftEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.observe(), client.reset(2), client.observe()]
+    sid = client.env_id
+    # The client strips all but letters, digits, commas and spaces, and takes the last Action.
+    outputs.append(client.step("Thought:\nI look first.\n\nAction:\ninventory.").__dict__)
+    outputs.append(client.step("Action: get 1 stick\nAction: get 2 stick").__dict__)
+    outputs.append(client.step("Thought: no action here").__dict__)
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(60):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nOn with the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            # AgentGym's TextCraft server keeps no end state: a step after the goal is taken.
+            outputs.append(client.step("Action:\ninventory").__dict__)
+            break
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "data_idx": 544}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "get 1 nether star"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(543))
+    outputs.append(client.step("Action:\ncraft 1 netherite block using 9 netherite ingot").__dict__)
+    outputs.append(client.close())
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
     parser.add_argument("--commit", help="the checkout's commit, where it is no git work tree")
+    parser.add_argument("--only", choices=OWN_FIXTURE, help="record this env alone, into its own fixture")
     args = parser.parse_args()
     _import_clients(args.agentgym)
     import requests
@@ -256,6 +297,8 @@ def main() -> None:
     )
     fixture: dict[str, Any] = {"agentgym_commit": commit, "servers": {}}
     recorders = (("searchqa", _record_searchqa), ("alfworld", _record_alfworld), ("webshop", _record_webshop))
+    if args.only:
+        recorders = ((args.only, globals()[f"_record_{args.only}"]),)
     for env, record in recorders:
         rec = Recorder()
         real_get, real_post, real_delete = requests.get, requests.post, requests.delete
@@ -271,10 +314,11 @@ def main() -> None:
             "exchanges": rec.exchanges,
             "client_outputs": rec._mask(outputs),
         }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = OUT.parents[2] / args.only / "data" / "agentgym_clients.json" if args.only else OUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
-        f"wrote {OUT}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges" for env, s in fixture["servers"].items())
+        f"wrote {out}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges" for env, s in fixture["servers"].items())
     )
 
 
