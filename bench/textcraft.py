@@ -16,21 +16,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from agentgym_server_bench import live_sessions, ratios, time_routes, with_original
 from coevo.client.launcher import ServerSpec, launch_local
 from coevo.envs.registry import make
 from coevo.envs.textcraft import expert
 from coevo.envs.textcraft.env import TextCraftEnv
-from measure import bench_env, log, percentile, rss_mb, start_server, stop_server
+from measure import log
+
+#: What AgentGym's TextCraft client sends to /create.
+CREATE = {"commands": None, "goal": None}
 
 TASKS = 544
 
@@ -73,78 +71,6 @@ def play_expert(env: TextCraftEnv) -> tuple[dict[str, Any], dict[int, list[str]]
     return row, episodes
 
 
-def time_routes(base: str, episodes: dict[int, list[str]], indices: list[int]) -> dict[str, float]:
-    """Reset and step latency over AgentGym's routes on the expert's episodes (ms)."""
-    resets, steps = [], []
-    with httpx.Client(base_url=base, timeout=60) as http:
-        created = http.post("/create", json={"commands": None, "goal": None}).json()
-        sid = created["id"]
-        for index in indices:
-            t = time.perf_counter()
-            http.post("/reset", json={"id": sid, "data_idx": index}).raise_for_status()
-            resets.append((time.perf_counter() - t) * 1000)
-            for action in episodes[index]:
-                t = time.perf_counter()
-                http.post("/step", json={"id": sid, "action": action}).raise_for_status()
-                steps.append((time.perf_counter() - t) * 1000)
-        http.post("/close", json={"id": sid})
-    return {
-        "reset_p50_ms": round(statistics.median(resets), 3),
-        "reset_p99_ms": round(percentile(resets, 0.99), 3),
-        "step_p50_ms": round(statistics.median(steps), 3),
-        "step_p99_ms": round(percentile(steps, 0.99), 3),
-        "resets": len(resets),
-        "steps": len(steps),
-    }
-
-
-def live_sessions(base: str, pid: int, sessions: int) -> dict[str, float]:
-    """RSS before and after `sessions` live AgentGym sessions that each took one step."""
-    with httpx.Client(base_url=base, timeout=60) as http:
-        first = http.post("/create", json={}).json()["id"]
-        http.post("/step", json={"id": first, "action": "inventory"})
-        idle = rss_mb(pid)
-        for i in range(sessions):
-            created = http.post("/create", json={})
-            if created.status_code != 200:
-                raise RuntimeError(f"/create {i}: {created.status_code} {created.text[:300]}")
-            sid = created.json()["id"]
-            http.post("/reset", json={"id": sid, "data_idx": i % TASKS})
-            http.post("/step", json={"id": sid, "action": "inventory"})
-        busy = rss_mb(pid)
-    return {
-        "rss_idle_mb": round(idle, 1),
-        f"rss_{sessions}_sessions_mb": round(busy, 1),
-        "session_kb": round(max(0.0, busy - idle) * 1024 / sessions, 2),
-    }
-
-
-def with_original(checkout: Path, python: str, run: Callable[[str, int], dict[str, Any]]) -> dict[str, Any]:
-    """AgentGym's own TextCraft server under uvicorn (PYTHONHASHSEED=0, as the data was recorded)."""
-    port = 18000 + os.getpid() % 1000
-    env = {**bench_env(), "PYTHONHASHSEED": "0"}
-    cwd = checkout / "agentenv-textcraft"
-    cmd = [
-        "env",
-        "-C",
-        str(cwd),
-        python,
-        "-m",
-        "uvicorn",
-        "agentenv_textcraft:app",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = start_server(cmd, port, env, Path(tmp) / "agentgym.log")
-        try:
-            return run(f"http://127.0.0.1:{port}", proc.pid)
-        finally:
-            stop_server(proc)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true")
@@ -160,9 +86,12 @@ def main() -> None:
     out, episodes = play_expert(env)
     indices = sorted(episodes)[:: max(1, len(episodes) // args.timed_tasks)][: args.timed_tasks]
 
+    def reset_body(index: int) -> dict[str, Any]:
+        return {"data_idx": index}
+
     def measure(base: str, pid: int) -> dict[str, Any]:
-        row = time_routes(base, episodes, indices)
-        row.update(live_sessions(base, pid, args.sessions))
+        row = time_routes(base, episodes, indices, reset_body, CREATE)
+        row.update(live_sessions(base, pid, args.sessions, reset_body, TASKS, "inventory", CREATE))
         return row
 
     log("timing coevo's server")
@@ -170,11 +99,20 @@ def main() -> None:
         out["coevo"] = measure(urls["textcraft"], urls.pids["textcraft"])
     if args.agentgym:
         log("timing AgentGym's server")
-        out["agentgym"] = with_original(args.agentgym.resolve(), args.agentgym_python, measure)
-        for key in ("reset_p50_ms", "step_p50_ms"):
-            out[f"{key.removesuffix('_ms')}_ratio_coevo_over_agentgym"] = round(
-                out["coevo"][key] / out["agentgym"][key], 2
-            )
+        cmd = [
+            args.agentgym_python,
+            "-m",
+            "uvicorn",
+            "agentenv_textcraft:app",
+            "--port",
+            "{port}",
+            "--log-level",
+            "warning",
+        ]
+        cwd = args.agentgym.resolve() / "agentenv-textcraft"
+        # PYTHONHASHSEED=0: the seed its tasks were recorded with (docs/textcraft.md).
+        out["agentgym"] = with_original(cmd, cwd, measure, env={"PYTHONHASHSEED": "0"})
+        ratios(out)
     out["sessions"] = args.sessions
     out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
     if args.json:

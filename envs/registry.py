@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
+    "wordle": "coevo.envs.wordle.env:WordleEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",

@@ -42,10 +42,11 @@ SERVERS: dict[str, dict[str, Any]] = {
     "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10, "valid_train_size": 10},
     "webshop": {"products": 400, "seed": 7},
     "textcraft": {},
+    "wordle": {},
 }
 #: Envs whose recording goes to a fixture of their own (tests/<env>/data/agentgym_clients.json,
 #: replayed by tests/<env>/test_agentgym_client.py), recorded with `--only <env>`.
-OWN_FIXTURE = ("textcraft",)
+OWN_FIXTURE = ("textcraft", "wordle")
 
 
 def _free_port() -> int:
@@ -276,6 +277,41 @@ def _record_textcraft(base: str, rec: Recorder, requests: Any) -> list[Any]:
     outputs.append(client.reset(543))
     outputs.append(client.step("Action:\ncraft 1 netherite block using 9 netherite ingot").__dict__)
     outputs.append(client.close())
+    return outputs
+
+
+def _record_wordle(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.lmrlgym")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.WordleEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.observe(), client.reset(3), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nNot a word.\n\nAction:\nxyzzy").__dict__)
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(6):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nThe word that splits the rest best.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        _raw(rec, lambda: requests.get(f"{base}/filtered_vocab?id={sid}"))
+        if out.done:
+            break
+    # After the end its server answers 200 {"error"} (its client would fail on it: sent raw).
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "s h i r e"}))
+    _raw(rec, lambda: requests.get(f"{base}/filtered_vocab?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "seed": 980}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "s h i r e"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(979))
+    outputs.append(client.step("Action:\ns h i r e").__dict__)
+    # Its client cuts five characters off a reply ending in the four of "</s>": "shir" is sent.
+    outputs.append(client.step("Action:\nshire</s>").__dict__)
     return outputs
 
 
