@@ -19,6 +19,7 @@ BUILTIN: dict[str, str] = {
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
+    "maze": "coevo.envs.maze.env:MazeEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
     "wordle": "coevo.envs.wordle.env:WordleEnv",

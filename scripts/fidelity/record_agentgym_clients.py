@@ -43,10 +43,11 @@ SERVERS: dict[str, dict[str, Any]] = {
     "webshop": {"products": 400, "seed": 7},
     "textcraft": {},
     "wordle": {},
+    "maze": {},
 }
 #: Envs whose recording goes to a fixture of their own (tests/<env>/data/agentgym_clients.json,
 #: replayed by tests/<env>/test_agentgym_client.py), recorded with `--only <env>`.
-OWN_FIXTURE = ("textcraft", "wordle")
+OWN_FIXTURE = ("textcraft", "wordle", "maze")
 
 
 def _free_port() -> int:
@@ -312,6 +313,39 @@ def _record_wordle(base: str, rec: Recorder, requests: Any) -> list[Any]:
     outputs.append(client.step("Action:\ns h i r e").__dict__)
     # Its client cuts five characters off a reply ending in the four of "</s>": "shir" is sent.
     outputs.append(client.step("Action:\nshire</s>").__dict__)
+    return outputs
+
+
+def _record_maze(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.lmrlgym")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.MazeEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(13), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nThe wall is below me.\n\nAction:\nmove down").__dict__)
+    outputs.append(client.step("I will just go up").__dict__)  # no "Action:": the reply is the action
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(20):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nThe shortest way.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    # After the end its server answers 200 {"error"} (its client would fail on it: sent raw).
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "move up"}))
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "game": 25}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "move up"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(0))
+    outputs.append(client.step("Action:\nmove right</s>").__dict__)  # its client cuts 5 characters: "move ri"
     return outputs
 
 

@@ -99,8 +99,46 @@ def main() -> None:
         record_maze()
 
 
+MAZE_INVALID = ["", "Move up", "move up\n", " move down", "go left", "move  right", "move down please", "up"]
+MAZE_MOVES = ["move up", "move down", "move left", "move right"]
+
+
 def record_maze() -> None:
-    raise NotImplementedError
+    from agentenv_lmrlgym.maze.environment import maze_server  # type: ignore[import-not-found]
+
+    from coevo.envs.registry import make
+
+    ours = make("maze")
+    rng = random.Random(38)
+    episodes = []
+    for game in range(27):  # 25 is the goal itself, 26 past the list: both refused
+        for kind in ("expert", "random", "invalid", "walls"):
+            if game >= 25 and kind != "expert":
+                continue
+            sid = maze_server.create()["id"]
+            first = maze_server.reset(sid, game)
+            steps: list[dict[str, Any]] = []
+            if "error" not in first:
+                ours.reset(task_id=f"maze-{game}")
+                for i in range(60):
+                    if kind == "expert":
+                        action = ours.expert_action() or "move up"
+                    elif kind == "random":
+                        action = rng.choice(MAZE_MOVES) if rng.random() < 0.8 else rng.choice(MAZE_INVALID)
+                    elif kind == "invalid":
+                        action = MAZE_INVALID[i % len(MAZE_INVALID)] if i < 10 else (ours.expert_action() or "move up")
+                    else:  # into the walls until the move limit fails the episode
+                        action = "move up" if i % 2 else "move left"
+                    answer = maze_server.step(sid, action)
+                    steps.append({"action": action, "answer": answer})
+                    if "error" in answer:
+                        break
+                    ours.step(action)
+            episodes.append({"game": game, "kind": kind, "reset": first, "steps": steps})
+    out = ROOT / "tests" / "maze" / "data" / "original_episodes.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"episodes": episodes}, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(episodes)} episodes, {sum(len(e['steps']) for e in episodes)} steps")
 
 
 if __name__ == "__main__":
