@@ -11,12 +11,27 @@ Game 25 (its start is the goal) and games past it are refused with 404 (its serv
 
 from __future__ import annotations
 
-from coevo.envs.agentgym import AgentGymProfile
+from typing import TYPE_CHECKING, Any
 
-#: AgentGym's LMRL-Gym server, its /maze/ routes: game i is task maze-i.
+from coevo.envs.agentgym import AgentGymAdapter, AgentGymProfile
+
+if TYPE_CHECKING:
+    from coevo.envs.maze.env import MazeEnv
+
+
+class MazeAgentGym(AgentGymAdapter[Any]):
+    """AgentGym's games: game i is task maze-i, in whichever of our splits it is."""
+
+    env: MazeEnv
+
+    def task(self, index: int) -> str:
+        return self.env.task_for_index(index)
+
+
+#: AgentGym's LMRL-Gym server, its /maze/ routes.
 PROFILE = AgentGymProfile(
     style="id",
-    indices=(("test", 0),),
     hello="This is environment LMRL-Gym.",
     finished_error="The task with environment {id} has finished.",
+    adapter=MazeAgentGym,
 )

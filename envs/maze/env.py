@@ -3,7 +3,7 @@
 Move from one of the maze's starts to its goal with "move up/down/left/right"; each observation
 names the goal, the position and the adjacent walls (envs/maze/game.py). Reward 1 and done on
 reaching the goal; after 50 moves that did not, the next step fails (reward -1, done). Tasks are
-AgentGym's 25 games (`maze-<i>`, envs/maze/tasks.py). The native routes and AgentGym's send the
+AgentGym's 25 games (`maze-<i>`; every fifth held out, envs/maze/tasks.py). The native routes and AgentGym's send the
 same text; the rules of the task are in the agent prompt (AgentGym's client writes its own).
 """
 
@@ -29,7 +29,8 @@ class MazeEnv(Env):
     agent_prompt = AgentPrompt.from_file(Path(__file__).parent / "data" / "agent_prompt.json")
     agentgym_profile = agentgym.PROFILE
     max_steps = 51  # 50 moves, then the step that fails
-    default_split = "test"
+    default_split = "train"
+    heldout_splits = ("test",)
     cpu_heavy = False
 
     @classmethod
@@ -41,23 +42,32 @@ class MazeEnv(Env):
         self.game: Game | None = None
 
     # --------------------------------------------------------------- catalogue
+    def _games(self, split: str) -> list[int]:
+        return [g for g in range(len(self.shared.playable_starts())) if tasks.split_of(g) == split]
+
     def splits(self) -> Mapping[str, int]:
-        return {"test": len(self.shared.playable_starts())}
+        return {split: len(self._games(split)) for split in ("train", "test")}
 
     def task_ids(self, split: str, offset: int = 0, limit: int | None = None) -> Sequence[str]:
-        count = self.splits().get(split, 0)
-        stop = count if limit is None else min(count, offset + limit)
-        return [tasks.task_id(g) for g in range(offset, stop)]
+        games = self._games(split)
+        stop = len(games) if limit is None else offset + limit
+        return [tasks.task_id(g) for g in games[offset:stop]]
 
     def _game(self, task_id: str) -> int:
-        game = tasks.game_of(task_id, len(self.shared.playable_starts()))
+        games = len(self.shared.playable_starts())
+        game = tasks.game_of(task_id, games)
         if game is None:
-            raise UnknownTask(f"unknown task id {task_id!r}; tasks are maze-0 .. maze-{self.splits()['test'] - 1}")
+            raise UnknownTask(f"unknown task id {task_id!r}; tasks are maze-0 .. maze-{games - 1}")
         return game
 
     def split_of(self, task_id: str) -> str:
-        self._game(task_id)
-        return "test"
+        return tasks.split_of(self._game(task_id))
+
+    def task_for_index(self, index: int) -> str:
+        """AgentGym's game `index`: task maze-<index>, whatever its split."""
+        if not 0 <= index < len(self.shared.playable_starts()):
+            raise UnknownTask(f"game {index} is not one of the maze's {len(self.shared.playable_starts())} games")
+        return tasks.task_id(index)
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
         start = self.shared.playable_starts()[self._game(task_id)]

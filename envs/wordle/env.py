@@ -6,7 +6,7 @@ and a newline ("b y g b b\\n": g here, y elsewhere, b nowhere), an invalid one w
 word". The hidden word is drawn anew at every guess from the words consistent with the feedback
 so far (LMRL-Gym's rules, envs/wordle/game.py), so the task is the seed of those draws. Reward 1
 on the winning guess, else 0; done when won or after six guesses. The first observation names
-the rules and the vocabulary; AgentGym's routes answer "Let's start Wordle!" there, as its server
+the game (its seed), the rules and the vocabulary; AgentGym's routes answer "Let's start Wordle!" there, as its server
 does (its client writes the rules itself).
 """
 
@@ -79,7 +79,8 @@ class WordleEnv(Env):
     # --------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.game = Game(self.shared.vocabulary, self._seed(task_id))
-        text = agentgym.FIRST_OBSERVATION if self.agentgym else self.shared.rules
+        # The game number (the seed of the draws) is the only thing that tells tasks apart.
+        text = agentgym.FIRST_OBSERVATION if self.agentgym else self.shared.rules.replace("{game}", str(self.game.seed))
         return ResetResult(text, {"task": "guess the hidden five-letter word"})
 
     def _step(self, action: str) -> StepResult:

@@ -18,7 +18,8 @@ def env() -> MazeEnv:
 
 
 def test_catalogue_is_agentgyms_25_games(env: MazeEnv) -> None:
-    assert env.splits() == {"test": 25} and env.heldout_splits == ()
+    assert env.splits() == {"train": 20, "test": 5} and env.heldout_splits == ("test",)
+    assert env.task_ids("test") == ["maze-0", "maze-5", "maze-10", "maze-15", "maze-20"]
     assert env.describe_task("maze-0") == {"start": [1, 1], "goal": [8, 6], "shortest": 12}
     assert env.describe_task("maze-18") == {"start": [7, 6], "goal": [8, 6], "shortest": 1}
     for bad in ("maze-25", "maze-07", "maze--1", "maze-", "wordle-1"):
@@ -27,7 +28,7 @@ def test_catalogue_is_agentgyms_25_games(env: MazeEnv) -> None:
 
 
 def test_the_expert_walks_a_shortest_path_on_every_game(env: MazeEnv) -> None:
-    for task_id in env.task_ids("test"):
+    for task_id in [*env.task_ids("train"), *env.task_ids("test")]:
         env.reset(task_id=task_id)
         while not env.done:
             action = env.expert_action()
