@@ -18,6 +18,25 @@ from measure import bench_env, percentile, rss_mb, start_server, stop_server
 
 #: The /reset body for a task index, beside the session id (AgentGym's servers differ).
 ResetBody = Callable[[int], dict[str, Any]]
+#: 503s retried: a coevo server on a starved host can answer 503 (`ownership_unconfirmed` while
+#: its store heartbeat is late, `store_unavailable`); the retries are counted, only the answered
+#: attempt is timed.
+RETRIES = 10
+
+
+def _post(http: httpx.Client, path: str, body: Any, retried: list[int]) -> tuple[httpx.Response, float]:
+    """POST with 503s retried; (response, milliseconds of the attempt that was answered)."""
+    for _ in range(RETRIES):
+        t = time.perf_counter()
+        res = http.post(path, json=body)
+        elapsed = (time.perf_counter() - t) * 1000
+        if res.status_code != 503:
+            res.raise_for_status()
+            return res, elapsed
+        retried[0] += 1
+        time.sleep(0.5)
+    res.raise_for_status()
+    raise AssertionError("unreachable")
 
 
 def time_routes(
@@ -26,17 +45,15 @@ def time_routes(
     """Reset and step latency (ms) over AgentGym's routes, replaying `episodes` (index -> actions);
     `create` is the /create body its client sends."""
     resets, steps = [], []
+    retried = [0]
     with httpx.Client(base_url=base, timeout=60) as http:
-        sid = http.post("/create", json=create).json()["id"]
+        sid = _post(http, "/create", create, retried)[0].json()["id"]
         for index in indices:
-            t = time.perf_counter()
-            http.post("/reset", json={"id": sid, **reset_body(index)}).raise_for_status()
-            resets.append((time.perf_counter() - t) * 1000)
+            resets.append(_post(http, "/reset", {"id": sid, **reset_body(index)}, retried)[1])
             for action in episodes[index]:
-                t = time.perf_counter()
-                http.post("/step", json={"id": sid, "action": action}).raise_for_status()
-                steps.append((time.perf_counter() - t) * 1000)
+                steps.append(_post(http, "/step", {"id": sid, "action": action}, retried)[1])
     return {
+        "retried_503": retried[0],
         "reset_p50_ms": round(statistics.median(resets), 3),
         "reset_p99_ms": round(percentile(resets, 0.99), 3),
         "step_p50_ms": round(statistics.median(steps), 3),
@@ -50,23 +67,22 @@ def live_sessions(
     base: str, pid: int, sessions: int, reset_body: ResetBody, tasks: int, action: str, create: Any = None
 ) -> dict:
     """RSS before and after `sessions` live AgentGym sessions that each reset and took a step."""
+    retried = [0]
     with httpx.Client(base_url=base, timeout=60) as http:
-        first = http.post("/create", json=create).json()["id"]
-        http.post("/reset", json={"id": first, **reset_body(0)})
-        http.post("/step", json={"id": first, "action": action})
+        first = _post(http, "/create", create, retried)[0].json()["id"]
+        _post(http, "/reset", {"id": first, **reset_body(0)}, retried)
+        _post(http, "/step", {"id": first, "action": action}, retried)
         idle = rss_mb(pid)
         for i in range(sessions):
-            created = http.post("/create", json=create)
-            if created.status_code != 200:
-                raise RuntimeError(f"/create {i}: {created.status_code} {created.text[:300]}")
-            sid = created.json()["id"]
-            http.post("/reset", json={"id": sid, **reset_body(i % tasks)})
-            http.post("/step", json={"id": sid, "action": action})
+            sid = _post(http, "/create", create, retried)[0].json()["id"]
+            _post(http, "/reset", {"id": sid, **reset_body(i % tasks)}, retried)
+            _post(http, "/step", {"id": sid, "action": action}, retried)
         busy = rss_mb(pid)
     return {
         "rss_idle_mb": round(idle, 1),
         f"rss_{sessions}_sessions_mb": round(busy, 1),
         "session_kb": round(max(0.0, busy - idle) * 1024 / sessions, 2),
+        "sessions_retried_503": retried[0],
     }
 
 
