@@ -22,6 +22,7 @@ BUILTIN: dict[str, str] = {
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
+    "weather": "coevo.envs.weather.env:WeatherEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",
 }
 
