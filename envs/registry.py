@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
+    "todo": "coevo.envs.todo.env:TodoEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
     "weather": "coevo.envs.weather.env:WeatherEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",

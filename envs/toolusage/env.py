@@ -88,6 +88,11 @@ class ToolEnv(Env):
     def make_toolkit(self, task: ToolTask) -> Toolkit:
         """The session's own toolkit for `task` (its sandbox copy included)."""
 
+    def agentgym_reward(self, done: bool) -> float:
+        """What AgentGym's server returns for this step: most tool servers turn any positive
+        progress into 1.0 (TODOList's overrides this)."""
+        return 1.0 if self.progress > 0 else 0.0
+
     # ------------------------------------------------------------- episode
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.task = self.taskset.by_id[task_id][1]
@@ -111,7 +116,7 @@ class ToolEnv(Env):
         info: dict[str, Any] = {"progress_rate": self.progress}
         ends = self.finished or self.steps + 1 >= self.max_steps  # the base class truncates at the cap
         if self.agentgym:
-            reward = 1.0 if self.progress > 0 else 0.0
+            reward = self.agentgym_reward(line is not None and self.finished)
         else:
             reward = self.progress if ends else 0.0
             if ends:

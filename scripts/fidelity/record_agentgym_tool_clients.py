@@ -28,6 +28,7 @@ OUT = Path(__file__).resolve().parents[2] / "tests" / "toolusage" / "fixtures" /
 #: Each env's client module and class, and the small generated data its server runs.
 CLIENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "weather": ("agentenv.envs.weather", "WeatherEnvClient", {"train_tasks": 20, "test_tasks": 12}),
+    "todo": ("agentenv.envs.todo", "TodoEnvClient", {"train_tasks": 20, "test_tasks": 12}),
 }
 
 
