@@ -24,6 +24,11 @@ from coevo.envs.registry import make
 from measure import log, percentile
 
 
+def _quantile(values: list[float], q: float, digits: int) -> float | None:
+    """A latency quantile, None where nothing was measured (JSON has no NaN)."""
+    return round(percentile(values, q), digits) if values else None
+
+
 def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str, Any]:
     env = make(env_name, **options)
     ids = list(env.task_ids(split))
@@ -46,8 +51,8 @@ def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str,
         "tasks": len(ids),
         "expert_rate": round(1 - len(exceptions) / max(1, len(ids)), 4),
         "exceptions": exceptions,
-        "inprocess_step_ms_p50": round(percentile(latencies, 0.5), 3),
-        "inprocess_step_ms_p95": round(percentile(latencies, 0.95), 3),
+        "inprocess_step_ms_p50": _quantile(latencies, 0.5, 3),
+        "inprocess_step_ms_p95": _quantile(latencies, 0.95, 3),
     }
 
 
@@ -71,8 +76,8 @@ def http_latency(env_name: str, options: dict[str, Any], episodes: int) -> dict[
         "http_start_s": round(start_s, 2),
         "http_episodes": len(ids),
         "http_expert_rate": round(wins / max(1, len(ids)), 4),
-        "http_step_ms_p50": round(percentile(latencies, 0.5), 2),
-        "http_step_ms_p95": round(percentile(latencies, 0.95), 2),
+        "http_step_ms_p50": _quantile(latencies, 0.5, 2),
+        "http_step_ms_p95": _quantile(latencies, 0.95, 2),
     }
 
 
