@@ -16,6 +16,7 @@ from coevo.envs.base import Env
 
 #: name -> "module:Class". One line per built-in env.
 BUILTIN: dict[str, str] = {
+    "academia": "coevo.envs.academia.env:AcademiaEnv",
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",

@@ -29,6 +29,7 @@ OUT = Path(__file__).resolve().parents[2] / "tests" / "toolusage" / "fixtures" /
 CLIENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "weather": ("agentenv.envs.weather", "WeatherEnvClient", {"train_tasks": 20, "test_tasks": 12}),
     "todo": ("agentenv.envs.todo", "TodoEnvClient", {"train_tasks": 20, "test_tasks": 12}),
+    "academia": ("agentenv.envs.academia", "AcademiaEnvClient", {"train_tasks": 20, "test_tasks": 12}),
 }
 
 
@@ -41,7 +42,7 @@ def _record(env: str, url: str, rec: base.Recorder, requests: Any) -> list[Any]:
     outputs.append(client.step("I am not sure what to do.").__dict__)  # no action line
     outputs.append(client.step("Thought: check.\n\nAction: no_such_tool with Action Input: {}").__dict__)
     outputs.append(client.step("Thought: bad input.\n\nAction: finish with Action Input: {'answer': 2 + 2}").__dict__)
-    for _ in range(12):
+    for _ in range(40):
         rec.by = "native"
         expert = requests.get(f"{url}/sessions/{sid}/expert").json()["action"]
         rec.by = "agentgym"
