@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
+    "movie": "coevo.envs.movie.env:MovieEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "todo": "coevo.envs.todo.env:TodoEnv",
