@@ -51,8 +51,9 @@ class AcademiaEnv(ToolEnv):
         **_: Any,
     ) -> AcademiaShared:
         network = generate(int(seed))
-        train = generate_tasks(SPECS, network, "train", int(train_tasks), int(seed))
         test = load_file(data_dir) if data_dir else generate_tasks(SPECS, network, "test", int(test_tasks), int(seed))
+        held_out = frozenset(t.goal for t in test)  # training never repeats a held-out question
+        train = generate_tasks(SPECS, network, "train", int(train_tasks), int(seed), held_out)
         return AcademiaShared(TaskSet({"train": train, "test": test}), network)
 
     def agentgym_reward(self, done: bool) -> float:

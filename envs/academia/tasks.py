@@ -43,7 +43,11 @@ def _usable(kind: str, net: Network, params: dict[str, Any]) -> bool:
     return True
 
 
-def generate(specs: tuple[ToolSpec, ...], net: Network, split: str, count: int, seed: int) -> list[ToolTask]:
+def generate(
+    specs: tuple[ToolSpec, ...], net: Network, split: str, count: int, seed: int, exclude: frozenset[str] = frozenset()
+) -> list[ToolTask]:
+    """`count` questions cycling through the kinds; none whose text is in `exclude` (the held-out
+    split's questions, when generating the training split)."""
     rng = random.Random(f"academia-tasks|{split}|{seed}")
     kinds = sorted(TEMPLATES["templates"])
     authors, papers = sorted(net.orgs), sorted(net.papers)
@@ -57,7 +61,7 @@ def generate(specs: tuple[ToolSpec, ...], net: Network, split: str, count: int, 
             "author2": rng.choice(coauthors) if coauthors and rng.random() < 0.8 else rng.choice(authors),
             "paper": rng.choice(papers),
         }
-        if not _usable(kind, net, params):
+        if not _usable(kind, net, params) or TEMPLATES["templates"][kind].format(**params) in exclude:
             continue
         answer, plan = expert.solve(kind, AcademiaToolkit(specs, net), params)
         index = len(tasks)

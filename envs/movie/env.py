@@ -53,8 +53,9 @@ class MovieEnv(ToolEnv):
         **_: Any,
     ) -> MovieShared:
         catalogue = generate(int(seed))
-        train = generate_tasks(SPECS, catalogue, "train", int(train_tasks), int(seed))
         test = load_file(data_dir) if data_dir else generate_tasks(SPECS, catalogue, "test", int(test_tasks), int(seed))
+        held_out = frozenset(t.goal for t in test)  # training never repeats a held-out question
+        train = generate_tasks(SPECS, catalogue, "train", int(train_tasks), int(seed), held_out)
         return MovieShared(TaskSet({"train": train, "test": test}), catalogue)
 
     def agentgym_reward(self, done: bool) -> float:

@@ -38,7 +38,16 @@ def _params(rng: random.Random, cat: Catalogue) -> dict[str, Any]:
     }
 
 
-def generate(specs: tuple[ToolSpec, ...], cat: Catalogue, split: str, count: int, seed: int) -> list[ToolTask]:
+def generate(
+    specs: tuple[ToolSpec, ...],
+    cat: Catalogue,
+    split: str,
+    count: int,
+    seed: int,
+    exclude: frozenset[str] = frozenset(),
+) -> list[ToolTask]:
+    """`count` questions cycling through the kinds; none whose text is in `exclude` (the held-out
+    split's questions, when generating the training split)."""
     rng = random.Random(f"movie-tasks|{split}|{seed}")
     kinds = sorted(TEMPLATES["templates"])
     tasks: list[ToolTask] = []
@@ -47,6 +56,8 @@ def generate(specs: tuple[ToolSpec, ...], cat: Catalogue, split: str, count: int
         params = _params(rng, cat)
         if kind == "character_twitter" and params["twitter"] is None:
             continue  # the actor has no Twitter id: ask about another
+        if TEMPLATES["templates"][kind].format(**params) in exclude:
+            continue
         answer, plan = expert.solve(kind, MovieToolkit(specs, cat), params)
         index = len(tasks)
         tasks.append(

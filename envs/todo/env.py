@@ -53,8 +53,7 @@ class TodoEnv(ToolEnv):
         seed: int | str = 0,
         **_: Any,
     ) -> TodoShared:
-        train = generate(SPECS, "train", int(train_tasks), int(seed))
-        accounts = dict(train.accounts)
+        accounts: dict[str, TodoAccount] = {}
         if data_dir:
             test_tasks_, account = load_file(data_dir, projects)
             accounts.update({t.task_id: account for t in test_tasks_})
@@ -62,6 +61,9 @@ class TodoEnv(ToolEnv):
             test = generate(SPECS, "test", int(test_tasks), int(seed))
             test_tasks_ = test.tasks
             accounts.update(test.accounts)
+        held_out = frozenset(t.goal for t in test_tasks_)  # training never repeats a held-out request
+        train = generate(SPECS, "train", int(train_tasks), int(seed), held_out)
+        accounts.update(train.accounts)
         return TodoShared(TaskSet({"train": train.tasks, "test": test_tasks_}), accounts)
 
     def agentgym_reward(self, done: bool) -> float:

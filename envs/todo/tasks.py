@@ -89,18 +89,29 @@ def _params(rng: random.Random, account: TodoAccount, today: date) -> dict[str, 
     }
 
 
-def generate(specs: tuple[ToolSpec, ...], split: str, count: int, seed: int) -> Generated:
+def generate(
+    specs: tuple[ToolSpec, ...], split: str, count: int, seed: int, exclude: frozenset[str] = frozenset()
+) -> Generated:
+    """`count` requests cycling through the kinds; none whose text is in `exclude` (the held-out
+    split's requests, when generating the training split: a kind whose text names nothing, as
+    "which project has the most tasks", is then held out entirely)."""
     rng = random.Random(f"todo|{split}|{seed}")
     kinds = sorted(TEMPLATES["templates"])
-    tasks, accounts = [], {}
-    for index in range(count):
-        kind = kinds[index % len(kinds)]
+    tasks: list[ToolTask] = []
+    accounts: dict[str, TodoAccount] = {}
+    attempts = 0
+    while len(tasks) < count:
+        kind = kinds[attempts % len(kinds)]
+        attempts += 1
+        index = len(tasks)
         today = _FIRST_DAY + timedelta(days=rng.randrange(3650))
         account = make_account(rng, today)
         params = _params(rng, account, today)
         if kind == "due_date":
             params["project"] = params["task_project"]
         goal = TEMPLATES["templates"][kind].format(**params)
+        if goal in exclude:
+            continue
         toolkit = TodoToolkit(specs, account.copy(), today.isoformat(), "New York")
         answer, plan = expert.solve(kind, toolkit, params)
         task_id = f"{split}-{index}"
