@@ -16,17 +16,21 @@ from coevo.envs.base import Env
 
 #: name -> "module:Class". One line per built-in env.
 BUILTIN: dict[str, str] = {
+    "academia": "coevo.envs.academia.env:AcademiaEnv",
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "maze": "coevo.envs.maze.env:MazeEnv",
+    "movie": "coevo.envs.movie.env:MovieEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
-    "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
-    "wordle": "coevo.envs.wordle.env:WordleEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
+    "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
+    "todo": "coevo.envs.todo.env:TodoEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
+    "weather": "coevo.envs.weather.env:WeatherEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",
+    "wordle": "coevo.envs.wordle.env:WordleEnv",
 }
 
 
