@@ -105,6 +105,11 @@ def score(wanted: HeldoutSplit, tasks: Sequence[TaskRef], trajectories: Sequence
     outcomes, rewards = [], []
     for task in tasks:
         played = by_task.get((task.env, task.task_id))
+        if played is not None and not played.scored:
+            raise UnscoredEpisode(
+                f"{task.env} task {task.task_id} ended {played.status} ({played.error}): a held-out score never "
+                "counts an episode the env did not judge"
+            )
         outcomes.append(1.0 if played is not None and played.success else 0.0)
         rewards.append(played.reward if played is not None else 0.0)
     n = len(tasks)
@@ -113,6 +118,11 @@ def score(wanted: HeldoutSplit, tasks: Sequence[TaskRef], trajectories: Sequence
         env=wanted.env, split=wanted.split, n=n, success_rate=sum(outcomes) / n, ci95_low=low, ci95_high=high,
         mean_reward=sum(rewards) / n, outcomes=outcomes,
     )  # fmt: skip
+
+
+class UnscoredEpisode(RuntimeError):
+    """A held-out episode still had no verdict after its retries (coevo.end_status): its task
+    can be neither scored as a failure nor dropped from a list that pairs task by task."""
 
 
 class HeldoutEvaluator:
@@ -127,12 +137,15 @@ class HeldoutEvaluator:
         seed: int = 0,
         max_rounds: int | Mapping[str, int] | None = None,
         concurrency: int = 32,
+        retries: int = 2,
     ) -> None:
         missing = {s.env for s in splits} - set(clients)
         if missing:
             raise ValueError(f"no server for held-out env(s) {sorted(missing)}")
         self.clients, self.splits, self.seed = clients, list(splits), seed
         self.max_rounds, self.concurrency = max_rounds, concurrency
+        #: Times an unscored episode (an env, policy or transport error) is played again.
+        self.retries = retries
         self._tasks: dict[HeldoutSplit, list[TaskRef]] = {}
 
     async def task_lists(self) -> dict[HeldoutSplit, list[TaskRef]]:
@@ -154,11 +167,18 @@ class HeldoutEvaluator:
         `prompts` replace envs' own prompts (see rollout_tasks)."""
         lists = await self.task_lists()
         everything = [task for tasks in lists.values() for task in tasks]
-        trajectories = await rollout_tasks(
-            policy, self.clients, everything, seed=self.seed, max_rounds=self.max_rounds,
-            concurrency=self.concurrency, sampling=sampling, prompt_options=prompt_options, prompts=prompts,
-            on_done=on_done,
+        options: dict[str, Any] = dict(
+            seed=self.seed, max_rounds=self.max_rounds, concurrency=self.concurrency, sampling=sampling,
+            prompt_options=prompt_options, prompts=prompts, on_done=on_done,
         )  # fmt: skip
+        trajectories = await rollout_tasks(policy, self.clients, everything, **options)
+        for _ in range(self.retries):  # unscored episodes are played again, never scored 0
+            again = [i for i, t in enumerate(trajectories) if not t.scored]
+            if not again:
+                break
+            redone = await rollout_tasks(policy, self.clients, [everything[i] for i in again], **options)
+            for i, trajectory in zip(again, redone, strict=True):
+                trajectories[i] = trajectory
         return [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
 
     def recorded_lists(self) -> dict[str, list[str]]:

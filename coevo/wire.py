@@ -214,6 +214,11 @@ class SessionState(_Model):
     last_observation: str | None = None
 
 
+#: End statuses a client may report when it closes a session (coevo.end_status.CLIENT_REPORTED):
+#: what only the client sees. The server records the others itself.
+ReportedStatus = Literal["policy_error", "transport_error"]
+
+
 class ClosedResponse(_Model):
     session_id: str
     closed: bool = True

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 from starlette.responses import Response
 
+from coevo.server.episode_end import MAX_ERROR_CHARS
 from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.service import EnvService
 from coevo.wire import (
@@ -30,6 +31,7 @@ from coevo.wire import (
     ExpertActionResponse,
     HealthResponse,
     InfoResponse,
+    ReportedStatus,
     ResetRequest,
     SessionResponse,
     SessionState,
@@ -212,11 +214,19 @@ def build_router(service: EnvService) -> APIRouter:
         return json_response(await service.state(session_id))
 
     @router.delete(
-        "/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404), tags=["sessions"]
+        "/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404, 422), tags=["sessions"]
     )
-    async def close_session(session_id: str) -> Response:
-        """Release the session now (its episode stays in the store)."""
-        await service.close(session_id)
+    async def close_session(
+        session_id: str,
+        status: Annotated[
+            ReportedStatus | None,
+            Query(description="Why the client leaves an unfinished episode (recorded as its end status)"),
+        ] = None,
+        error: Annotated[str | None, Query(max_length=MAX_ERROR_CHARS, description="What went wrong")] = None,
+    ) -> Response:
+        """Release the session now (its episode stays in the store). An unfinished episode ends
+        `abandoned`, or with the `status` the client reports (policy_error, transport_error)."""
+        await service.close(session_id, status=status, error=error)
         return json_response(ClosedResponse(session_id=session_id))
 
     @router.post(

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Update, bindparam
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from coevo.end_status import scored_end
 from coevo.store.outcome import episode_success
 from coevo.store.tables import Episode, StepRecord
 
@@ -292,11 +293,12 @@ class TrajectoryWriter:
                 continue
             if type(op) is StepRow:
                 steps.append(self._step_dict(op, sanitize))
+                success = episode_success(op.done, op.truncated, op.info, op.reward)
                 fields = {
                     "steps": op.step_index,
                     "total_reward": op.total_reward,
-                    "status": "done" if op.done else "truncated" if op.truncated else "running",
-                    "success": episode_success(op.done, op.truncated, op.info, op.reward),
+                    "status": scored_end(op.done, op.truncated, success),
+                    "success": success,
                     "updated_at": _ts(op.at),
                 }
                 target = episodes.get(op.episode_id)

@@ -1,0 +1,109 @@
+"""The versioned schema migration on a store written by the release before the end-status
+taxonomy (fixtures/release_store.db, made by fixtures/make_release_store.py with that release's
+code): every old status maps to the taxonomy where it can, to `unknown` otherwise and never to
+`failure`; nothing recorded is lost; a server then serves the migrated store; reopening it runs
+nothing; a store newer than this code is refused."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from coevo.client.trajectory import Trajectory
+from coevo.end_status import from_legacy
+from coevo.store.db import make_engine
+from coevo.store.migrate import LATEST, stored_version, upgrade
+from coevo.store.rollouts import load_trajectories
+from coevo.store.tables import Episode, StepRecord
+from tests.server.conftest import serve
+
+RELEASE_STORE = Path(__file__).parent / "fixtures" / "release_store.db"
+
+#: The fixture's episodes: (old status, old close_reason) -> the status after migration.
+EXPECTED_EPISODES = {
+    "solved": "success",  # done, success recorded
+    "lost": "unknown",  # done without a success: the old release cannot say whose verdict
+    "capped": "truncated",
+    "left_running": "abandoned",  # closed by its client before the end
+    "expired": "abandoned",
+    "reset_away": "abandoned",
+    "unrecoverable": "unknown",  # a failed session: not known whose fault
+    "still_open": "running",  # may still be served
+}
+#: The fixture's trajectories, in order: old status -> (new status, end_reason).
+EXPECTED_TRAJECTORIES = [
+    ("success", "legacy:done"),
+    ("unknown", "legacy:done"),
+    ("truncated", None),
+    ("truncated", "legacy:max_rounds"),
+    ("unknown", "legacy:invalid_replies"),
+    ("unknown", "legacy:abstained"),
+    ("unknown", "legacy:error"),
+]
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> str:
+    path = tmp_path / "store.db"
+    shutil.copy(RELEASE_STORE, path)
+    return f"sqlite:///{path}"
+
+
+def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: str) -> None:
+    engine = make_engine(old_store, create=False)
+    assert stored_version(engine) == 0
+    with engine.connect() as conn:
+        steps_before = conn.execute(text('select episode_id, "index", action, reward from steps')).all()
+    assert upgrade(engine) == ["_step_1_tags", "_step_2_end_status"]
+    assert stored_version(engine) == LATEST
+    with Session(engine) as db:
+        episodes = {e.id: e for e in db.scalars(select(Episode))}
+        steps_after = [(s.episode_id, s.index, s.action, s.reward) for s in db.scalars(select(StepRecord))]
+    assert {k: e.status for k, e in episodes.items()} == EXPECTED_EPISODES
+    assert sorted(steps_after) == sorted(tuple(r) for r in steps_before)  # steps untouched
+    assert episodes["solved"].total_reward == 1.0 and episodes["capped"].steps == 2
+    rows = load_trajectories(engine)
+    assert [(r["status"], r["end_reason"]) for r in rows] == EXPECTED_TRAJECTORIES
+    assert all(r["status"] != "failure" for r in rows)
+    assert rows[6]["error"].startswith("ServerUnreachable")  # the old error text is kept
+    assert upgrade(engine) == []  # a second open finds nothing to do
+    engine.dispose()
+
+
+def test_a_server_serves_a_migrated_release_store(old_store: str) -> None:
+    with serve(db_url=old_store) as client:  # the server opens (and migrates) the store
+        sid = client.post("/sessions", json={"task_id": "train-0"}).json()["session_id"]
+        assert client.post(f"/sessions/{sid}/step", json={"action": "guess 1"}).json()["done"]
+        client.delete(f"/sessions/{sid}")
+    engine = make_engine(old_store)
+    with Session(engine) as db:
+        new = db.scalars(select(Episode).where(Episode.session_id == sid)).one()
+        assert (new.status, new.error) == ("success", None)
+        assert db.get(Episode, "solved").status == "success"
+    engine.dispose()
+
+
+def test_a_store_newer_than_this_code_is_refused(old_store: str) -> None:
+    engine = make_engine(old_store)
+    with engine.begin() as conn:
+        conn.execute(text("update schema_version set version = :v"), {"v": LATEST + 1})
+    with pytest.raises(RuntimeError, match="newer than this coevo"):
+        upgrade(engine)
+    engine.dispose()
+
+
+def test_old_client_records_read_back_in_the_taxonomy() -> None:
+    """A trajectory record written before the taxonomy (a JSONL file, an old export) maps the
+    same way as the stored rows: truncated stays, a done success is a success, else unknown."""
+    base = {"env": "guess", "task_id": "t", "split": None, "seed": None, "policy": "p", "messages": []}
+    for old, success, new in [("done", True, "success"), ("done", False, "unknown"), ("max_rounds", False,
+                              "truncated"), ("error", False, "unknown"), ("truncated", False, "truncated"),
+                              ("failure", False, "failure")]:  # fmt: skip
+        assert Trajectory.from_record({**base, "status": old, "success": success}).status == new
+        assert from_legacy("trajectories", old, success) == new
+    assert from_legacy("episodes", "running", None) == "running"
+    assert from_legacy("episodes", "done", None) == "unknown"
