@@ -151,10 +151,24 @@ class InfoResponse(_Model):
     agentgym_style: AgentGymRouteStyle = "id"
 
 
+class TaskStats(_Model):
+    """A task's difficulty for a policy tag, from the store: the episodes the env judged
+    (success, failure, truncated) and how many succeeded, with the Wilson 95% interval."""
+
+    policy: str | None = Field(description="The policy tag; null: every tag pooled")
+    episodes: int
+    successes: int
+    success_rate: float
+    ci95_low: float
+    ci95_high: float
+
+
 class TaskEntry(_Model):
     task_id: str
     split: str
     meta: dict[str, Any] = Field(default_factory=dict)
+    #: Present on difficulty listings (GET /tasks with p_min, p_max, policy or min_episodes).
+    stats: TaskStats | None = None
 
 
 class TaskListResponse(_Model):

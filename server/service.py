@@ -39,8 +39,10 @@ from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_ses
 from coevo.server.metrics import ServerMetrics
 from coevo.server.ownership import Ownership
 from coevo.server.runtime import EnvRuntime
+from coevo.server.task_difficulty import DifficultyFilter, difficulty_page
 from coevo.server.task_pages import TaskPages
 from coevo.store.outcome import episode_success
+from coevo.store.task_stats import UNTAGGED
 from coevo.store.trajectories import sessions_with_open_episodes
 from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
@@ -179,6 +181,17 @@ class EnvService:
         """One page of a split as JSON, computed off the event loop and cached (task_pages.py)."""
         return await self.task_pages.page(split, offset, limit)
 
+    async def difficult_tasks(self, split: str | None, offset: int, limit: int, wanted: DifficultyFilter) -> bytes:
+        """One page of a split's tasks filtered by their estimated success rate (task_difficulty.py)."""
+        if wanted.p_min > wanted.p_max:
+            raise InvalidRequest(f"p_min ({wanted.p_min}) is above p_max ({wanted.p_max})")
+        if self.writer is None:
+            raise InvalidRequest("this server keeps no store (record is off), so it has no task statistics")
+        split = split or self.runtime.env_cls.default_split
+        return await self.runtime.offload(
+            difficulty_page, self.writer.engine, self.runtime.catalog, self.env_name, split, offset, limit, wanted
+        )
+
     # ------------------------------------------------------------------ sessions
     async def create(
         self,
@@ -292,8 +305,10 @@ class EnvService:
         lease.total_reward += reward
         lease.last_observation, lease.last_info = result.observation, result.info
         lease.last_used = now
-        if lease.end_status == RUNNING and (result.done or result.truncated):
-            success = bool(result.done) and episode_success(True, False, result.info, reward)
+        # The step that ends the episode gives it its end status (later after_done steps do not).
+        judged = lease.end_status == RUNNING and bool(result.done or result.truncated)
+        success = judged and bool(result.done) and bool(episode_success(True, False, result.info, reward))
+        if judged:
             lease.end_status = scored_end(bool(result.done), bool(result.truncated), success)
             self.metrics.episode_ended(lease.end_status)
         if self.writer is not None:
@@ -312,6 +327,9 @@ class EnvService:
                     lease.total_reward,
                 )
             )
+            if judged:  # the task's difficulty statistics (coevo.store.task_stats), after its step
+                policy = lease.tags[0] or UNTAGGED
+                self.writer.task_outcome(lease.episode_id, self.env_name, str(env.task_id), policy, success)
         return StepResponse.model_construct(
             session_id=lease.session_id,
             observation=result.observation,

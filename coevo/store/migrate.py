@@ -15,14 +15,16 @@ rewritten from an older release keeps its old value in `end_reason` ("legacy:<va
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from sqlalchemy import Column, Engine, Integer, Table, inspect, text, update
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Column, Connection, Engine, Integer, Table, case, func, inspect, select, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from coevo.end_status import EndStatus, from_legacy
-from coevo.store import rollouts, tables  # noqa: F401  (registers the tables the steps rewrite)
+from coevo.end_status import SCORED, EndStatus, from_legacy
+from coevo.store import rollouts, tables, task_stats  # noqa: F401  (registers the tables the steps use)
 from coevo.store.db import Base
+from coevo.store.task_stats import UNTAGGED, add_outcomes
 
 
 class SchemaVersion(Base):
@@ -120,8 +122,50 @@ def _step_2_end_status(engine: Engine) -> None:
                 )
 
 
+def _claim(conn: Connection, version: int) -> bool:
+    """Move the store to `version` in `conn`'s transaction if it is at the one before; False if
+    another process already did. A step that must run once (a count) runs in that transaction."""
+    table = SchemaVersion.__table__
+    moved = conn.execute(update(table).where(table.c.id == 1, table.c.version == version - 1).values(version=version))
+    return moved.rowcount == 1
+
+
+def _step_3_task_stats(engine: Engine) -> None:
+    """Per-task difficulty statistics (coevo.store.task_stats) from the episodes the store
+    already holds with a verdict, counted once: by the process that moves the store to 3."""
+    episodes = Base.metadata.tables["episodes"]
+    c = episodes.c
+    scored = tuple(s.value for s in SCORED)
+    try:
+        task_stats.TaskStat.__table__.create(engine, checkfirst=True)
+    except DBAPIError as exc:  # another process created it meanwhile
+        if "already exists" not in str(exc.orig).lower() and "duplicate" not in str(exc.orig).lower():
+            raise
+    with engine.begin() as conn:
+        if not _claim(conn, 3) or not inspect(conn).has_table("episodes"):
+            return
+        found = conn.execute(
+            select(
+                c.env, c.task_id, c.policy, func.count(),
+                func.sum(case((c.status == EndStatus.SUCCESS.value, 1), else_=0)), func.max(c.updated_at),
+            )
+            .where(c.status.in_(scored))
+            .group_by(c.env, c.task_id, c.policy)
+        ).all()  # fmt: skip
+        counts: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for env, task, policy, n, wins, at in found:  # untagged (NULL) episodes count under ""
+            row = counts.setdefault(
+                (env, task, policy or UNTAGGED),
+                {"env": env, "task_id": task, "policy": policy or UNTAGGED, "episodes": 0, "successes": 0},
+            )
+            row["episodes"] += int(n)
+            row["successes"] += int(wins or 0)
+            row["updated_at"] = max(at, row.get("updated_at", at))
+        add_outcomes(conn, counts.values())
+
+
 #: The migration steps, in order: step i brings a store from version i - 1 to version i.
-STEPS: tuple[Callable[[Engine], None], ...] = (_step_1_tags, _step_2_end_status)
+STEPS: tuple[Callable[[Engine], None], ...] = (_step_1_tags, _step_2_end_status, _step_3_task_stats)
 LATEST = len(STEPS)
 
 
@@ -136,10 +180,15 @@ def stored_version(engine: Engine) -> int:
 
 def _record(engine: Engine, version: int) -> None:
     table = SchemaVersion.__table__
-    with engine.begin() as conn:
-        changed = conn.execute(update(table).where(table.c.id == 1, table.c.version < version).values(version=version))
-        if changed.rowcount == 0 and conn.execute(table.select().where(table.c.id == 1)).first() is None:
-            conn.execute(table.insert().values(id=1, version=version))
+    try:
+        with engine.begin() as conn:
+            changed = conn.execute(
+                update(table).where(table.c.id == 1, table.c.version < version).values(version=version)
+            )
+            if changed.rowcount == 0 and conn.execute(table.select().where(table.c.id == 1)).first() is None:
+                conn.execute(table.insert().values(id=1, version=version))
+    except IntegrityError:
+        pass  # another process inserted the row first; its version is at least this one
 
 
 def upgrade(engine: Engine) -> list[str]:

@@ -19,6 +19,7 @@ from coevo.store.db import make_engine
 from coevo.store.migrate import LATEST, stored_version, upgrade
 from coevo.store.rollouts import load_trajectories
 from coevo.store.tables import Episode, StepRecord
+from coevo.store.task_stats import task_difficulty
 from tests.server.conftest import serve
 
 RELEASE_STORE = Path(__file__).parent / "fixtures" / "release_store.db"
@@ -58,7 +59,7 @@ def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: 
     assert stored_version(engine) == 0
     with engine.connect() as conn:
         steps_before = conn.execute(text('select episode_id, "index", action, reward from steps')).all()
-    assert upgrade(engine) == ["_step_1_tags", "_step_2_end_status"]
+    assert upgrade(engine) == ["_step_1_tags", "_step_2_end_status", "_step_3_task_stats"]
     assert stored_version(engine) == LATEST
     with Session(engine) as db:
         episodes = {e.id: e for e in db.scalars(select(Episode))}
@@ -70,7 +71,13 @@ def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: 
     assert [(r["status"], r["end_reason"]) for r in rows] == EXPECTED_TRAJECTORIES
     assert all(r["status"] != "failure" for r in rows)
     assert rows[6]["error"].startswith("ServerUnreachable")  # the old error text is kept
-    assert upgrade(engine) == []  # a second open finds nothing to do
+    # The judged episodes seed the per-task statistics (the unknown and abandoned ones do not).
+    assert {(d.task_id, d.episodes, d.successes) for d in task_difficulty(engine, "guess", "expert").values()} == {
+        ("train-0", 1, 1),
+        ("train-2", 1, 0),
+    }
+    assert upgrade(engine) == []  # a second open finds nothing to do (and counts nothing twice)
+    assert task_difficulty(engine, "guess", None)["train-0"].episodes == 1
     engine.dispose()
 
 
