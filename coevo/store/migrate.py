@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from coevo.end_status import SCORED, EndStatus, from_legacy
-from coevo.store import rollouts, tables, task_stats  # noqa: F401  (registers the tables the steps use)
+from coevo.store import rescores, rollouts, tables, task_stats  # noqa: F401  (registers the tables the steps use)
 from coevo.store.db import Base
 from coevo.store.task_stats import UNTAGGED, add_outcomes
 
