@@ -263,6 +263,8 @@ class RolloutEngine:
         self._prompts: dict[str, EnvPrompt] = dict(prompts or {})
         self.prompt_options = {**policy.prompt_options, **(prompt_options or {})}
         self._env_max_steps: dict[str, int] = {}
+        #: Each env's (version, score mode) from its /info, stamped on every trajectory.
+        self._provenance: dict[str, tuple[str, str]] = {}
         self._task_meta: dict[str, dict[str, Any]] = {}
 
     async def _prepare(self, envs: set[str]) -> None:
@@ -273,6 +275,7 @@ class RolloutEngine:
                 continue
             info = await self.clients[env][0].info()
             self._env_max_steps[env] = info.max_steps
+            self._provenance[env] = (info.env_version, info.score_mode)
             prompt = self._prompts.get(env) or prompt_from_info(info)
             self._prompts[env] = dataclasses.replace(prompt, **self.prompt_options) if self.prompt_options else prompt
 
@@ -337,6 +340,8 @@ class RolloutEngine:
             messages=messages,
             sample=spec.sample,
             prompt_messages=len(messages),
+            env_version=self._provenance[spec.env][0],
+            score_mode=self._provenance[spec.env][1],
         )
         session: AsyncSession | None = None
         report: tuple[str, str] | None = None  # what to tell the server when closing

@@ -75,6 +75,9 @@ class Trajectory:
     #: What ended it, finer than the status: env (the env's verdict or step cap), max_rounds
     #: (the client's round cap), invalid_replies, abstained, raised, timeout, server.
     end_reason: str | None = None
+    #: The env's version and scoring mode (its server's options, coevo.score_mode) it was scored under.
+    env_version: str | None = None
+    score_mode: str | None = None
 
     def end(self, status: str, reason: str, error: str | None = None) -> None:
         """Set how the episode ended (`error`: what went wrong, for the unscored statuses)."""
@@ -123,6 +126,10 @@ class Trajectory:
             "conversations": conversations,
             "reward": self.reward,
             "success": int(self.success),
+            # Provenance (optional AgentTraj fields): how it ended and what scored it.
+            "status": self.status,
+            "env_version": self.env_version,
+            "score_mode": self.score_mode,
         }
 
     def to_record(self) -> dict[str, Any]:

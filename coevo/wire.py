@@ -149,6 +149,9 @@ class InfoResponse(_Model):
     agent_prompt: AgentPrompt = Field(default_factory=AgentPrompt)
     #: The response style of this env's AgentGym-compatible routes.
     agentgym_style: AgentGymRouteStyle = "id"
+    #: The env options this server runs with, canonical ("key=value,..."; "" for the defaults):
+    #: with env_version, what decides how its episodes are scored (coevo.score_mode).
+    score_mode: str = ""
 
 
 class TaskStats(_Model):

@@ -34,6 +34,7 @@ from coevo.server.errors import (
     StoreRefused,
     classify,
 )
+from coevo.score_mode import score_mode
 from coevo.server.episode_end import MAX_ERROR_CHARS, end_fields
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
@@ -175,6 +176,7 @@ class EnvService:
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
             agent_prompt=cls.agent_prompt,
             agentgym_style=cls.agentgym_profile.style,
+            score_mode=score_mode(self.runtime.options),
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:

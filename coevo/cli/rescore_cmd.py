@@ -32,7 +32,8 @@ def rescore(
     from coevo.cli.serve_cmd import parse_options
     from coevo.cli.tables import pct, print_table
     from coevo.store.db import make_engine
-    from coevo.store.rescores import recorded_episodes, save_rescores, score_mode
+    from coevo.score_mode import score_mode
+    from coevo.store.rescores import recorded_episodes, save_rescores
 
     console = Console()
     options = parse_options(option)

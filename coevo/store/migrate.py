@@ -39,7 +39,7 @@ class SchemaVersion(Base):
 #: Columns added to `episodes` after its first release; all nullable, so old rows stay valid.
 ADDED_EPISODE_COLUMNS = ("policy", "run", "success", "error")
 #: Columns added to `rollout_trajectories` after its first release.
-ADDED_TRAJECTORY_COLUMNS = ("end_reason",)
+ADDED_TRAJECTORY_COLUMNS = ("end_reason", "env_version", "score_mode")
 #: close_reasons under which a still-running episode was left by its lease (abandoned); other
 #: reasons (a failed session, a refused record) cannot say whose fault it was: unknown.
 _LEASE_ENDED = ("closed", "expired_idle", "expired_age", "reset", "not_stored")
@@ -88,7 +88,7 @@ def _step_2_end_status(engine: Engine) -> None:
     done one with a recorded success is a success, a running one its lease left is abandoned,
     the rest `unknown`, never `failure`."""
     _add_columns(engine, "episodes", ADDED_EPISODE_COLUMNS)
-    _add_columns(engine, "rollout_trajectories", ADDED_TRAJECTORY_COLUMNS)
+    _add_columns(engine, "rollout_trajectories", ("end_reason",))
     names = set(inspect(engine).get_table_names())
     current = tuple(s.value for s in EndStatus)
     with engine.begin() as conn:
@@ -164,8 +164,19 @@ def _step_3_task_stats(engine: Engine) -> None:
         add_outcomes(conn, counts.values())
 
 
-#: The migration steps, in order: step i brings a store from version i - 1 to version i.
-STEPS: tuple[Callable[[Engine], None], ...] = (_step_1_tags, _step_2_end_status, _step_3_task_stats)
+def _step_4_provenance(engine: Engine) -> None:
+    """The env version and scoring mode a trajectory was scored under (NULL for older ones)."""
+    _add_columns(engine, "rollout_trajectories", ("env_version", "score_mode"))
+
+
+#: The migration steps, in order: step i brings a store from version i - 1 to version i. A step
+#: once written is never changed (stores may have run it): a new change is a new step.
+STEPS: tuple[Callable[[Engine], None], ...] = (
+    _step_1_tags,
+    _step_2_end_status,
+    _step_3_task_stats,
+    _step_4_provenance,
+)
 LATEST = len(STEPS)
 
 

@@ -8,7 +8,6 @@ env's defaults), so the same options always name the same column of results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -50,11 +49,6 @@ class Rescore(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (UniqueConstraint("episode_id", "score_mode", name="uq_rescores_episode_mode"),)
-
-
-def score_mode(options: Mapping[str, Any]) -> str:
-    """The canonical name of the scoring mode `options` define ("" for the env's defaults)."""
-    return ",".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in sorted(options.items()))
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,9 @@ def test_expert_solves_every_episode_and_trajectories_are_complete() -> None:
 def test_agentgym_export_marks_only_agent_replies_for_loss() -> None:
     (t,) = _run(ExpertPolicy(), [EpisodeSpec("guess", task_id="train-3")])
     record = t.to_agentgym()
-    assert set(record) == {"item_id", "conversations", "reward", "success"}
+    assert set(record) == {"item_id", "conversations", "reward", "success", "status", "env_version", "score_mode"}
+    # Provenance: how it ended, and the env version and scoring mode (the server's options) that scored it.
+    assert (record["status"], record["env_version"], record["score_mode"]) == ("success", "1", "")
     assert record["item_id"] == "guess_train-3" and record["success"] == 1 and record["reward"] == 1.0
     conv = record["conversations"]
     assert conv[0]["from"] == "human" and conv[0]["loss"] is None

@@ -59,7 +59,7 @@ def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: 
     assert stored_version(engine) == 0
     with engine.connect() as conn:
         steps_before = conn.execute(text('select episode_id, "index", action, reward from steps')).all()
-    assert upgrade(engine) == ["_step_1_tags", "_step_2_end_status", "_step_3_task_stats"]
+    assert upgrade(engine) == ["_step_1_tags", "_step_2_end_status", "_step_3_task_stats", "_step_4_provenance"]
     assert stored_version(engine) == LATEST
     with Session(engine) as db:
         episodes = {e.id: e for e in db.scalars(select(Episode))}
@@ -70,6 +70,7 @@ def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: 
     rows = load_trajectories(engine)
     assert [(r["status"], r["end_reason"]) for r in rows] == EXPECTED_TRAJECTORIES
     assert all(r["status"] != "failure" for r in rows)
+    assert all(r["env_version"] is None and r["score_mode"] is None for r in rows)  # not known then
     assert rows[6]["error"].startswith("ServerUnreachable")  # the old error text is kept
     # The judged episodes seed the per-task statistics (the unknown and abandoned ones do not).
     assert {(d.task_id, d.episodes, d.successes) for d in task_difficulty(engine, "guess", "expert").values()} == {
