@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -57,6 +58,9 @@ class HeldoutRow:
     mean_reward: float
     #: Success (1.0 / 0.0) per task, in the order of the task list: for paired comparisons.
     outcomes: list[float] = field(default_factory=list)
+    #: Episodes played again because they ended without a verdict, by their end status
+    #: (coevo.end_status): counted here, never scored.
+    replayed: dict[str, int] = field(default_factory=dict)
 
     def metrics(self) -> dict[str, Any]:
         """The row without per-task outcomes (what metrics.jsonl carries)."""
@@ -172,14 +176,20 @@ class HeldoutEvaluator:
             prompt_options=prompt_options, prompts=prompts, on_done=on_done,
         )  # fmt: skip
         trajectories = await rollout_tasks(policy, self.clients, everything, **options)
+        failed: list[Trajectory] = []
         for _ in range(self.retries):  # unscored episodes are played again, never scored 0
             again = [i for i, t in enumerate(trajectories) if not t.scored]
             if not again:
                 break
+            failed += [trajectories[i] for i in again]
             redone = await rollout_tasks(policy, self.clients, [everything[i] for i in again], **options)
             for i, trajectory in zip(again, redone, strict=True):
                 trajectories[i] = trajectory
-        return [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
+        rows = [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
+        for row, tasks in zip(rows, lists.values(), strict=True):
+            mine = {(t.env, t.task_id) for t in tasks}
+            row.replayed = dict(Counter(t.status for t in failed if (t.env, t.task_id) in mine))
+        return rows
 
     def recorded_lists(self) -> dict[str, list[str]]:
         """ "ENV:SPLIT" -> task ids, for the run's files (which tasks every row was scored on)."""

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from coevo.client.heldout import HeldoutSplit, UnscoredEpisode, score
+from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit, UnscoredEpisode, score
 from coevo.client.http import AsyncEnvClient
 from coevo.client.policies.base import Policy, PolicyRequest, Sampling
 from coevo.client.rollout import RolloutEngine
@@ -211,3 +211,41 @@ def test_heldout_scores_never_count_an_unscored_episode() -> None:
         score(HeldoutSplit("guess", "test", 1), [task], [broken])
     judged = Trajectory("guess", "test-0", "test", 0, "p", [], status="failure")
     assert score(HeldoutSplit("guess", "test", 1), [task], [judged]).outcomes == [0.0]
+
+
+class FlakyOnce(Policy):
+    """Raises on the first reply of each task's first episode, then plays the winning guess."""
+
+    name = "flaky"
+    batched = False
+
+    def __init__(self, always: bool = False) -> None:
+        super().__init__()
+        self.always, self.seen = always, set[str]()
+        self.task_of: dict[str, str] = {}
+
+    async def act(self, requests: Sequence[PolicyRequest], sampling: Sampling | None = None) -> list[str | None]:
+        out: list[str | None] = []
+        for request in requests:
+            assert request.session is not None
+            task = self.task_of.setdefault(request.session.session_id, str(request.info.get("task_id")))
+            if self.always or task not in self.seen:
+                self.seen.add(task)
+                raise RuntimeError("the inference server dropped the request")
+            out.append(f"Action: {await request.session.expert_action()}")
+        return out
+
+
+def test_heldout_replays_unscored_episodes_and_counts_them(faulty: tuple[str, str]) -> None:
+    url, _ = faulty
+
+    async def go(policy: Policy) -> list[Any]:
+        async with AsyncEnvClient(url) as client:
+            evaluator = HeldoutEvaluator({"faulty_guess": [client]}, [HeldoutSplit("faulty_guess", "test", 3)])
+            return await evaluator.evaluate(policy)
+
+    (row,) = asyncio.run(go(FlakyOnce()))
+    assert (row.n, row.success_rate, row.outcomes) == (3, 1.0, [1.0, 1.0, 1.0])
+    assert row.replayed == {"policy_error": 3} and row.metrics()["replayed"] == {"policy_error": 3}
+    with pytest.raises(UnscoredEpisode, match="policy_error"):
+        asyncio.run(go(FlakyOnce(always=True)))
