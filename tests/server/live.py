@@ -17,11 +17,13 @@ from coevo.server import create_app
 
 
 @contextmanager
-def live_server(env: str, *, db_url: str | None = None, **config: Any) -> Iterator[str]:
-    """Serve `env` on a free loopback port until the block ends; yields the base URL."""
+def live_server(
+    env: str, *, db_url: str | None = None, env_options: dict[str, Any] | None = None, **config: Any
+) -> Iterator[str]:
+    """Serve `env` (built with `env_options`) on a free loopback port until the block ends; yields the base URL."""
     port = free_port()
     cfg = ServerConfig(port=port, db_url=db_url, record=db_url is not None, **config)
-    app = create_app(env, config=cfg)
+    app = create_app(env, env_options=env_options, config=cfg)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", ws="auto")
     )
