@@ -92,3 +92,26 @@ def test_actions_that_no_longer_end_the_episode_rescore_unknown() -> None:
     row = rescore_episode(env, episode)
     assert (row["status"], row["total_reward"], row["success"]) == ("unknown", None, None)
     assert "did not end the episode" in row["error"]
+
+
+def test_bfcl_replies_rescored_with_the_lenient_decoder(tmp_path: Path) -> None:
+    """A real env's scoring modes: BFCL's expert call wrapped in a code fence fails BFCL's own
+    decoder (as recorded) and passes the lenient one (re-scored), the recorded steps untouched."""
+    db_url = f"sqlite:///{tmp_path / 'bfcl.db'}"
+    with serve("bfcl", db_url=db_url) as c:
+        sid = c.post("/sessions", json={"split": "simple_python", "seed": 3, "run": "fenced"}).json()["session_id"]
+        expert = c.get(f"/sessions/{sid}/expert").json()["action"]
+        step = c.post(f"/sessions/{sid}/step", json={"action": f"```python\n{expert}\n```"}).json()
+        assert step["done"] and step["reward"] == 0.0
+        c.delete(f"/sessions/{sid}")
+    done = coevo("rescore", "bfcl", "-o", "decoder=lenient", "--db-url", db_url, "--run", "fenced")
+    assert done.returncode == 0, done.stderr
+    engine = make_engine(db_url)
+    with Session(engine) as s:
+        episode = s.scalars(select(Episode).where(Episode.session_id == sid)).one()
+        steps = s.scalars(select(StepRecord).where(StepRecord.episode_id == episode.id)).all()
+    assert (episode.status, episode.total_reward) == ("failure", 0.0)
+    rescored = load_rescores(engine, "decoder=lenient")[episode.id]
+    assert (rescored.status, rescored.total_reward, rescored.success) == ("success", 1.0, True)
+    assert [s.action for s in steps] == [f"```python\n{expert}\n```"]
+    engine.dispose()
