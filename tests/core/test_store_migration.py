@@ -10,17 +10,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import MetaData, Table, create_engine, inspect, select, text
 from sqlalchemy.orm import Session
 
 from coevo.client.trajectory import Trajectory
 from coevo.end_status import from_legacy
-from coevo.store.db import make_engine
+from coevo.store.db import Base, make_engine
 from coevo.store.migrate import LATEST, stored_version, upgrade
 from coevo.store.rollouts import load_trajectories
 from coevo.store.tables import Episode, StepRecord
 from coevo.store.task_stats import task_difficulty
-from tests.server.conftest import serve
+from tests.server.conftest import pg_base_url, pg_url, serve  # noqa: F401  (fixtures)
 
 RELEASE_STORE = Path(__file__).parent / "fixtures" / "release_store.db"
 
@@ -54,7 +54,44 @@ def old_store(tmp_path: Path) -> str:
     return f"sqlite:///{path}"
 
 
-def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(old_store: str) -> None:
+def _copy_to(release_url: str, target_url: str) -> None:
+    """The release store's tables and rows on another database: each table with the columns the
+    release gave it (the current definitions of those columns), every row copied as it is."""
+    import coevo.store.genenv  # noqa: F401  (the tables a store holds)
+    import coevo.store.owners  # noqa: F401
+
+    source = create_engine(release_url)
+    columns = {
+        name: {c["name"] for c in inspect(source).get_columns(name)} for name in inspect(source).get_table_names()
+    }
+    old = MetaData()
+    for name, present in columns.items():
+        current = Base.metadata.tables.get(name)
+        if current is not None:
+            Table(name, old, *[c._copy() for c in current.columns if c.name in present])
+    target = create_engine(target_url)
+    old.create_all(target)
+    with source.connect() as read, target.begin() as write:
+        for table in old.sorted_tables:
+            rows = [dict(r._mapping) for r in read.execute(table.select())]
+            if rows:
+                write.execute(table.insert(), rows)
+    source.dispose()
+    target.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def release_store(request: pytest.FixtureRequest, old_store: str) -> str:
+    """The release store as written (SQLite), or the same tables and rows on PostgreSQL."""
+    if request.param == "sqlite":
+        return old_store
+    url = str(request.getfixturevalue("pg_url"))
+    _copy_to(old_store, url)
+    return url
+
+
+def test_a_release_store_migrates_to_the_taxonomy_and_keeps_its_rows(release_store: str) -> None:
+    old_store = release_store
     engine = make_engine(old_store, create=False)
     assert stored_version(engine) == 0
     with engine.connect() as conn:
