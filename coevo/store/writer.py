@@ -320,14 +320,14 @@ class TrajectoryWriter:
                 continue
             if type(op) is StepRow:
                 steps.append(self._step_dict(op, sanitize))
-                success = episode_success(op.done, op.truncated, op.info, op.reward)
-                fields = {
+                fields: dict[str, Any] = {
                     "steps": op.step_index,
                     "total_reward": op.total_reward,
-                    "status": scored_end(op.done, op.truncated, success),
-                    "success": success,
                     "updated_at": _ts(op.at),
                 }
+                if op.done or op.truncated:  # the end status; a step that ends nothing leaves it be
+                    success = episode_success(op.done, op.truncated, op.info, op.reward)
+                    fields.update(status=scored_end(op.done, op.truncated, success), success=success)
                 target = episodes.get(op.episode_id)
                 if target is not None:
                     target.update(fields)

@@ -265,3 +265,19 @@ def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path) -> N
 
 def test_processes_opening_a_new_postgres_schema_at_once_all_succeed(pg_url: str) -> None:
     assert _race_to_create(pg_url) == []
+
+
+def test_a_step_after_the_end_keeps_the_end_status(db_url: str) -> None:
+    """AgentGym's shop and search servers take steps after the end (steps_after_done): such a
+    step, ending nothing, must not turn a judged episode back into a running one."""
+    engine = make_engine(db_url)
+    writer = TrajectoryWriter(engine, interval_s=3600)
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1, reward=1.0, done=True, total=1.0))
+    writer.flush()
+    writer.step(_row("e1", 2, total=1.0))  # taken after the end: not done, not truncated
+    writer.flush()
+    with Session(engine) as db:
+        episode = db.get(Episode, "e1")
+        assert (episode.steps, episode.status, episode.success) == (2, "success", True)
+    engine.dispose()
