@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coevo.agentevol.config import AgentEvolConfig
+from coevo import end_status
 from coevo.agentevol.data import BC_OBJECTIVE, instruction_of
 from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
@@ -48,7 +49,7 @@ from coevo.client.stats import wilson_interval
 from coevo.client.policies.base import Policy, Sampling
 from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
-from coevo.client.trajectory import Trajectory
+from coevo.client.trajectory import Trajectory, scored_only
 from coevo.training import LogHeldout, LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
 
 if TYPE_CHECKING:
@@ -347,11 +348,13 @@ class AgentEvolTrainer:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, default=str))
         s = document["summary"]
-        low, high = wilson_interval(sum(t.success for t in played), len(played)) if played else (0.0, 0.0)
+        scored = [t for t in played if t.scored]  # unscored episodes are left out, and counted
+        low, high = wilson_interval(sum(t.success for t in scored), len(scored)) if scored else (0.0, 0.0)
         return {
             "success_rate": s["success_rate"], "ci95_low": low, "ci95_high": high, "mean_reward": s["mean_reward"],
             "mean_steps": s["mean_steps"], "invalid_reply_rate": s["invalid_reply_rate"],
-            "accepted_action_rate": s["accepted_action_rate"], "eval_n": s["n"],
+            "accepted_action_rate": s["accepted_action_rate"], "eval_n": s["n"], "eval_unscored": s["unscored"],
+            "eval_status": s["status"],
             "by_env": {env: {"success_rate": v["success_rate"], "mean_reward": v["mean_reward"]} for env, v in document["by_env"].items()},
             "by_task_type": {k: v["success_rate"] for k, v in s["by_task_type"].items()},
             "heldout": [row.metrics() for row in rows],
@@ -397,7 +400,12 @@ class AgentEvolTrainer:
             )
         finally:
             await policy.aclose()
-        records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in trajectories if t.status != "error"]
+        # Only episodes the env judged become data; the others (coevo.end_status) are left out.
+        records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in scored_only(trajectories)]
+        unscored = end_status.count(t.status for t in trajectories if not t.scored)
+        if any(unscored.values()):
+            self.log(f"[{stage}] explore: left out {sum(unscored.values())} unscored episodes "
+                     f"{ {k: v for k, v in unscored.items() if v} }")  # fmt: skip
         write_jsonl(path, records)
         return records
 
