@@ -14,6 +14,7 @@ from coevo.config import ServerConfig
 from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
+from coevo.server.hot_step import EnvApp
 from coevo.server.limits import BodyLimitMiddleware
 from coevo.server.openapi import install_exact_openapi
 from coevo.server.openenv_routes import build_openenv_router
@@ -38,13 +39,13 @@ def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     )
 
 
-def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: ServerConfig | None = None) -> FastAPI:
+def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: ServerConfig | None = None) -> EnvApp:
     """A FastAPI app serving `env`. Shared env data is loaded now, so a bad env fails fast.
 
     `config` defaults to `ServerConfig.from_env()` (COEVO_* variables over the defaults).
     """
     config = config or ServerConfig.from_env()
-    runtime = EnvRuntime(env, env_options, threads=config.env_threads)
+    runtime = EnvRuntime(env, env_options, threads=config.env_threads, inline_below_s=config.inline_env_below_s)
     service = EnvService(runtime, config, _make_writer(config))
 
     mcp_running: list[Any] = []
@@ -60,7 +61,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
         finally:
             await service.stop()
 
-    app = FastAPI(
+    app = EnvApp(
         title=f"coevo env server: {runtime.name}",
         version=__version__,
         description=(
@@ -75,13 +76,15 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
     install_error_handlers(app, service.metrics)
     # Added first, so it runs inside the body checks: it answers what no handler took.
     app.add_middleware(UnhandledErrorMiddleware, on_error=service.metrics.error)
-    app.add_middleware(
-        BodyLimitMiddleware,
-        max_body_bytes=config.max_body_bytes,
-        on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
-        on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
-        on_invalid=service.metrics.error,
-    )
+    body_checks: dict[str, Any] = {
+        "max_body_bytes": config.max_body_bytes,
+        "on_reject": lambda: service.metrics.error(413, BodyTooLarge.code),
+        "on_media_type": lambda: service.metrics.error(415, UnsupportedMediaType.code),
+        "on_invalid": service.metrics.error,
+    }
+    app.add_middleware(BodyLimitMiddleware, **body_checks)
+    # The step route's fast path, behind the same body checks (server/hot_step.py).
+    app.serve_hot_step(service, lambda inner: BodyLimitMiddleware(inner, **body_checks))
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))
     compat = build_compat_router(service)

@@ -3,6 +3,7 @@ in `fixtures/hot_route_errors.json` must get the recorded status, headers and JS
 for word. The fixture was recorded from the server before the step path was optimised (issue
 #42), so any speed-up that changes what a client sees for bad input fails here.
 
+Each case runs twice: on the step route's fast path and, with it off, on the FastAPI route.
 Session ids differ per run: the fixture names them `{live}`, `{done}` and `{closed}`, and the
 answers are compared with the real ids put back to those names.
 """
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from coevo.server.hot_step import step_session_id
 from tests.server.conftest import serve
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hot_route_errors.json"
@@ -97,8 +99,10 @@ def answer(served: Served, case: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Served]]:
+@pytest.fixture(scope="module", params=["hot_step", "fastapi_route"])
+def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Served]]:
+    """The fixture's servers, answering the step route on its fast path (server/hot_step.py) or,
+    with that turned off, on the FastAPI route it stands in front of: both answer alike."""
     with ExitStack() as stack:
         out = {}
         for name, spec in CONTRACT["servers"].items():
@@ -106,6 +110,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serv
             client = stack.enter_context(
                 serve(spec["env"], db_url=f"sqlite:///{db}", raise_server_exceptions=False, **spec["config"])
             )
+            assert client.app.hot_step is not None
+            if request.param == "fastapi_route":
+                client.app.hot_step = None
             out[name] = Served(client, spec["config"].get("max_sessions"))
         yield out
 
@@ -122,3 +129,23 @@ def test_bad_input_gets_the_recorded_answer(servers: dict[str, Served], case: di
     got = answer(servers[case["server"]], case)
     expected = {key: case[key] for key in ("status", "headers", "body", "live_steps_taken")}
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "root_path", "hot"),
+    [
+        ("POST", "/sessions/abc/step", "", True),
+        ("POST", "/sessions/a%20b/step", "", True),
+        ("GET", "/sessions/abc/step", "", False),
+        ("POST", "/sessions//step", "", False),
+        ("POST", "/sessions/a/b/step", "", False),
+        ("POST", "/sessions/abc/step/", "", False),
+        ("POST", "/sessions/abc/reset", "", False),
+        ("POST", "/sessions/abc/step", "/behind-a-proxy", False),
+    ],
+)
+def test_only_the_step_route_takes_the_fast_path(method: str, path: str, root_path: str, hot: bool) -> None:
+    """The fast path takes what Starlette's `/sessions/{session_id}/step` matches for POST, and
+    nothing else (a root path leaves routing to FastAPI)."""
+    scope = {"type": "http", "method": method, "path": path, "root_path": root_path}
+    assert (step_session_id(scope) is not None) is hot
