@@ -18,8 +18,8 @@ background load on the machine affects them alike:
   step) in the same run, rounds interleaved; each server pinned to core 0, wrk to core 1.
   `default_single_ratio` is their ratio of steps/s; p50/p99 are wrk's at 64 connections; a
   last run under py-spy splits the server's CPU per step into HTTP, service, env and store
-  (bench/layers.py). One request in 40 to a session is a reset (bench/data/wrk_step.lua), as
-  in an episode of ALFWorld.
+  (bench/layers.py). Every session starts a new episode before each measured run (outside
+  it), so the runs are steps only (bench/data/wrk_step.lua resets a session only past 47 steps).
 * scale (`--scale`, alone) — one default server process against two on one store, pinned to
   cores 0 and 1, wrk sharing the cores: how far one env goes past one core (docs/server.md).
 
@@ -282,7 +282,13 @@ async def _open_sessions(port: int, count: int, ids_file: Path) -> dict[str, Any
 
         async def create(seed: int) -> str:
             async with gate:
-                r = await client.post("/sessions", json={"seed": seed})
+                for attempt in range(3):  # a kept-alive connection closed under load: open another
+                    try:
+                        r = await client.post("/sessions", json={"seed": seed})
+                        break
+                    except httpx.TransportError:
+                        if attempt == 2:
+                            raise
                 r.raise_for_status()
                 return str(r.json()["session_id"])
 
@@ -299,11 +305,43 @@ async def _open_sessions(port: int, count: int, ids_file: Path) -> dict[str, Any
 _sent: dict[Path, int] = {}
 
 
+#: Visits to a session before the wrk script resets it: only a run longer than 47 steps a session
+#: resets (ALFWorld's cap is 50), so the measured load is steps; `_fresh_episodes` resets between runs.
+EPISODE_VISITS = 48
+
+
 def _wrk(port: int, ids: Path, seconds: float, args: argparse.Namespace) -> WrkRun:
     offset = _sent.get(ids, 0)
-    run = run_steps(port, ids, seconds=seconds, connections=args.connections, core=LOAD_CORE, offset=offset)
+    run = run_steps(
+        port,
+        ids,
+        seconds=seconds,
+        connections=args.connections,
+        core=LOAD_CORE,
+        episode=EPISODE_VISITS,
+        offset=offset,
+    )
     _sent[ids] = offset + run.requests
     return run
+
+
+async def _reset_all(port: int, sids: list[str]) -> None:
+    async with _client(port, 16) as client:
+        gate = asyncio.Semaphore(16)
+
+        async def reset(sid: str) -> None:
+            async with gate:
+                (await client.post(f"/sessions/{sid}/reset", json={})).raise_for_status()
+
+        await asyncio.gather(*(reset(sid) for sid in sids))
+
+
+def _fresh_episodes(port: int, ids: Path) -> None:
+    """A new episode in every session, before a measured run and outside it, so that the run
+    is all steps (an ALFWorld reset builds a scene: in the measured load it would count as the
+    step path's cost; the bare route's resets cost nothing)."""
+    asyncio.run(_reset_all(port, ids.read_text().split()))
+    _sent[ids] = 0
 
 
 def measure_default(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
@@ -335,11 +373,14 @@ def measure_default(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         bare = start_server(pinned(bare_cmd, SERVER_CORE), bare_port, env, tmp / "bare.log")
         procs.append(bare)
         _wrk(bare_port, fake, args.warmup_seconds, args)
+        _fresh_episodes(port, ids)
         _wrk(port, ids, args.warmup_seconds, args)
         runs: dict[str, list[WrkRun]] = {"bare": [], "default": []}
         cpu = {"bare": 0.0, "default": 0.0}
         for round_ in range(args.wrk_rounds):
             for name, proc, p, sids in (("bare", bare, bare_port, fake), ("default", ours, port, ids)):
+                if name == "default":
+                    _fresh_episodes(port, ids)
                 cpu0 = cpu_seconds(proc.pid)
                 run = _wrk(p, sids, args.wrk_seconds, args)
                 cpu[name] += cpu_seconds(proc.pid) - cpu0
@@ -351,6 +392,7 @@ def measure_default(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         hot: list[tuple[str, float]] = []
         if py_spy_path() is not None:
             folded = (args.profile_out or tmp) / "default-step.folded"
+            _fresh_episodes(port, ids)
             cpu0 = cpu_seconds(ours.pid)
             with ThreadPoolExecutor(1) as pool:
                 spying = pool.submit(record, ours.pid, args.wrk_seconds, folded)
@@ -386,6 +428,8 @@ def measure_default(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "connections": args.connections,
         "wrk_rounds": args.wrk_rounds,
         "wrk_seconds": args.wrk_seconds,
+        # wrk's socket errors (timeouts, mostly: requests over 2 s on an overloaded machine)
+        "socket_errors": {name: sum(r.socket_errors for r in rs) for name, rs in runs.items()},
         "default_per_round": [round(r.per_s, 1) for r in runs["default"]],
         "bare_per_round": [round(r.per_s, 1) for r in runs["bare"]],
     }

@@ -10,11 +10,14 @@ run inline: after `streak` calls in a row each under `below_s` of its thread's C
 on the loop (CPU time, not wall time: on a loaded machine a call's wall time includes waiting for
 the GIL or for a core, which says nothing about the call). An inline call that takes `below_s`
 of CPU, or that blocked (the thread gave up its core: a sleep, I/O, a lock) and took `block_s`
-of wall time, sends its kind back to the pool; the streak it must earn again doubles each time,
-so a kind that blocks now and then cannot bounce back and forth, and past `max_strikes` strikes
-it stays on the pool. Being preempted is not blocking: Linux counts the two apart
-(`getrusage(RUSAGE_THREAD)`: voluntary and involuntary context switches); elsewhere any inline
-call over `block_s` counts as blocked.
+of wall time, sends its kind back to the pool; the streak it must earn again doubles with each
+such strike (up to `max_strikes` doublings), so a kind that blocks now and then runs on the pool
+nearly always; as many good inline calls in a row as the streak it earned forgive one strike, so
+a false strike (a GIL hand-over or a long preemption that looked like blocking on a loaded
+machine) does not keep a cheap kind off the loop for good. Being preempted is not blocking:
+Linux counts the two apart (`getrusage(RUSAGE_THREAD)`: voluntary and involuntary context
+switches), read on one inline call in 8 (each costs a system call); the other inline calls, and
+every one off Linux, count as blocked when they take `block_s`.
 """
 
 from __future__ import annotations
@@ -49,23 +52,22 @@ def call_kind(fn: Callable[..., Any]) -> str:
 
 @dataclass
 class _Kind:
-    cheap: int = 0
+    cheap: int = 0  # calls in a row under the CPU bound
+    good: int = 0  # inline calls in a row within both bounds
     strikes: int = 0
 
 
 @dataclass
 class InlinePolicy:
     below_s: float = 0.0005
-    block_s: float = 0.01
+    block_s: float = 0.02
     streak: int = 32
-    max_strikes: int = 8
+    max_strikes: int = 10
     _kinds: dict[str, _Kind] = field(default_factory=dict)
 
     def inline(self, kind: str) -> bool:
         state = self._kinds.get(kind)
-        if state is None or state.strikes > self.max_strikes:
-            return False
-        return state.cheap >= self.streak << state.strikes
+        return state is not None and state.cheap >= self.streak << state.strikes
 
     def pooled(self, kind: str, cpu_s: float) -> None:
         """A call of `kind` on the pool took `cpu_s` of its thread's CPU time."""
@@ -75,10 +77,15 @@ class InlinePolicy:
     def ran_inline(self, kind: str, cpu_s: float, wall_s: float, blocked: bool = True) -> None:
         """A call of `kind` ran inline (`blocked`: it gave up its core on its own): over a bound,
         it goes back to the pool."""
+        state = self._kinds[kind]
         if cpu_s >= self.below_s or (blocked and wall_s >= self.block_s):
-            state = self._kinds[kind]
-            state.cheap = 0
-            state.strikes += 1
+            state.cheap = state.good = 0
+            state.strikes = min(state.strikes + 1, self.max_strikes)
+            return
+        state.good += 1
+        if state.strikes and state.good >= self.streak << state.strikes:
+            state.strikes -= 1
+            state.good = 0
 
     def state(self) -> dict[str, bool]:
         """Each kind seen so far and whether it runs inline now."""

@@ -27,7 +27,7 @@ def test_a_kind_runs_inline_after_a_streak_of_cheap_calls() -> None:
 
 
 def test_a_slow_inline_call_sends_its_kind_back_for_twice_as_long() -> None:
-    policy = InlinePolicy(below_s=0.001, block_s=0.01, streak=2, max_strikes=1)
+    policy = InlinePolicy(below_s=0.001, block_s=0.01, streak=2, max_strikes=2)
     policy.pooled("step", 0.0)
     policy.pooled("step", 0.0)
     policy.ran_inline("step", 0.0005, 0.005)  # within both bounds (preempted for a while): stays
@@ -39,10 +39,28 @@ def test_a_slow_inline_call_sends_its_kind_back_for_twice_as_long() -> None:
     assert not policy.inline("step")  # needs 2 << 1 = 4 now
     policy.pooled("step", 0.0)
     assert policy.inline("step")
-    policy.ran_inline("step", 0.0, 0.05)  # blocked: a second strike, past max_strikes, pool for good
-    for _ in range(100):
+    for _ in range(3):  # blocked, again and again: the doubling stops at max_strikes
+        policy.ran_inline("step", 0.0, 0.05)
+    for _ in range(7):
         policy.pooled("step", 0.0)
-    assert not policy.inline("step")
+    assert not policy.inline("step")  # 2 << 2 = 8
+    policy.pooled("step", 0.0)
+    assert policy.inline("step")
+
+
+def test_good_inline_calls_forgive_a_strike() -> None:
+    policy = InlinePolicy(below_s=0.001, block_s=0.01, streak=2)
+    for _ in range(4):
+        policy.pooled("step", 0.0)
+    policy.ran_inline("step", 0.0, 0.05)  # one false strike: needs 4 cheap calls in a row now
+    for _ in range(4):
+        policy.pooled("step", 0.0)
+    for _ in range(4):  # 2 << 1 good inline calls forgive it
+        policy.ran_inline("step", 0.0001, 0.0001)
+    policy.ran_inline("step", 0.0, 0.05)  # the next strike asks for 4 again, not 8
+    for _ in range(4):
+        policy.pooled("step", 0.0)
+    assert policy.inline("step")
 
 
 def test_call_kind_names_the_function_under_partials_and_methods() -> None:
@@ -63,7 +81,7 @@ def test_the_runtime_moves_cheap_heavy_calls_onto_the_loop_and_keeps_slow_ones_o
         return threading.get_ident()
 
     def slow() -> int:
-        time.sleep(0.025)
+        time.sleep(0.05)
         return threading.get_ident()
 
     async def run() -> tuple[list[bool], list[bool]]:
@@ -77,7 +95,7 @@ def test_the_runtime_moves_cheap_heavy_calls_onto_the_loop_and_keeps_slow_ones_o
         runtime.shutdown()
     assert cheap_on_loop == [False, False, False, True, True]
     # A sleep costs no CPU time, so it earns the loop too — once: the first inline call blocks
-    # past block_s (20 ms here) and that sends it back.
+    # past block_s (40 ms here) and that sends it back.
     assert slow_on_loop == [False, False, False, True, False]
     assert runtime.inline_policy.state() == {"cheap": True, "slow": False}
 
