@@ -274,6 +274,20 @@ def idle_session_kb(count: int) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------------- default server
+async def _post(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> httpx.Response:
+    """POST, tried again on a dropped connection (a loaded machine's kept-alive connections)."""
+    for attempt in range(3):
+        try:
+            r = await client.post(url, json=body)
+            break
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+            await asyncio.sleep(0.5)
+    r.raise_for_status()
+    return r
+
+
 async def _open_sessions(port: int, count: int, ids_file: Path) -> dict[str, Any]:
     """`count` sessions on the server at `port`, their ids written to `ids_file`, and the
     observation and info of one step of one more session (the bare route answers those)."""
@@ -282,14 +296,7 @@ async def _open_sessions(port: int, count: int, ids_file: Path) -> dict[str, Any
 
         async def create(seed: int) -> str:
             async with gate:
-                for attempt in range(3):  # a kept-alive connection closed under load: open another
-                    try:
-                        r = await client.post("/sessions", json={"seed": seed})
-                        break
-                    except httpx.TransportError:
-                        if attempt == 2:
-                            raise
-                r.raise_for_status()
+                r = await _post(client, "/sessions", {"seed": seed})
                 return str(r.json()["session_id"])
 
         sids = await asyncio.gather(*(create(seed) for seed in range(count)))
@@ -331,7 +338,7 @@ async def _reset_all(port: int, sids: list[str]) -> None:
 
         async def reset(sid: str) -> None:
             async with gate:
-                (await client.post(f"/sessions/{sid}/reset", json={})).raise_for_status()
+                await _post(client, f"/sessions/{sid}/reset", {})
 
         await asyncio.gather(*(reset(sid) for sid in sids))
 

@@ -14,7 +14,7 @@ from coevo.config import ServerConfig
 from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
-from coevo.server.hot_step import EnvApp
+from coevo.server.hot_step import HotStepMiddleware, HotStepSwitch
 from coevo.server.limits import BodyLimitMiddleware
 from coevo.server.openapi import install_exact_openapi
 from coevo.server.openenv_routes import build_openenv_router
@@ -39,7 +39,7 @@ def _make_writer(config: ServerConfig):  # type: ignore[no-untyped-def]
     )
 
 
-def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: ServerConfig | None = None) -> EnvApp:
+def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: ServerConfig | None = None) -> FastAPI:
     """A FastAPI app serving `env`. Shared env data is loaded now, so a bad env fails fast.
 
     `config` defaults to `ServerConfig.from_env()` (COEVO_* variables over the defaults).
@@ -61,7 +61,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
         finally:
             await service.stop()
 
-    app = EnvApp(
+    app = FastAPI(
         title=f"coevo env server: {runtime.name}",
         version=__version__,
         description=(
@@ -70,21 +70,24 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
             'Every error is JSON `{"error": {"code", "message"}}`.'
         ),
         lifespan=lifespan,
+        telemetry=None if config.telemetry else {"tracing": False, "metrics": False, "logs": False},
     )
     app.state.service = service
     install_exact_openapi(app)
     install_error_handlers(app, service.metrics)
-    # Added first, so it runs inside the body checks: it answers what no handler took.
+    # The step route's fast path (server/hot_step.py): added first, so it is the innermost
+    # middleware and every one added after it (the body checks below included) wraps it.
+    app.state.hot_step = HotStepSwitch()
+    app.add_middleware(HotStepMiddleware, service=service, switch=app.state.hot_step)
+    # Runs inside the body checks: it answers what no handler took.
     app.add_middleware(UnhandledErrorMiddleware, on_error=service.metrics.error)
-    body_checks: dict[str, Any] = {
-        "max_body_bytes": config.max_body_bytes,
-        "on_reject": lambda: service.metrics.error(413, BodyTooLarge.code),
-        "on_media_type": lambda: service.metrics.error(415, UnsupportedMediaType.code),
-        "on_invalid": service.metrics.error,
-    }
-    app.add_middleware(BodyLimitMiddleware, **body_checks)
-    # The step route's fast path, behind the same body checks (server/hot_step.py).
-    app.serve_hot_step(service, lambda inner: BodyLimitMiddleware(inner, **body_checks))
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_body_bytes=config.max_body_bytes,
+        on_reject=lambda: service.metrics.error(413, BodyTooLarge.code),
+        on_media_type=lambda: service.metrics.error(415, UnsupportedMediaType.code),
+        on_invalid=service.metrics.error,
+    )
     app.include_router(build_router(service))
     app.include_router(build_admin_router(service))
     compat = build_compat_router(service)

@@ -5,21 +5,18 @@ was most of a step's CPU: native-telemetry checks, four nested middleware and ex
 wrappers, a linear match over every route of every router, dependency resolution into a fresh
 exit stack, and a Response object per answer. The env step itself is microseconds.
 
-`HotStep` is a plain ASGI app for exactly that route, placed in front of FastAPI by `EnvApp`:
-the same body checks (`BodyLimitMiddleware`: size, media type, the one JSON rule), the same
-validation of the body (pydantic-core on the raw bytes, so every message is the one the
+`HotStep` is a plain ASGI app for exactly that route, reached through `HotStepMiddleware`, the
+innermost middleware, so every middleware of the app still wraps it: the same body checks
+(`BodyLimitMiddleware`: size, media type, the one JSON rule), the same validation of the body (pydantic-core on the raw bytes, so every message is the one the
 FastAPI route gave), the same service call, and the same error mapping (`errors.classify`,
 `errors.validation_answer`) with the same metrics. The answer is one pre-serialized JSON body
-sent in two ASGI messages. Every other request, and this path under any other method, goes to
-FastAPI as before; the FastAPI route stays registered, so /docs still describes it.
+sent in two ASGI messages. Every other request, and this path under any other method, goes on
+to FastAPI's router as before; the FastAPI route stays registered, so /docs still describes it.
 `tests/server/test_hot_route_errors.py` pins every error answer word for word.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from fastapi import FastAPI
 from pydantic import ValidationError
 
 from coevo.server.errors import classify, validation_answer
@@ -107,17 +104,24 @@ class HotStep:
         await _send_json(send, status, body, headers)
 
 
-class EnvApp(FastAPI):
-    """The env server's FastAPI app, with the step route's fast path in front (`hot_step`)."""
+class HotStepSwitch:
+    """Whether the fast path answers (`app.state.hot_step`); off, the FastAPI route does."""
 
-    hot_step: ASGIApp | None = None
+    on: bool = True
 
-    def serve_hot_step(self, service: EnvService, guard: Callable[[ASGIApp], ASGIApp]) -> None:
-        """Answer POST /sessions/{id}/step with `HotStep` behind `guard` (the body checks)."""
-        self.hot_step = guard(HotStep(service))
+
+class HotStepMiddleware:
+    """The innermost middleware: POST /sessions/{id}/step goes to `HotStep`, all else on to
+    FastAPI's exception handling and router. Every middleware added to the app (the body
+    checks, the unhandled-error answer, any added later) still wraps the fast path."""
+
+    def __init__(self, app: ASGIApp, service: EnvService, switch: HotStepSwitch) -> None:
+        self.app = app
+        self.hot = HotStep(service)
+        self.switch = switch
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.hot_step is not None and step_session_id(scope) is not None:
-            await self.hot_step(scope, receive, send)
+        if self.switch.on and step_session_id(scope) is not None:
+            await self.hot(scope, receive, send)
             return
-        await super().__call__(scope, receive, send)
+        await self.app(scope, receive, send)

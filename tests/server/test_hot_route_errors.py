@@ -110,9 +110,9 @@ def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             client = stack.enter_context(
                 serve(spec["env"], db_url=f"sqlite:///{db}", raise_server_exceptions=False, **spec["config"])
             )
-            assert client.app.hot_step is not None
+            assert client.app.state.hot_step.on
             if request.param == "fastapi_route":
-                client.app.hot_step = None
+                client.app.state.hot_step.on = False
             out[name] = Served(client, spec["config"].get("max_sessions"))
         yield out
 
