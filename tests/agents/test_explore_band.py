@@ -21,6 +21,7 @@ from coevo.client import AsyncEnvClient  # noqa: E402
 from coevo.client.policies.base import Policy  # noqa: E402
 from coevo.client.policies.expert import ExpertPolicy  # noqa: E402
 from coevo.client.difficulty import tasks_by_difficulty  # noqa: E402
+from coevo.client.errors import EnvClientError  # noqa: E402
 from tests.agents.servers import asgi_env_client  # noqa: E402
 from tests.fixture_env import GuessEnv  # noqa: E402
 
@@ -164,3 +165,15 @@ def test_ci_preset_with_explore_band_records_its_choice(tmp_path: Path) -> None:
     stages = {line["stage"]: line for line in lines if line["kind"] == "stage"}
     assert stages["iter2"]["explore_in_band"] == iter2["explore_in_band"]
     assert json.loads((out / "data" / "iter2-explore-selection.json").read_text()) == iter2["explore_selection"]
+
+
+def test_a_server_without_a_store_stops_the_band_with_its_reason(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with asgi_env_client("guess") as client:  # record off: no statistics to ask for
+            evol = AgentEvolTrainer(from_preset("ci", envs=["guess"], output_dir=str(tmp_path), explore_band="0.3,0.7"))
+            evol.clients = {"guess": [client]}
+            with pytest.raises(EnvClientError, match="keeps no store") as refused:
+                await evol.explore_tasks(1, [])
+            assert refused.value.status == 422
+
+    asyncio.run(go())
