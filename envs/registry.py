@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "sciworld": "coevo.envs.sciworld.env:SciWorldEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",
