@@ -64,6 +64,8 @@ class SciWorldEnv(Env):
     def __init__(self, shared: Shared | None = None, **options: Any) -> None:
         super().__init__(shared, **options)
         self.state: EpisodeState | None = None
+        #: Per action taken: whether the simulator rejected it (the expert passes those over).
+        self.rejected: list[bool] = []
 
     @classmethod
     def load_shared(cls, heap_mb: int = 4096, **_: Any) -> Shared:
@@ -104,6 +106,7 @@ class SciWorldEnv(Env):
         game = self.shared.catalogue.by_id[task_id]
         self.close()
         self.state = state = self._load(game)
+        self.rejected = []
         # AgentGym's /reset sends the look alone (its client prepends the description itself).
         text = state.last.observation if self.agentgym else f"{state.task_description}\n{state.last.observation}"
         return ResetResult(text, {"task": state.task_description, "score": state.last.score})
@@ -126,6 +129,7 @@ class SciWorldEnv(Env):
             previous = self._replay().score
             outcome = self.state.episode.step(action)
         self.state.last = outcome
+        self.rejected.append(outcome.observation == expert.REJECTED)
         info = {"score": outcome.score, "moves": outcome.moves}
         return StepResult(outcome.observation, reward(outcome.score, previous), outcome.done, info=info)
 
@@ -136,12 +140,9 @@ class SciWorldEnv(Env):
         with self.shared.gold_lock:
             gold = self.shared.gold.get(game.task_id)
             if gold is None:
-                try:
-                    gold = expert.gold_actions(self.shared.jvm, game)
-                except JvmDied:
-                    gold = expert.gold_actions(self.shared.jvm, game)
+                gold = expert.gold_actions(game)
                 self.shared.gold[game.task_id] = gold
-        return expert.next_action(gold, self.actions)
+        return expert.next_action(gold, self.actions, self.rejected)
 
     def close(self) -> None:
         self.state = None  # the simulator object is collected in the JVM with its proxy
