@@ -57,7 +57,7 @@ def play(env: SciWorldEnv, game: tasks.Game) -> tuple[float, list[float], dict |
         score = int(result.info["score"])
     failure = None
     if score != 100 or not env.done:
-        gold = env.shared.gold.get(game.task_id, ())
+        gold = env.shared.gold.get(game)
         moves = int(result.info["moves"]) if result is not None else 0
         if moves > STEP_LIMIT or env.steps >= env.max_steps:
             reason = f"its gold path takes {len(gold)} actions; the episode ends after {STEP_LIMIT} moves"

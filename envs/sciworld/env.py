@@ -16,7 +16,6 @@ Options: `heap_mb` (the JVM's heap cap, default 4096: about 350 live sessions; d
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +35,7 @@ OPENING = "look around"
 class Shared:
     catalogue: tasks.Catalogue
     jvm: SharedJvm
-    gold: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    gold_lock: threading.Lock = field(default_factory=threading.Lock)
+    gold: expert.GoldPaths = field(default_factory=expert.GoldPaths)
 
 
 @dataclass
@@ -69,7 +67,11 @@ class SciWorldEnv(Env):
 
     @classmethod
     def load_shared(cls, heap_mb: int = 4096, **_: Any) -> Shared:
-        return Shared(tasks.load(), SharedJvm(heap_mb=int(heap_mb)))
+        jvm = SharedJvm(heap_mb=int(heap_mb))
+        jvm.warm_up()  # 1-5 s: before a server answers /health, not in its first session
+        shared = Shared(tasks.load(), jvm)
+        shared.gold.prepare()  # the expert's spare JVM, started in the background
+        return shared
 
     # ----------------------------------------------------------------- catalogue
     def splits(self) -> Mapping[str, int]:
@@ -136,12 +138,7 @@ class SciWorldEnv(Env):
     def expert_action(self) -> str | None:
         if self.state is None or self.done:
             return None
-        game = self.state.game
-        with self.shared.gold_lock:
-            gold = self.shared.gold.get(game.task_id)
-            if gold is None:
-                gold = expert.gold_actions(game)
-                self.shared.gold[game.task_id] = gold
+        gold = self.shared.gold.get(self.state.game)
         return expert.next_action(gold, self.actions, self.rejected)
 
     def close(self) -> None:

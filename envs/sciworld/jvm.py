@@ -70,6 +70,20 @@ class SharedJvm:
                 self._process.wait()
             self._gateway, self._process = None, None
 
+    def start(self) -> None:
+        """Start the JVM now if it is not running (nothing is made in it)."""
+        with self.lock:
+            if not self.alive():
+                self._start()
+
+    def warm_up(self) -> None:
+        """Start the JVM and load one game in it (its classes loaded and compiled): a server does
+        this before it answers /health, so its first session does not wait seconds for either."""
+        with self.lock:
+            server, _ = self.interface()
+            server.load("boil", 0, "", False)
+            server.step("look around")
+
     def interface(self) -> tuple[Any, int]:
         """A new simulator (`PythonInterface`) and the generation it belongs to."""
         with self.lock:

@@ -6,7 +6,9 @@ object as its FastAPI routes do: the game list (index -> task, variation), then 
 payloads for sessions driven by the simulator's gold path (the expert), by seeded random picks of
 the valid actions, and by text the grammar rejects, plus a step after the end and an
 out-of-range index. Writes tests/sciworld/data/agentgym_original.json, which
-tests/sciworld/test_fidelity.py replays against coevo's env.
+tests/sciworld/test_fidelity.py replays against coevo's env, and envs/sciworld/data/tasks.json:
+the games' facts from the jar (each kept task's number, name, variation count and ScienceWorld's
+train/dev/test variation splits as [start, stop) runs).
 
     /tmp/venv/bin/python scripts/fidelity/record_sciworld.py /path/to/AgentGym
 """
@@ -21,7 +23,46 @@ import sys
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parents[2] / "tests" / "sciworld" / "data" / "agentgym_original.json"
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "tests" / "sciworld" / "data" / "agentgym_original.json"
+TASKS = ROOT / "envs" / "sciworld" / "data" / "tasks.json"
+LEFT_OUT = {"5-1", "5-2", "9-1", "9-2", "9-3", "10-1", "10-2"}  # as agentenv-sciworld's `exceptions`
+
+
+def _runs(values: list[int]) -> list[list[int]]:
+    """Sorted integers as [start, stop) runs."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and runs[-1][1] == v:
+            runs[-1][1] = v + 1
+        else:
+            runs.append([v, v + 1])
+    return runs
+
+
+def _task_facts() -> dict[str, Any]:
+    from scienceworld import ScienceWorldEnv
+
+    api = ScienceWorldEnv()
+    tasks = []
+    for key, name in api.tasks.items():
+        if key in LEFT_OUT:
+            continue
+        api.load(name, 0)
+        splits = {
+            "train": _runs(api.get_variations_train()),
+            "dev": _runs(api.get_variations_dev()),
+            "test": _runs(api.get_variations_test()),
+        }
+        tasks.append({"key": key, "name": name, "variations": api.get_max_variations(name), "splits": splits})
+    api.close()
+    source = (
+        "scienceworld 1.2.3 (its jar): task names (ID2TASK), getTaskMaxVariations, getVariationsTrain/Dev/Test;"
+        " AgentGym's agentenv-sciworld leaves out tasks 5-1, 5-2, 9-1, 9-2, 9-3, 10-1, 10-2"
+    )
+    return {"source": source, "tasks": tasks}
+
+
 INVALID = ["", "fly to the moon", "focus on unicorn", "open", "go to kitchen", "pick up the whole house"]
 
 
@@ -88,6 +129,7 @@ def main() -> None:
         "sessions": sessions,
         "reset_out_of_range": {"index": len(server.games), "answer": out_of_range},
     }
+    TASKS.write_text(json.dumps(_task_facts(), indent=1), encoding="utf-8")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(fixture, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {OUT}: {len(server.games)} games, {sum(len(s['steps']) for s in sessions)} steps")
