@@ -306,5 +306,29 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 AgentEvolConfig.PRESETS = PRESETS
+#: A resumed run may run more iterations, reach its envs elsewhere and use other hardware settings.
+AgentEvolConfig.RESUMABLE_CHANGES = frozenset(
+    {"iterations", "env_urls", "dist_timeout_s", "concurrency", "gen_batch_size", "vllm_gpu_memory_utilization",
+     "db_url"}
+)  # fmt: skip
+AgentEvolConfig.SECTIONS = {
+    "run": ("output_dir", "seed", "db_url"),
+    "agent": ("model", "show_available_actions", "max_rounds", "max_new_tokens", "max_prompt_tokens"),
+    "environments": ("envs", "env_urls", "env_options"),
+    "behavioral cloning": ("bc_data", "bc_split", "bc_tasks", "bc_epochs"),
+    "evolution": (
+        "iterations", "explore_split", "explore_tasks", "samples_per_task", "explore_temperature", "explore_top_p",
+        "objective", "filter_threshold", "accumulate_explored", "restart_from_base",
+    ),
+    "learning": (
+        "epochs", "learning_rate", "batch_size", "grad_accum", "max_length", "warmup_ratio", "weight_decay",
+        "max_grad_norm", "lr_scheduler", "epoch_checkpoints",
+    ),
+    "held-out": ("eval_split", "eval_tasks", "heldout"),
+    "hardware": (
+        "backend", "vllm_gpu_memory_utilization", "gen_batch_size", "concurrency", "bf16", "gradient_checkpointing",
+        "dist_timeout_s",
+    ),
+}  # fmt: skip
 from_preset = AgentEvolConfig.from_preset
 parse_overrides = AgentEvolConfig.parse_args

@@ -33,12 +33,13 @@ import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coevo.agentevol.config import AgentEvolConfig
+from coevo import end_status
 from coevo.agentevol.data import BC_OBJECTIVE, instruction_of
 from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
@@ -48,20 +49,18 @@ from coevo.client.stats import wilson_interval
 from coevo.client.policies.base import Policy, Sampling
 from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
-from coevo.client.trajectory import Trajectory
+from coevo.client.trajectory import Trajectory, scored_only
+from coevo.training import LogHeldout, LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 Log = Callable[[str], None]
 
 
-@dataclass
-class Layout:
-    """Where a run keeps things."""
-
-    root: Path
-
-    @property
-    def metrics(self) -> Path:
-        return self.root / "metrics.jsonl"
+class Layout(RunDirectory):
+    """Where a run keeps things: config.json and metrics.jsonl (every trainer's), and AgentEvol's
+    stages, checkpoints, data and evaluations."""
 
     @property
     def state(self) -> Path:
@@ -90,6 +89,20 @@ class Layout:
     @property
     def tiny_base(self) -> Path:
         return self.root / "base-model"
+
+
+def _describe_stage(row: dict[str, Any]) -> str:
+    """The log line of a finished stage."""
+    return (
+        f"[{row['stage']}] success {100 * row['success_rate']:.1f}%  mean reward {row['mean_reward']:.3f}  "
+        f"({row['eval_n']} eval episodes, {row['duration_s']:.0f}s)"
+    )
+
+
+def _plot_stages(run: TrainingRun, rows: Sequence[dict[str, Any]], path: Path) -> None:
+    from coevo.plots import plot_stages
+
+    plot_stages(rows, path)
 
 
 def stage_names(iterations: int) -> list[str]:
@@ -121,6 +134,13 @@ class AgentEvolTrainer:
         #: Launched as one of several processes (accelerate launch, torchrun): rank 0 leads.
         self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("RANK", "0"))
+        #: The run's directory, metrics.jsonl and callbacks (progress lines per held-out split and
+        #: stage, the plot).
+        self.run_log = TrainingRun(
+            config, self.layout, writer=self.main,
+            callbacks=[LogHeldout(log), LogRows(_describe_stage, log), PlotAtEnd(self.layout.plot, _plot_stages)],
+        )  # fmt: skip
+        self._begun = False
 
     @property
     def main(self) -> bool:
@@ -155,19 +175,22 @@ class AgentEvolTrainer:
         return dict(json.loads(self.layout.state.read_text()).get("stages", {}))
 
     def _record_stage(self, row: dict[str, Any]) -> None:
+        """The stage's row in state.json (what a resume skips), then its held-out rows and its
+        own row in metrics.jsonl, in one write."""
         if not self.main:
             return
         stages = self.completed()
         stages[row["stage"]] = row
-        self.layout.state.write_text(json.dumps({"stages": stages}, indent=2))
-        with self.layout.metrics.open("a") as f:
-            for heldout in row.get("heldout", []):  # one row per held-out split, then the stage's
-                f.write(json.dumps({"kind": "heldout", "stage": row["stage"], "arm": "agentevol", **heldout}) + "\n")
-            f.write(json.dumps({"kind": "stage", **row}) + "\n")
-        self.log(
-            f"[{row['stage']}] success {100 * row['success_rate']:.1f}%  mean reward {row['mean_reward']:.3f}  "
-            f"({row['eval_n']} eval episodes, {row['duration_s']:.0f}s)"
-        )
+        write_json(self.layout.state, {"stages": stages}, indent=2)
+        at = {"stage": row["stage"], "arm": "agentevol"}
+        self.run_log.record({"kind": "stage", **row}, at=at, heldout=row.get("heldout", []))
+
+    def results_tables(self) -> list[Table]:
+        """The end-of-run table (rich): the held-out evaluation after each stage."""
+        from coevo.agentevol.results_table import STAGES
+
+        done = self.completed()
+        return [STAGES.render([done[s] for s in stage_names(self.config.iterations) if s in done])]
 
     # ------------------------------------------------------------------ models
     def base_model_path(self) -> Path:
@@ -325,11 +348,13 @@ class AgentEvolTrainer:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, default=str))
         s = document["summary"]
-        low, high = wilson_interval(sum(t.success for t in played), len(played)) if played else (0.0, 0.0)
+        scored = [t for t in played if t.scored]  # unscored episodes are left out, and counted
+        low, high = wilson_interval(sum(t.success for t in scored), len(scored)) if scored else (0.0, 0.0)
         return {
             "success_rate": s["success_rate"], "ci95_low": low, "ci95_high": high, "mean_reward": s["mean_reward"],
             "mean_steps": s["mean_steps"], "invalid_reply_rate": s["invalid_reply_rate"],
-            "accepted_action_rate": s["accepted_action_rate"], "eval_n": s["n"],
+            "accepted_action_rate": s["accepted_action_rate"], "eval_n": s["n"], "eval_unscored": s["unscored"],
+            "eval_status": s["status"],
             "by_env": {env: {"success_rate": v["success_rate"], "mean_reward": v["mean_reward"]} for env, v in document["by_env"].items()},
             "by_task_type": {k: v["success_rate"] for k, v in s["by_task_type"].items()},
             "heldout": [row.metrics() for row in rows],
@@ -375,7 +400,12 @@ class AgentEvolTrainer:
             )
         finally:
             await policy.aclose()
-        records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in trajectories if t.status != "error"]
+        # Only episodes the env judged become data; the others (coevo.end_status) are left out.
+        records = [t.to_agentgym(f"{t.item_id}#{t.sample}") for t in scored_only(trajectories)]
+        unscored = end_status.count(t.status for t in trajectories if not t.scored)
+        if any(unscored.values()):
+            self.log(f"[{stage}] explore: left out {sum(unscored.values())} unscored episodes "
+                     f"{ {k: v for k, v in unscored.items() if v} }")  # fmt: skip
         write_jsonl(path, records)
         return records
 
@@ -498,9 +528,9 @@ class AgentEvolTrainer:
     def _prepare_run(self) -> None:
         from coevo.store.run_recorder import RunRecorder
 
-        if self.main:
-            self.layout.root.mkdir(parents=True, exist_ok=True)
-            (self.layout.root / "config.json").write_text(json.dumps(self.config.to_dict(), indent=2))
+        if not self._begun:  # run() prepares, then run_with() again
+            self.run_log.begin()  # refuses a directory holding a run with another config
+            self._begun = True
         self.barrier()
         if self.recorder is None:
             self.recorder = RunRecorder(self.db_url, enabled=self.main)
@@ -511,13 +541,10 @@ class AgentEvolTrainer:
 
     async def run_with(self, clients: Mapping[str, Sequence[AsyncEnvClient]]) -> list[dict[str, Any]]:
         """Run (or resume) every stage against already-connected clients; returns the metrics rows."""
-        from coevo.plots import plot_stages
-
         self._prepare_run()
         self.clients = {env: list(clients[env]) for env in self.config.envs} if self.main else {}
         rows = await self._run()
-        if self.main:
-            plot_stages(rows, self.layout.plot)
+        self.run_log.end(rows)
         return rows
 
     def run(self) -> list[dict[str, Any]]:

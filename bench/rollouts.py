@@ -42,7 +42,7 @@ async def engine_rate(url: str, env: str, split: str, concurrency: int, episodes
         start = time.perf_counter()
         trajectories = await engine.run(episode_specs(tasks))
         elapsed = time.perf_counter() - start
-    if any(t.status == "error" for t in trajectories):
+    if any(not t.scored for t in trajectories):  # an env, policy or transport error (coevo.end_status)
         raise RuntimeError(f"episodes failed: {[t.error for t in trajectories if t.error][:3]}")
     steps = sum(t.steps for t in trajectories)
     return {"episodes_per_s": len(trajectories) / elapsed, "steps_per_s": steps / elapsed}

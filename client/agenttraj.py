@@ -1,7 +1,8 @@
 """AgentTraj files: AgentGym's trajectory format as JSONL, JSON, and Hugging Face datasets.
 
 Each record is `{"item_id": str, "conversations": [{"from": "human"|"gpt", "value": str,
-"loss": bool|None}], "reward": float, "success": int}`. AgentGym ships its data as a JSON list;
+"loss": bool|None}], "reward": float, "success": int}`, plus coevo's optional provenance: "status", "env_version", "score_mode".
+AgentGym ships its data as a JSON list;
 we write JSONL (streamable, appendable) and read both. Records are validated on the way in,
 so a malformed user file fails with the line that is wrong rather than deep inside training.
 """
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     import datasets
 
 _ROLES = {"human", "gpt", "system"}
+#: Optional fields coevo adds to each record: its end status (coevo.end_status), and the env
+#: version and scoring mode (coevo.score_mode) that scored it. AgentGym's readers ignore them.
+PROVENANCE = ("status", "env_version", "score_mode")
 
 
 class AgentTrajError(ValueError):
@@ -47,12 +51,19 @@ def validate_record(record: Mapping[str, Any], where: str = "record") -> dict[st
     if not isinstance(reward, (int, float)) or isinstance(reward, bool):
         raise AgentTrajError(f"{where}: 'reward' must be a number")
     success = record.get("success", 1 if reward > 0 else 0)
-    return {
+    checked: dict[str, Any] = {
         "item_id": str(record.get("item_id", where)),
         "conversations": turns,
         "reward": float(reward),
         "success": int(bool(success)),
     }
+    for key in PROVENANCE:  # optional: kept when present, so a round trip loses nothing
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            raise AgentTrajError(f"{where}: {key!r} must be a string")
+        if key in record:
+            checked[key] = value
+    return checked
 
 
 def write_jsonl(path: str | Path, records: Iterable[Mapping[str, Any]]) -> int:
@@ -107,8 +118,10 @@ def to_hf_dataset(records: Iterable[Mapping[str, Any]]) -> datasets.Dataset:
             ],
             "reward": datasets.Value("float64"),
             "success": datasets.Value("int64"),
+            **{key: datasets.Value("string") for key in PROVENANCE},
         }
     )
+    rows = [row | {key: row.get(key) for key in PROVENANCE} for row in rows]
     return datasets.Dataset.from_list(rows, features=features)
 
 

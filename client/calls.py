@@ -24,6 +24,10 @@ class Call:
     idempotent: bool = False
 
 
+#: The longest error text a close reports (the server refuses longer ones).
+MAX_REPORTED_ERROR = 2000
+
+
 def _session_body(task_id: str | None, split: str | None, seed: int | None) -> dict[str, Any]:
     return {k: v for k, v in {"task_id": task_id, "split": split, "seed": seed}.items() if v is not None}
 
@@ -73,9 +77,12 @@ def expert(session_id: str) -> Call:
     return Call("GET", f"/sessions/{session_id}/expert", wire.ExpertActionResponse, idempotent=True)
 
 
-def close(session_id: str) -> Call:
+def close(session_id: str, status: str | None = None, error: str | None = None) -> Call:
+    """`status`: why the client leaves an unfinished episode (policy_error, transport_error),
+    recorded as its end status with `error`; the server answers 422 to any other."""
     # DELETE is idempotent on the wire: a repeat answers 404, which close() treats as done.
-    return Call("DELETE", f"/sessions/{session_id}", wire.ClosedResponse, idempotent=True)
+    params = {k: v for k, v in {"status": status, "error": error and error[:MAX_REPORTED_ERROR]}.items() if v}
+    return Call("DELETE", f"/sessions/{session_id}", wire.ClosedResponse, params=params or None, idempotent=True)
 
 
 def batch_step(items: list[tuple[str, str]]) -> Call:

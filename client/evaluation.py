@@ -125,7 +125,10 @@ def results_document(
                 "steps": t.steps,
                 "rounds": t.rounds,
                 "status": t.status,
+                "end_reason": t.end_reason,
                 "error": t.error,
+                "env_version": t.env_version,
+                "score_mode": t.score_mode,
                 "duration_s": round(t.duration_s, 3),
             }
             for t in trajectories

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -57,6 +58,9 @@ class HeldoutRow:
     mean_reward: float
     #: Success (1.0 / 0.0) per task, in the order of the task list: for paired comparisons.
     outcomes: list[float] = field(default_factory=list)
+    #: Episodes played again because they ended without a verdict, by their end status
+    #: (coevo.end_status): counted here, never scored.
+    replayed: dict[str, int] = field(default_factory=dict)
 
     def metrics(self) -> dict[str, Any]:
         """The row without per-task outcomes (what metrics.jsonl carries)."""
@@ -105,6 +109,11 @@ def score(wanted: HeldoutSplit, tasks: Sequence[TaskRef], trajectories: Sequence
     outcomes, rewards = [], []
     for task in tasks:
         played = by_task.get((task.env, task.task_id))
+        if played is not None and not played.scored:
+            raise UnscoredEpisode(
+                f"{task.env} task {task.task_id} ended {played.status} ({played.error}): a held-out score never "
+                "counts an episode the env did not judge"
+            )
         outcomes.append(1.0 if played is not None and played.success else 0.0)
         rewards.append(played.reward if played is not None else 0.0)
     n = len(tasks)
@@ -113,6 +122,11 @@ def score(wanted: HeldoutSplit, tasks: Sequence[TaskRef], trajectories: Sequence
         env=wanted.env, split=wanted.split, n=n, success_rate=sum(outcomes) / n, ci95_low=low, ci95_high=high,
         mean_reward=sum(rewards) / n, outcomes=outcomes,
     )  # fmt: skip
+
+
+class UnscoredEpisode(RuntimeError):
+    """A held-out episode still had no verdict after its retries (coevo.end_status): its task
+    can be neither scored as a failure nor dropped from a list that pairs task by task."""
 
 
 class HeldoutEvaluator:
@@ -127,12 +141,15 @@ class HeldoutEvaluator:
         seed: int = 0,
         max_rounds: int | Mapping[str, int] | None = None,
         concurrency: int = 32,
+        retries: int = 2,
     ) -> None:
         missing = {s.env for s in splits} - set(clients)
         if missing:
             raise ValueError(f"no server for held-out env(s) {sorted(missing)}")
         self.clients, self.splits, self.seed = clients, list(splits), seed
         self.max_rounds, self.concurrency = max_rounds, concurrency
+        #: Times an unscored episode (an env, policy or transport error) is played again.
+        self.retries = retries
         self._tasks: dict[HeldoutSplit, list[TaskRef]] = {}
 
     async def task_lists(self) -> dict[HeldoutSplit, list[TaskRef]]:
@@ -154,12 +171,25 @@ class HeldoutEvaluator:
         `prompts` replace envs' own prompts (see rollout_tasks)."""
         lists = await self.task_lists()
         everything = [task for tasks in lists.values() for task in tasks]
-        trajectories = await rollout_tasks(
-            policy, self.clients, everything, seed=self.seed, max_rounds=self.max_rounds,
-            concurrency=self.concurrency, sampling=sampling, prompt_options=prompt_options, prompts=prompts,
-            on_done=on_done,
+        options: dict[str, Any] = dict(
+            seed=self.seed, max_rounds=self.max_rounds, concurrency=self.concurrency, sampling=sampling,
+            prompt_options=prompt_options, prompts=prompts, on_done=on_done,
         )  # fmt: skip
-        return [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
+        trajectories = await rollout_tasks(policy, self.clients, everything, **options)
+        failed: list[Trajectory] = []
+        for _ in range(self.retries):  # unscored episodes are played again, never scored 0
+            again = [i for i, t in enumerate(trajectories) if not t.scored]
+            if not again:
+                break
+            failed += [trajectories[i] for i in again]
+            redone = await rollout_tasks(policy, self.clients, [everything[i] for i in again], **options)
+            for i, trajectory in zip(again, redone, strict=True):
+                trajectories[i] = trajectory
+        rows = [score(wanted, tasks, trajectories) for wanted, tasks in lists.items()]
+        for row, tasks in zip(rows, lists.values(), strict=True):
+            mine = {(t.env, t.task_id) for t in tasks}
+            row.replayed = dict(Counter(t.status for t in failed if (t.env, t.task_id) in mine))
+        return rows
 
     def recorded_lists(self) -> dict[str, list[str]]:
         """ "ENV:SPLIT" -> task ids, for the run's files (which tasks every row was scored on)."""

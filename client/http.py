@@ -146,13 +146,15 @@ class Session:
         self.client._routing.remember(first.session_id, self.url)
         return Session(self.client, self.url, first)
 
-    def close(self) -> None:
+    def close(self, status: str | None = None, error: str | None = None) -> None:
+        """Release the session; `status` and `error` report why an unfinished episode is left
+        (policy_error, transport_error: coevo.end_status.CLIENT_REPORTED)."""
         if self.closed:
             return
         self.closed = True
         self.client._routing.forget(self.session_id)
         try:
-            self._send(calls.close(self.session_id))
+            self._send(calls.close(self.session_id, status, error))
         except SessionNotFound:
             pass  # already expired or closed: the lease is gone either way
 
@@ -319,13 +321,15 @@ class AsyncSession:
         self.client._routing.remember(first.session_id, self.url)
         return AsyncSession(self.client, self.url, first)
 
-    async def close(self) -> None:
+    async def close(self, status: str | None = None, error: str | None = None) -> None:
+        """Release the session; `status` and `error` report why an unfinished episode is left
+        (policy_error, transport_error: coevo.end_status.CLIENT_REPORTED)."""
         if self.closed:
             return
         self.closed = True
         self.client._routing.forget(self.session_id)
         try:
-            await self._send(calls.close(self.session_id))
+            await self._send(calls.close(self.session_id, status, error))
         except SessionNotFound:
             pass
 

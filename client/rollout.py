@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo import wire
+from coevo.end_status import CLIENT_REPORTED, EndStatus, scored_end
 from coevo.client.errors import EnvClientError, error_for
+from coevo.client.failures import describe, status_of
 from coevo.client.http import AsyncEnvClient, AsyncSession
 from coevo.client.policies.base import Message, Policy, PolicyRequest, Sampling
 from coevo.client.policies.parsing import canonical_action
@@ -209,7 +211,11 @@ class RolloutEngine:
     with the square of its in-flight requests (see `shard_clients`).
     `max_rounds` caps agent turns per episode (one number, or per env; default: the env's
     max_steps). Invalid replies count as rounds, so a policy that never produces an action
-    still ends, and `max_invalid_replies` in a row end the episode at once. With `batch_steps`, steps of different episodes that are ready at the same
+    still ends, and `max_invalid_replies` in a row end the episode at once (a failure: the
+    policy's own answers). A policy that raises, abstains or exceeds `policy_timeout_s` ends its
+    episode `policy_error`; a lost server `transport_error`, `env_error` or `abandoned`
+    (`coevo.client.failures`): each is reported to the server on close where it can be, and
+    none is scored (coevo.end_status). With `batch_steps`, steps of different episodes that are ready at the same
     moment travel in one POST /batch/step. `prompt_options` change fields of every env's prompt (e.g.
     show_available_actions=False); a policy's own `prompt_options` (what it was trained with)
     apply first.
@@ -230,6 +236,7 @@ class RolloutEngine:
         batch_steps: bool = True,
         max_invalid_replies: int | None = MAX_INVALID_REPLIES,
         run: str | None = None,
+        policy_timeout_s: float | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -248,10 +255,16 @@ class RolloutEngine:
         if max_invalid_replies is not None and max_invalid_replies < 1:
             raise ValueError("max_invalid_replies must be at least 1 (None: no limit)")
         self.max_invalid_replies = max_invalid_replies
+        if policy_timeout_s is not None and policy_timeout_s <= 0:
+            raise ValueError("policy_timeout_s must be positive (None: no limit)")
+        #: A reply that takes longer ends the episode policy_error (reason "timeout").
+        self.policy_timeout_s = policy_timeout_s
         self.steps = _StepBatcher() if batch_steps else None
         self._prompts: dict[str, EnvPrompt] = dict(prompts or {})
         self.prompt_options = {**policy.prompt_options, **(prompt_options or {})}
         self._env_max_steps: dict[str, int] = {}
+        #: Each env's (version, score mode) from its /info, stamped on every trajectory.
+        self._provenance: dict[str, tuple[str, str]] = {}
         self._task_meta: dict[str, dict[str, Any]] = {}
 
     async def _prepare(self, envs: set[str]) -> None:
@@ -262,6 +275,7 @@ class RolloutEngine:
                 continue
             info = await self.clients[env][0].info()
             self._env_max_steps[env] = info.max_steps
+            self._provenance[env] = (info.env_version, info.score_mode)
             prompt = self._prompts.get(env) or prompt_from_info(info)
             self._prompts[env] = dataclasses.replace(prompt, **self.prompt_options) if self.prompt_options else prompt
 
@@ -326,8 +340,11 @@ class RolloutEngine:
             messages=messages,
             sample=spec.sample,
             prompt_messages=len(messages),
+            env_version=self._provenance[spec.env][0],
+            score_mode=self._provenance[spec.env][1],
         )
         session: AsyncSession | None = None
+        report: tuple[str, str] | None = None  # what to tell the server when closing
         try:
             session = await client.create(
                 task_id=spec.task_id, split=spec.split, seed=spec.seed, policy=self.policy.name, run=self.run_name
@@ -342,12 +359,20 @@ class RolloutEngine:
                 {"role": "user", "content": prompt.render_observation(session.observation, info, first=True)}
             )
             cap = self._round_cap(spec.env)
-            trajectory.status = "max_rounds"
+            trajectory.end(EndStatus.TRUNCATED, "max_rounds")
             unreadable = 0  # consecutive replies with no action
             while trajectory.rounds < cap:
-                reply = await ask(PolicyRequest(list(messages), spec.env, session, info, prompt))
+                request = PolicyRequest(list(messages), spec.env, session, info, prompt)
+                try:
+                    reply = await asyncio.wait_for(ask(request), self.policy_timeout_s)
+                except asyncio.TimeoutError:
+                    trajectory.end(EndStatus.POLICY_ERROR, "timeout", f"no reply within {self.policy_timeout_s} s")
+                    break
+                except Exception as exc:  # the policy's failure ends this episode, not the run
+                    trajectory.end(EndStatus.POLICY_ERROR, "raised", describe(exc))
+                    break
                 if reply is None:
-                    trajectory.status = "abstained"
+                    trajectory.end(EndStatus.POLICY_ERROR, "abstained", "the policy gave no reply")
                     break
                 reply = reply.strip()
                 messages.append({"role": "assistant", "content": reply})
@@ -358,7 +383,8 @@ class RolloutEngine:
                     messages.append({"role": "user", "content": feedback})
                     unreadable += 1
                     if self.max_invalid_replies is not None and unreadable >= self.max_invalid_replies:
-                        trajectory.status = "invalid_replies"
+                        # The policy's own answers, unreadable: a failure of the agent, scored 0.
+                        trajectory.end(EndStatus.FAILURE, "invalid_replies")
                         break
                     continue
                 unreadable = 0
@@ -368,19 +394,21 @@ class RolloutEngine:
                 turn = Turn(reply, action, result.observation, result.reward, result.done, result.truncated, True, info)
                 trajectory.turns.append(turn)
                 if result.done or result.truncated:
-                    trajectory.status = "done" if result.done else "truncated"
-                    trajectory.success = episode_success(turn, self.success_threshold)
+                    trajectory.success = bool(result.done) and episode_success(turn, self.success_threshold)
+                    trajectory.end(scored_end(result.done, result.truncated, trajectory.success), "env")
                     messages.append({"role": "user", "content": prompt.render_observation(result.observation, {})})
                     break
                 messages.append({"role": "user", "content": prompt.render_observation(result.observation, info)})
         except EnvClientError as exc:
-            trajectory.status, trajectory.error = "error", f"{type(exc).__name__}: {exc}"
+            trajectory.end(status_of(exc), "server", describe(exc))
         finally:
+            if trajectory.status in CLIENT_REPORTED:
+                report = (trajectory.status, trajectory.error or "")
             if session is not None:
                 await self.policy.end_episode(session.session_id)
                 try:
-                    await session.close()
+                    await session.close(*(report or (None, None)))
                 except EnvClientError:
-                    pass  # the lease expires on its own
+                    pass  # the lease expires on its own (and its episode ends abandoned)
             trajectory.duration_s = time.monotonic() - started
         return trajectory

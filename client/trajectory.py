@@ -9,11 +9,12 @@ acknowledgement and `True` on the agent's own replies — what AgentGym's traine
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coevo.client.policies.base import Message
+from coevo.end_status import from_legacy, is_scored
 
 #: Keys of the reset info that describe the task's kind, most specific first.
 TASK_TYPE_KEYS = ("task_type", "category", "goal_type", "type", "level")
@@ -61,7 +62,8 @@ class Trajectory:
     messages: list[Message]
     turns: list[Turn] = field(default_factory=list)
     sample: int = 0
-    #: done | truncated | max_rounds | invalid_replies (MAX_INVALID_REPLIES unreadable replies in a row) | abstained | error
+    #: "running", then the end status (coevo.end_status): success | failure | truncated (scored)
+    #: or abandoned | env_error | policy_error | transport_error (never scored, never learned from).
     status: str = "running"
     success: bool = False
     task_type: str | None = None
@@ -70,6 +72,23 @@ class Trajectory:
     duration_s: float = 0.0
     #: Number of leading messages that are the scripted prompt (instruction, acknowledgement).
     prompt_messages: int = 2
+    #: What ended it, finer than the status: env (the env's verdict or step cap), max_rounds
+    #: (the client's round cap), invalid_replies, abstained, raised, timeout, server.
+    end_reason: str | None = None
+    #: The env's version and scoring mode (its server's options, coevo.score_mode) it was scored under.
+    env_version: str | None = None
+    score_mode: str | None = None
+
+    def end(self, status: str, reason: str, error: str | None = None) -> None:
+        """Set how the episode ended (`error`: what went wrong, for the unscored statuses)."""
+        self.status, self.end_reason = str(status), reason
+        if error is not None:
+            self.error = error
+
+    @property
+    def scored(self) -> bool:
+        """Whether the env (or a step cap) decided this episode: only those are learned from."""
+        return is_scored(self.status)
 
     @property
     def reward(self) -> float:
@@ -107,6 +126,10 @@ class Trajectory:
             "conversations": conversations,
             "reward": self.reward,
             "success": int(self.success),
+            # Provenance (optional AgentTraj fields): how it ended and what scored it.
+            "status": self.status,
+            "env_version": self.env_version,
+            "score_mode": self.score_mode,
         }
 
     def to_record(self) -> dict[str, Any]:
@@ -118,9 +141,18 @@ class Trajectory:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Trajectory:
         data = {k: v for k, v in record.items() if k not in {"reward", "steps", "rounds"}}
+        # A record of an older release: its status mapped to the taxonomy (unknown where it cannot tell).
+        data["status"] = from_legacy("trajectories", data.get("status"), data.get("success"))
         data["turns"] = [Turn(**t) for t in data.get("turns", [])]
         data["messages"] = [dict(m) for m in data.get("messages", [])]
         return cls(**data)
+
+
+def scored_only(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+    """The episodes a trainer may learn from: those the env judged (success, failure,
+    truncated). The others (coevo.end_status) are left out, never turned into a reward of 0:
+    the one rule AgentEvol's data, GenEnv and evaluation apply."""
+    return [t for t in trajectories if t.scored]
 
 
 def task_type_of(info: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> str | None:

@@ -33,6 +33,12 @@ class TrainerConfig:
     PRESETS: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     #: Command-line spellings that name a field ({"env": "envs"}: `--env alfworld`).
     ALIASES: ClassVar[Mapping[str, str]] = {}
+    #: Fields a resumed run may change (they do not change results: more epochs, URLs, threads);
+    #: any other difference from the directory's saved config refuses the resume.
+    RESUMABLE_CHANGES: ClassVar[frozenset[str]] = frozenset()
+    #: `--list-options`' help sections, in order: {title: field names} (TRL groups its configs'
+    #: options the same way); every field belongs to exactly one.
+    SECTIONS: ClassVar[Mapping[str, Sequence[str]]] = {}
 
     def __post_init__(self) -> None:
         self._normalise()
@@ -201,14 +207,35 @@ class TrainerConfig:
 
     @classmethod
     def describe_options(cls) -> str:
-        """One line per option with its default and help (the commands' --list-options)."""
-        lines = []
-        for f in fields(cls):
-            default = f.default if f.default_factory is MISSING else f.default_factory()
-            shown = "null" if f.metadata.get("secret") else json.dumps(default)
-            variable = f" [env {f.metadata['env']}]" if f.metadata.get("env") else ""
-            lines.append(f"--{f.name.replace('_', '-')} (default {shown}){variable}: {f.metadata.get('help', '')}")
-        return "\n".join(lines)
+        """The commands' --list-options: one line per option with its default and help, under
+        the class's section headings."""
+        by_name = {f.name: f for f in fields(cls)}
+        blocks = []
+        for title, names in cls.sections().items():
+            blocks.append("\n".join([f"{title}:", *(_describe(by_name[n]) for n in names)]))
+        return "\n\n".join(blocks)
+
+    @classmethod
+    def sections(cls) -> dict[str, list[str]]:
+        """{section: field names} in the order --list-options shows them; fields no section
+        names go under "other" (a test keeps every config's "other" empty)."""
+        known = {f.name for f in fields(cls)}
+        unknown = [n for names in cls.SECTIONS.values() for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"{cls.__name__}.SECTIONS names no such fields: {', '.join(unknown)}")
+        out = {title: list(names) for title, names in cls.SECTIONS.items()}
+        placed = {n for names in out.values() for n in names}
+        rest = [f.name for f in fields(cls) if f.name not in placed]
+        if rest:
+            out["other"] = rest
+        return out
+
+
+def _describe(f: dataclasses.Field[Any]) -> str:
+    default = f.default if f.default_factory is MISSING else f.default_factory()
+    shown = "null" if f.metadata.get("secret") else json.dumps(default)
+    variable = f" [env {f.metadata['env']}]" if f.metadata.get("env") else ""
+    return f"  --{f.name.replace('_', '-')} (default {shown}){variable}: {f.metadata.get('help', '')}"
 
 
 def _is_optional(kind: Any) -> bool:

@@ -153,12 +153,29 @@ class InfoResponse(_Model):
     agent_prompt: AgentPrompt = Field(default_factory=AgentPrompt)
     #: The response style of this env's AgentGym-compatible routes.
     agentgym_style: AgentGymRouteStyle = "id"
+    #: The env options this server runs with, canonical ("key=value,..."; "" for the defaults):
+    #: with env_version, what decides how its episodes are scored (coevo.score_mode).
+    score_mode: str = ""
+
+
+class TaskStats(_Model):
+    """A task's difficulty for a policy tag, from the store: the episodes the env judged
+    (success, failure, truncated) and how many succeeded, with the Wilson 95% interval."""
+
+    policy: str | None = Field(description="The policy tag; null: every tag pooled")
+    episodes: int
+    successes: int
+    success_rate: float
+    ci95_low: float
+    ci95_high: float
 
 
 class TaskEntry(_Model):
     task_id: str
     split: str
     meta: dict[str, Any] = Field(default_factory=dict)
+    #: Present on difficulty listings (GET /tasks with p_min, p_max, policy or min_episodes).
+    stats: TaskStats | None = None
 
 
 class TaskListResponse(_Model):
@@ -216,6 +233,11 @@ class SessionState(_Model):
     created_at: float
     last_used_at: float
     last_observation: str | None = None
+
+
+#: End statuses a client may report when it closes a session (coevo.end_status.CLIENT_REPORTED):
+#: what only the client sees. The server records the others itself.
+ReportedStatus = Literal["policy_error", "transport_error"]
 
 
 class ClosedResponse(_Model):

@@ -84,6 +84,11 @@ class AgentGymAdapter(Generic[E]):
         """What AgentGym's `/instruction_text` answers now; None: its server has no such route."""
         return None
 
+    def read(self, route: str) -> Any:
+        """What AgentGym's `GET /<route>` answers now, for a route the profile lists in `reads`
+        (JSON-able)."""
+        raise KeyError(f"{type(self).__name__} answers no GET /{route}")
+
 
 class AgentGymProfile(BaseModel):
     """How the AgentGym server an env mirrors answers (docs/protocol.md, "AgentGym's routes")."""
@@ -113,6 +118,13 @@ class AgentGymProfile(BaseModel):
     #: (its household server, on /step, /observation, /available_actions and /detail), that
     #: message, `{id}` standing for the session id; None: 409 (or the steps go on, above).
     finished_error: str | None = None
+    #: The /reset body field that carries the task index where AgentGym's server names it by
+    #: none of `game`, `data_idx`, `session_id`, `item_id` and `idx` (LMRL-Gym's Wordle server:
+    #: `seed`, which then picks the task and is no seed of ours); None: those.
+    reset_index_field: str | None = Field(default=None, pattern=r"^[a-z_]+$")
+    #: GET routes beyond the common ones where AgentGym's server answers session state (its
+    #: Wordle server's `filtered_vocab`): `GET /<route>?id=` answers the adapter's `read(route)`.
+    reads: tuple[str, ...] = ()
     #: The adapter composed around a session's env for what the fields above cannot say.
     adapter: type[AgentGymAdapter] = Field(default=AgentGymAdapter)
 
@@ -121,6 +133,12 @@ class AgentGymProfile(BaseModel):
         starts = [start for _, start in self.indices]
         if any(start < 0 for start in starts) or starts != sorted(set(starts)):
             raise ValueError(f"indices: first indices must be non-negative and increasing, got {starts}")
+        taken = {"", "create", "step", "reset", "observation", "available_actions", "detail", "close"}
+        bad = [r for r in self.reads if r in taken or not r.replace("_", "").isalpha() or not r.islower()]
+        if bad:
+            raise ValueError(
+                f"reads: {bad} are no route names of their own (lower-case letters and _, not a common route)"
+            )
         if self.finished_error is not None:
             try:
                 self.finished_error.format(id="session")

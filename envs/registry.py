@@ -16,15 +16,22 @@ from coevo.envs.base import Env
 
 #: name -> "module:Class". One line per built-in env.
 BUILTIN: dict[str, str] = {
+    "academia": "coevo.envs.academia.env:AcademiaEnv",
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
-    "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "maze": "coevo.envs.maze.env:MazeEnv",
+    "movie": "coevo.envs.movie.env:MovieEnv",
     "sciworld": "coevo.envs.sciworld.env:SciWorldEnv",
+    "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
+    "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
+    "todo": "coevo.envs.todo.env:TodoEnv",
     "travelplanner": "coevo.envs.travelplanner.env:TravelPlannerEnv",
+    "weather": "coevo.envs.weather.env:WeatherEnv",
     "webshop": "coevo.envs.webshop.env:WebShopEnv",
+    "wordle": "coevo.envs.wordle.env:WordleEnv",
 }
 
 

@@ -472,5 +472,30 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 GenEnvConfig.PRESETS = PRESETS
+GenEnvConfig.RESUMABLE_CHANGES = frozenset(
+    {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls", "dist_timeout_s",
+     "env_reference"}
+)  # fmt: skip
+GenEnvConfig.SECTIONS = {
+    "run": ("output_dir", "arms", "epochs", "tasks_per_epoch", "seed", "db_url", "static_pool_epochs"),
+    "curriculum": ("alpha", "beta", "k_min", "rwr_lambda", "env_pool_window", "env_rwr_average"),
+    "agent": (
+        "agent_model", "agent_lr", "group_size", "tasks_per_step", "grpo_tasks_per_epoch", "kl_beta", "temperature",
+        "max_completion_length", "agent_system_prompt", "agent_demo", "agent_warmup_steps", "agent_warmup_lr",
+        "agent_warmup_tasks", "agent_warmup_batch_size", "loss_type", "save_optimizer", "replay_fraction",
+        "replay_base_fraction",
+    ),
+    "environment policy": (
+        "env_backend", "families", "base_sources", "base_size", "param_lr", "param_steps", "env_model", "env_lr",
+        "env_update_steps", "env_batch_size", "env_kl_coef", "env_kl_cap", "env_warmup_steps", "env_warmup_lr",
+        "llm_endpoint", "llm_temperature", "llm_examples", "llm_max_new_tokens", "env_reference", "simulator_urls",
+        "admin_token",
+    ),
+    "held-out": ("heldout", "heldout_n", "heldout_urls"),
+    "hardware": (
+        "use_vllm", "sample_backend", "cpu_threads", "bf16", "gradient_checkpointing", "env_dtype",
+        "env_gradient_checkpointing", "dist_timeout_s",
+    ),
+}  # fmt: skip
 from_preset = preset = GenEnvConfig.from_preset
 load_config = GenEnvConfig.load

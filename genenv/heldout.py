@@ -28,10 +28,10 @@ from coevo.client.policies.base import Message, Sampling
 from coevo.client.policies.prompts import EnvPrompt
 from coevo.models.registry import host_batch_rows
 from coevo.simulator.families.function_calling import render_prompt
+from coevo.training import write_json
 
 if TYPE_CHECKING:
     from coevo.genenv.config import GenEnvConfig
-    from coevo.genenv.metrics_file import MetricsFile
     from coevo.genenv.simulator import Simulator
 
 log = logging.getLogger(__name__)
@@ -69,11 +69,7 @@ class HeldoutResult:
     task_lists: dict[str, list[str]]
 
     def save(self, path: Path, **about: Any) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        document = {**about, "rows": [asdict(r) for r in self.rows], "task_lists": self.task_lists}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(document, indent=1))
-        tmp.replace(path)
+        write_json(path, {**about, "rows": [asdict(r) for r in self.rows], "task_lists": self.task_lists})
 
     @classmethod
     def load(cls, path: Path) -> HeldoutResult:
@@ -148,11 +144,11 @@ def parse_splits(items: Sequence[str], default_n: int) -> tuple[HeldoutSplit, ..
 
 class HeldoutScoring:
     """A run's held-out evaluation (the main process scores): servers for the held-out envs
-    while the run lasts, the evaluator in the agent's training view, and the rows and files of
-    every agent scored."""
+    while the run lasts, the evaluator in the agent's training view, and the files of every
+    agent scored (the trainer records the rows in its metrics log)."""
 
-    def __init__(self, config: GenEnvConfig, out: Path, metrics: MetricsFile, main_process: bool) -> None:
-        self.config, self.out, self.metrics, self.main_process = config, out, metrics, main_process
+    def __init__(self, config: GenEnvConfig, out: Path, main_process: bool) -> None:
+        self.config, self.out, self.main_process = config, out, main_process
         #: {env: url} of the held-out envs' servers while a run is in progress.
         self.urls: dict[str, str] = {}
 
@@ -187,10 +183,10 @@ class HeldoutScoring:
         head = AgentPrompts(cfg, simulator).head("function_calling")
         return AgentHeldout.for_run(cfg, self.urls, [Message(role=m["role"], content=m["content"]) for m in head])  # type: ignore[typeddict-item]
 
-    def score(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> None:
-        """Held-out rows of one agent: the file heldout/ARM-epoch-NNN.json (per-task outcomes and
-        task lists, for paired comparisons) and one metrics row per split. Epoch -1 is the
-        starting agent, scored once for all arms."""
+    def score(self, heldout: AgentHeldout, arm: str, epoch: int, model_dir: str | Path) -> list[HeldoutRow]:
+        """Held-out rows of one agent, one per split, and the file heldout/ARM-epoch-NNN.json
+        (per-task outcomes and task lists, for paired comparisons). Epoch -1 is the starting
+        agent, scored once for all arms."""
         t0 = time.time()
         cached = self.out / "heldout" / "start.json"
         if epoch < 0 and cached.exists():
@@ -199,17 +195,5 @@ class HeldoutScoring:
             result = heldout.evaluate(model_dir)
             target = cached if epoch < 0 else self.out / "heldout" / f"{arm}-epoch-{epoch:03d}.json"
             result.save(target, arm=arm, epoch=epoch, model=str(model_dir))
-        for row in result.rows:
-            self.metrics.write({"kind": "heldout", "arm": arm, "epoch": epoch, **row.metrics()})
-            log.info(
-                "%s epoch %d held-out %s:%s: %.3f [%.3f, %.3f] of %d (%.0fs)",
-                arm,
-                epoch,
-                row.env,
-                row.split,
-                row.success_rate,
-                row.ci95_low,
-                row.ci95_high,
-                row.n,
-                time.time() - t0,
-            )
+        log.info("%s epoch %d: held-out splits scored in %.0fs", arm, epoch, time.time() - t0)
+        return result.rows

@@ -31,35 +31,25 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from coevo.genenv import curriculum
 from coevo import hardware
 from coevo.genenv.batches import EpochBatches, epoch_seed
-from coevo.genenv.config import GenEnvConfig, load_config
+from coevo.genenv.config import GenEnvConfig
 from coevo.genenv.heldout import HeldoutScoring
-from coevo.genenv.metrics_file import MetricsFile
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
 from coevo.genenv.pool_tables import GenEnvEnvSample
+from coevo.training import LogHeldout, LogRows, OnRecord, PlotAtEnd, RunDirectory, TrainingRun, write_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 log = logging.getLogger(__name__)
-
-#: Config fields that may change between a run and its resume (they do not change results).
-RESUMABLE_CHANGES = {
-    "epochs",
-    "arms",
-    "cpu_threads",
-    "simulator_urls",
-    "admin_token",
-    "use_vllm",
-    "heldout_urls",
-    "dist_timeout_s",
-    "env_reference",
-}
 
 
 class Agent(Protocol):
@@ -126,6 +116,12 @@ def _distinct(tasks: Sequence[BatchTask]) -> list[BatchTask]:
     return list({t.task_id: t for t in tasks}.values())
 
 
+def _describe_epoch(row: dict[str, Any]) -> str:
+    """The log line of an arm's epoch."""
+    shown = {k: row[k] for k in ("success_rate", "in_band_fraction", "mean_r_env", "validity_rate")}
+    return f"{row['arm']} epoch {row['epoch']}: {shown}"
+
+
 def _others_busy_cores(sample_s: float = 1.0) -> float | None:
     """How many cores other processes keep busy now: the machine's busy CPU time over a short
     sample minus this process's own (Linux; None where /proc/stat cannot be read)."""
@@ -162,52 +158,54 @@ class GenEnvTrainer:
         # trainers' accelerators reuse it), so it must outlast the main process's solo work.
         # accelerate sees several CPU processes (torchrun, gloo) only when told it runs on CPU.
         self.state = PartialState(cpu=not torch.cuda.is_available(), timeout=timedelta(seconds=config.dist_timeout_s))
-        self.on_epoch = on_epoch
-        self.out.mkdir(parents=True, exist_ok=True)
-        self._check_resume()
+        callbacks = [
+            LogHeldout(log.info),
+            LogRows(_describe_epoch, log.info),
+            *([OnRecord(on_epoch)] if on_epoch else []),
+        ]
+        callbacks.append(PlotAtEnd(self.out / "genenv.png", self._plot))
+        #: The run's directory, metrics.jsonl (epoch rows carry no "kind") and callbacks.
+        self.run_log = TrainingRun(
+            self.config, RunDirectory(self.out), writer=self.state.is_main_process, callbacks=callbacks,
+            default_kind="epoch",
+        )  # fmt: skip
+        self.run_log.begin()
         from coevo.store.db import make_engine
 
         self.db_url = config.db_url or f"sqlite:///{(self.out / 'store.db').resolve()}"
         self.engine = make_engine(self.db_url)
         self.pools = Pools(self.engine, run_id=str(self.out.resolve()))
-        self.metrics_file = MetricsFile(self.out / "metrics.jsonl")
-        self.heldout = HeldoutScoring(self.config, self.out, self.metrics_file, self.state.is_main_process)
+        self.heldout = HeldoutScoring(self.config, self.out, self.state.is_main_process)
         self.models = StartingModels(self.config, self.out, self.state, self._simulator)
         self.batches = EpochBatches(self.config, self.pools, self.state)
 
     # ------------------------------------------------------------------ bookkeeping
-    def _check_resume(self) -> None:
-        path = self.out / "config.json"
-        mine = self.config.to_dict()
-        if path.exists():
-            saved = load_config(path).to_dict()
-            changed = {k for k in mine if mine[k] != saved.get(k)} - RESUMABLE_CHANGES
-            if changed:
-                raise ValueError(
-                    f"{self.out} holds a run with a different config ({', '.join(sorted(changed))}); "
-                    "use another --output-dir"
-                )
-        if self.state.is_main_process:
-            path.write_text(json.dumps(mine, indent=1, default=list))
-
     def _arm_state(self, arm: str) -> dict[str, Any]:
         path = self.out / arm / "state.json"
         return json.loads(path.read_text()) if path.exists() else {"epochs_done": 0}
 
     def _save_arm_state(self, arm: str, state: dict[str, Any]) -> None:
-        path = self.out / arm / "state.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1))
-        tmp.replace(path)
+        write_json(self.out / arm / "state.json", state)
 
     def metrics(self) -> list[dict[str, Any]]:
         """The epoch rows (one per epoch and arm)."""
-        return self.metrics_file.epochs()
+        return self.run_log.metrics.rows("epoch")
 
     def heldout_metrics(self) -> list[dict[str, Any]]:
         """The held-out rows: one per split, arm and epoch (epoch -1: the starting agent)."""
-        return self.metrics_file.heldout()
+        return self.run_log.heldout()
+
+    def _plot(self, run: TrainingRun, rows: Sequence[dict[str, Any]], path: Path) -> None:
+        from coevo.plots import plot_epochs
+
+        plot_epochs(self.metrics(), path, self.config.alpha, self.config.k_min, heldout=self.heldout_metrics())
+
+    def results_tables(self) -> list[Table]:
+        """The end-of-run tables (rich): every arm's epochs, and the held-out rows if any."""
+        from coevo.genenv.results_tables import EPOCHS, HELDOUT
+
+        heldout = self.heldout_metrics()
+        return [EPOCHS.render(self.metrics()), *([HELDOUT.render(heldout)] if heldout else [])]
 
     # ------------------------------------------------------------------ components
     def _grpo_agent(self, arm: str, model: str, arm_dir: Path, simulator: Simulator) -> Agent:
@@ -260,17 +258,9 @@ class GenEnvTrainer:
         with self.heldout.servers():
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
-        if self.state.is_main_process:
-            from coevo.plots import plot_epochs
-
-            plot_epochs(
-                self.metrics(),
-                self.out / "genenv.png",
-                self.config.alpha,
-                self.config.k_min,
-                heldout=self.heldout_metrics(),
-            )
-        return self.metrics()
+        rows = self.metrics()
+        self.run_log.end(rows)
+        return rows
 
     def base_agent(self) -> str:
         """The model directory of `agent_model`, before any training."""
@@ -296,10 +286,11 @@ class GenEnvTrainer:
         if self.state.is_main_process:
             # What an interrupted epoch left behind is redone, not doubled.
             self.pools.forget_from(arm, start)
-            self.metrics_file.forget(arm, start)
+            self.run_log.metrics.forget(lambda r: r["arm"] == arm and r["epoch"] >= start)
         heldout = self.heldout.evaluator(simulator) if self.state.is_main_process else None
         if heldout is not None and not any(r["arm"] == arm and r["epoch"] < 0 for r in self.heldout_metrics()):
-            self.heldout.score(heldout, arm, -1, self.models.model_dir(agent_model))
+            scored = self.heldout.score(heldout, arm, -1, self.models.model_dir(agent_model))
+            self.run_log.record(None, at={"arm": arm, "epoch": -1}, heldout=scored)
         try:
             if arm == "static" and "static_pool" not in state:
                 state["static_pool"] = self.batches.static_pool(simulator)
@@ -322,19 +313,11 @@ class GenEnvTrainer:
                     agent.save(tmp, optimizer=cfg.save_optimizer)
                     shutil.rmtree(arm_dir / "agent", ignore_errors=True)
                     tmp.replace(arm_dir / "agent")
-                    if heldout is not None:
-                        self.heldout.score(heldout, arm, epoch, arm_dir / "agent")
-                    self.metrics_file.write(row)
+                    scored = self.heldout.score(heldout, arm, epoch, arm_dir / "agent") if heldout is not None else []
+                    # The epoch's held-out rows and its own row, in one write; callbacks log and show it.
+                    self.run_log.record(row, at={"arm": arm, "epoch": epoch}, heldout=scored)
                     state["epochs_done"] = epoch + 1  # the commit point of the epoch
                     self._save_arm_state(arm, state)
-                    log.info(
-                        "%s epoch %d: %s",
-                        arm,
-                        epoch,
-                        {k: row[k] for k in ("success_rate", "in_band_fraction", "mean_r_env", "validity_rate")},
-                    )
-                    if self.on_epoch:
-                        self.on_epoch(row)
                 self.state.wait_for_everyone()
         finally:
             simulator.close()

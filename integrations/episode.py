@@ -5,6 +5,11 @@ not in how an episode is played; this is the playing part, shared, and the same 
 rollouts (client/rollout.py): the env's prompt from its /info, ReAct replies read by the env's
 rules (EnvPrompt.read), an unreadable reply answered with the env's format hint without stepping
 the env.
+
+An episode the server could not finish (the env raised, the lease is gone, the connection was
+lost) ends with that end status (coevo.end_status) instead of raising mid-batch; its tally is
+then not `scored`, and the adapters retry it or refuse to score it (`EpisodeNotScored`), never
+hand its reward on as a 0.
 """
 
 from __future__ import annotations
@@ -14,10 +19,18 @@ from typing import Any
 
 from coevo import wire
 from coevo.client.errors import EnvClientError
+from coevo.client.failures import describe, status_of
 from coevo.client.http import AsyncSession, Session
 from coevo.client.policies.base import Message
 from coevo.client.policies.parsing import canonical_action
 from coevo.client.policies.prompts import EnvPrompt, prompt_for
+from coevo.end_status import CLIENT_REPORTED, RUNNING, EndStatus, is_scored, scored_end
+from coevo.store.outcome import episode_success
+
+
+class EpisodeNotScored(RuntimeError):
+    """An episode still had no verdict from the env after its retries: the adapter refuses to
+    give its trainer a reward for it (a 0 would teach the policy from an infrastructure fault)."""
 
 
 def env_prompt(info: wire.InfoResponse) -> EnvPrompt:
@@ -42,10 +55,24 @@ class Tally:
     rewards: list[float] = field(default_factory=list)
     #: The actions the env was stepped with, in order (rewards[i] is actions[i]'s).
     actions: list[str] = field(default_factory=list)
+    #: "running", then the end status (coevo.end_status); `error` says what went wrong.
+    status: str = RUNNING
+    error: str | None = None
 
     @property
     def over(self) -> bool:
-        return self.done or self.truncated
+        return self.done or self.truncated or self.status != RUNNING
+
+    def cut(self) -> None:
+        """The adapter ends the episode at its own cap (turns, token budget): like the env's
+        step cap, a truncation, scored with what the env paid so far."""
+        if self.status == RUNNING:
+            self.status = EndStatus.TRUNCATED.value
+
+    @property
+    def scored(self) -> bool:
+        """Whether the env decided this episode (only then is `reward` a reward)."""
+        return is_scored(self.status)
 
 
 @dataclass(frozen=True)
@@ -76,6 +103,9 @@ def _after_step(prompt: EnvPrompt, tally: Tally, action: str, result: wire.StepR
     tally.steps += 1
     tally.done, tally.truncated = result.done, result.truncated
     info = dict(result.info)
+    if tally.done or tally.truncated:
+        success = episode_success(tally.done, tally.truncated, info, result.reward)
+        tally.status = scored_end(tally.done, tally.truncated, bool(success))
     return prompt.render_observation(result.observation, {} if tally.over else info), info
 
 
@@ -100,12 +130,18 @@ class _Chat:
 
     def _refused(self, exc: EnvClientError) -> str:
         if not refused(exc):
-            raise exc
+            # The server could not go on: the episode ends unscored, the conversation with it.
+            self.tally.status, self.tally.error = status_of(exc).value, describe(exc)
+            return ""
         return self._unreadable(self.prompt.render_invalid(f"the server refused it: {exc.args[0]}", self.info))
 
     def _unreadable(self, feedback: str | None) -> str:
         self.tally.invalid_replies += 1
         return self._answer(feedback or "")
+
+    def _report(self) -> tuple[str | None, str | None]:
+        """What the close tells the server: the end status only the client saw, if any."""
+        return (self.tally.status, self.tally.error) if self.tally.status in CLIENT_REPORTED else (None, None)
 
     def _answer(self, user: str) -> str:
         self.messages.append({"role": "user", "content": user})
@@ -131,7 +167,10 @@ class EpisodeChat(_Chat):
         return self._stepped(read.action, result)
 
     def close(self) -> None:
-        self.session.close()
+        try:
+            self.session.close(*self._report())
+        except EnvClientError:
+            pass  # the lease expires on its own (its episode then ends abandoned)
 
 
 class AsyncEpisodeChat(_Chat):
@@ -152,4 +191,7 @@ class AsyncEpisodeChat(_Chat):
         return self._stepped(read.action, result)
 
     async def close(self) -> None:
-        await self.session.close()
+        try:
+            await self.session.close(*self._report())
+        except EnvClientError:
+            pass  # the lease expires on its own (its episode then ends abandoned)

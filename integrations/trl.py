@@ -16,14 +16,17 @@ chat template TRL can parse tool calls from; rollout_func works with any causal 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.client.errors import EnvClientError
+from coevo.client.failures import describe, status_of
 from coevo.client.http import EnvClient
 from coevo.client.policies.base import Message
 from coevo.models.tokenizers import stop_token_ids
-from coevo.integrations.episode import EpisodeChat, env_prompt, opening
+from coevo.integrations.episode import EpisodeChat, EpisodeNotScored, Tally, env_prompt, opening
 from coevo.integrations.turns import env_turn_ids, prompt_ids
 
 
@@ -37,13 +40,24 @@ def _key(messages: Sequence[Message]) -> str:
 
 @dataclass
 class _Episode:
-    chat: EpisodeChat
+    #: None when no session could be leased (`refused` then holds how that attempt ended).
+    chat: EpisodeChat | None
     task_id: str
     prompt_ids: list[int]
     completion_ids: list[int] = field(default_factory=list)
     env_mask: list[int] = field(default_factory=list)
     replies: int = 0
     open: bool = True
+    refused: Tally = field(default_factory=Tally)
+
+    @property
+    def tally(self) -> Tally:
+        return self.chat.tally if self.chat is not None else self.refused
+
+    @property
+    def live_chat(self) -> EpisodeChat:
+        assert self.chat is not None, "an episode without a session is never open"
+        return self.chat
 
 
 class CoevoRollout:
@@ -56,6 +70,7 @@ class CoevoRollout:
         turn_tokens: int = 96,
         max_turns: int | None = None,
         client: EnvClient | None = None,
+        retries: int = 2,
     ) -> None:
         self.client = client or EnvClient(url_or_urls)
         self.info = self.client.info()
@@ -63,8 +78,14 @@ class CoevoRollout:
         self.turn_tokens = turn_tokens
         self.max_turns = max_turns or self.info.max_steps
         self._tasks: dict[str, tuple[str, int]] = {}
-        #: Every finished episode of the last call: task, replies, steps, the env's rewards.
+        #: Every finished episode of the last call: task, replies, steps, the env's rewards, status.
         self.last_episodes: list[dict[str, Any]] = []
+        #: Times an episode without the env's verdict (coevo.end_status) is played again before
+        #: the call raises EpisodeNotScored: GRPO needs a reward for every prompt, and a made-up
+        #: 0 would teach the policy from an env, policy or transport fault.
+        self.retries = retries
+        #: End statuses of every attempt so far (retried ones too): log them with the metrics.
+        self.status_counts: Counter[str] = Counter()
 
     def dataset(self, split: str | None = None, *, limit: int = 64, offset: int = 0, seed: int = 0) -> Any:
         """A datasets.Dataset of the env's tasks: each row's prompt is the episode's opening turns."""
@@ -85,33 +106,67 @@ class CoevoRollout:
     def __call__(self, prompts: list[list[Message]], trainer: Any) -> dict[str, Any]:
         tokenizer = getattr(trainer.processing_class, "tokenizer", trainer.processing_class)
         budget = int(trainer.max_completion_length)
+        tasks = []
+        for messages in prompts:
+            task = self._tasks.get(_key(messages))
+            if task is None:
+                raise UnknownPrompt("a prompt not made by CoevoRollout.dataset(): build the train dataset with it")
+            tasks.append(task)
+        episodes: list[_Episode | None] = [None] * len(tasks)
+        statuses: list[str] = []  # every attempt's end status, retried ones included
+        again = list(range(len(tasks)))
+        for _attempt in range(self.retries + 1):
+            played = self._play([tasks[i] for i in again], trainer, tokenizer, budget)
+            statuses += [e.tally.status for e in played]
+            for i, episode in zip(again, played, strict=True):
+                episodes[i] = episode
+            again = [i for i, episode in zip(again, played, strict=True) if not episode.tally.scored]
+            if not again:
+                break
+        self.status_counts.update(statuses)
+        if again:
+            failed = [episodes[i] for i in again]
+            raise EpisodeNotScored(
+                f"{len(failed)} episode(s) had no verdict from the env after {self.retries} retries: "
+                + "; ".join(f"{e.task_id}: {e.tally.status} ({e.tally.error})" for e in failed if e)
+            )
+        done = [e for e in episodes if e is not None]
+        self.last_episodes = [
+            {"task_id": e.task_id, "replies": e.replies, "actions": list(e.tally.actions),
+             "rewards": list(e.tally.rewards), "reward": e.tally.reward, "done": e.tally.done,
+             "status": e.tally.status, "env_tokens": e.env_mask.count(0)}
+            for e in done
+        ]  # fmt: skip
+        return {
+            "prompt_ids": [e.prompt_ids for e in done],
+            "completion_ids": [e.completion_ids for e in done],
+            "logprobs": None,
+            "env_mask": [e.env_mask for e in done],
+            "env_reward": [e.tally.reward for e in done],
+            "env_steps": [e.tally.steps for e in done],
+        }
+
+    def _play(self, tasks: list[tuple[str, int]], trainer: Any, tokenizer: Any, budget: int) -> list[_Episode]:
+        """One attempt at each task, generated together; a session that cannot be leased ends
+        its attempt with the failure's end status."""
         episodes: list[_Episode] = []
         try:
-            for messages in prompts:
-                task = self._tasks.get(_key(messages))
-                if task is None:
-                    raise UnknownPrompt("a prompt not made by CoevoRollout.dataset(): build the train dataset with it")
-                chat = EpisodeChat(self.client.create(task_id=task[0], seed=task[1]), self.prompt)
-                episodes.append(_Episode(chat, task[0], prompt_ids(tokenizer, chat.messages)))
+            for task_id, seed in tasks:
+                try:
+                    session = self.client.create(task_id=task_id, seed=seed)
+                except EnvClientError as exc:
+                    failed = Tally(status=status_of(exc).value, error=describe(exc))
+                    episodes.append(_Episode(None, task_id, [], open=False, refused=failed))
+                    continue
+                chat = EpisodeChat(session, self.prompt)
+                episodes.append(_Episode(chat, task_id, prompt_ids(tokenizer, chat.messages)))
             while live := [e for e in episodes if e.open]:
                 self._turn(live, trainer, tokenizer, budget)
         finally:
             for episode in episodes:
-                episode.chat.close()
-        self.last_episodes = [
-            {"task_id": e.task_id, "replies": e.replies, "actions": list(e.chat.tally.actions),
-             "rewards": list(e.chat.tally.rewards), "reward": e.chat.tally.reward, "done": e.chat.tally.done,
-             "env_tokens": e.env_mask.count(0)}
-            for e in episodes
-        ]  # fmt: skip
-        return {
-            "prompt_ids": [e.prompt_ids for e in episodes],
-            "completion_ids": [e.completion_ids for e in episodes],
-            "logprobs": None,
-            "env_mask": [e.env_mask for e in episodes],
-            "env_reward": [e.chat.tally.reward for e in episodes],
-            "env_steps": [e.chat.tally.steps for e in episodes],
-        }
+                if episode.chat is not None:
+                    episode.chat.close()
+        return episodes
 
     def _turn(self, live: list[_Episode], trainer: Any, tokenizer: Any, budget: int) -> None:
         """One reply from every live episode, generated as one batch, then the env's answers."""
@@ -142,13 +197,15 @@ class CoevoRollout:
             episode.completion_ids += new
             episode.env_mask += [1] * len(new)
             episode.replies += 1
-            user = episode.chat.reply(tokenizer.decode(new, skip_special_tokens=True))
-            if episode.chat.tally.over or episode.replies >= self.max_turns:
+            user = episode.live_chat.reply(tokenizer.decode(new, skip_special_tokens=True))
+            if episode.tally.over or episode.replies >= self.max_turns:
                 episode.open = False
+                episode.tally.cut()
                 continue
-            env_ids = env_turn_ids(tokenizer, episode.chat.messages[:-1], user, stopped_with=stopped_with)
+            env_ids = env_turn_ids(tokenizer, episode.live_chat.messages[:-1], user, stopped_with=stopped_with)
             if len(episode.completion_ids) + len(env_ids) >= budget:
                 episode.open = False  # no room left for another reply
+                episode.tally.cut()
                 continue
             episode.completion_ids += env_ids
             episode.env_mask += [0] * len(env_ids)
@@ -159,4 +216,4 @@ def env_reward(completions: list[Any], env_reward: list[float], **_: Any) -> lis
     return [float(r) for r in env_reward]
 
 
-__all__ = ["CoevoRollout", "UnknownPrompt", "env_reward"]
+__all__ = ["CoevoRollout", "EpisodeNotScored", "UnknownPrompt", "env_reward"]

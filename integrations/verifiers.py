@@ -27,7 +27,7 @@ from verifiers.v1.dialects.chat import message_to_wire
 from verifiers.v1.episode import Episode
 
 from coevo.client.http import AsyncEnvClient, EnvClient
-from coevo.integrations.episode import AsyncEpisodeChat, Tally, env_prompt
+from coevo.integrations.episode import AsyncEpisodeChat, EpisodeNotScored, Tally, env_prompt
 
 PLUGIN_ID = "coevo_verifiers"
 SESSION_HEADER = "X-Coevo-Session"
@@ -147,6 +147,7 @@ class CoevoEnv(vf.Env[CoevoEnvConfig]):
                         message = await chat.reply(segment.last_reply)
                         if chat.tally.over:
                             break
+                    chat.tally.cut()  # the turn cap or the agent ended it, if the env had not
             finally:
                 await chat.close()
 
@@ -156,6 +157,11 @@ class CoevoEnv(vf.Env[CoevoEnvConfig]):
             tally = self._tallies.pop(trace.id, None)
             if tally is None:
                 raise RuntimeError(f"trace {trace.id} played no coevo episode")
+            if not tally.scored:
+                # No verdict from the env: the rollout fails (verifiers keeps it as an error and
+                # out of training), it is never handed on with a reward of 0.
+                trace.record_metric("coevo_unscored", 1.0)
+                raise EpisodeNotScored(f"the coevo episode ended {tally.status}: {tally.error}")
             trace.record_reward(REWARD_NAME, tally.reward)
             trace.record_metric("coevo_steps", float(tally.steps))
             trace.record_metric("coevo_invalid_replies", float(tally.invalid_replies))

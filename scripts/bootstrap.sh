@@ -56,4 +56,8 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   say "note: the UI's browser tests (tests/ui/test_browser.py) need Debian's chromium and chromium-driver:"
   say "  sudo apt-get install -y chromium chromium-driver   (they skip without them; CI installs them)"
 fi
+if ! command -v wrk >/dev/null 2>&1; then
+  say "note: bench/server.py loads the default server with Debian's wrk (default_single_ratio):"
+  say "  sudo apt-get install -y wrk   (CI installs it)"
+fi
 say "done"

@@ -34,7 +34,9 @@ reset's fields, then the latest state), `step_info` (the step's info instead of 
 adapter, composed around the session's env: `reset_fields()` (fields its /reset adds),
 `step_fields()` (fields its id-style /step adds),
 `observation()` (its /observation) and `instruction_text()` (its /instruction_text, 404 for
-envs without one).
+envs without one); `reset_index_field` (the /reset field naming the task where it is none of
+the usual ones) and `reads` (further GET routes of session state, answered by the adapter's
+`read(route)`).
 
 AgentGym resets pick a task by integer index (`game`, `data_idx`, `session_id`, `item_id` or
 `idx` depending on the env, `id` in the env_idx_item style); the adapter's `task(index)` names
@@ -88,7 +90,7 @@ class AgentGymCreateRequest(BaseModel):
     task_id: TaskIdText | None = None
     split: SplitText | None = None
     seed: int | None = Field(None, ge=0, le=MAX_INT64, strict=True)
-    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft-style)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's data_idx servers)")
     id: IdValue | None = Field(None, description="Item index (env_idx_item style; ignored otherwise)")
 
 
@@ -199,6 +201,17 @@ def _item_index(value: IdValue | None) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidRequest("`id` is the item index here: send a non-negative integer")
+    return value
+
+
+def _named_index(body: BaseModel, name: str) -> int | None:
+    """The task index a /reset body carries in the field `name` (a profile's
+    `reset_index_field`): a non-negative integer, or absent."""
+    value = getattr(body, name, None) if name in type(body).model_fields else (body.model_extra or {}).get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INT64:
+        raise InvalidRequest(f"`{name}` is the task index here: send a non-negative integer")
     return value
 
 
@@ -316,10 +329,15 @@ def build_compat_router(service: EnvService) -> APIRouter:
         check_extras(body)
         task_id = body.task_id
         index = _item_index(body.id) if item_style else body.task_index()
+        seed = body.seed
+        if profile.reset_index_field is not None and index is None:
+            index = _named_index(body, profile.reset_index_field)
+            if profile.reset_index_field == "seed":  # the field names the task, not our seed
+                seed = None
         if task_id is None and index is not None:
             task_id = task_by_index(index)
         sid = session_of(body)
-        r = await service.reset(sid, task_id, body.split, body.seed, agentgym=True)
+        r = await service.reset(sid, task_id, body.split, seed, agentgym=True)
         lease = await service.lease(sid)
         lease.agentgym_reset = kept_fields(body)
         if style == "env_idx":
@@ -414,6 +432,24 @@ def build_compat_router(service: EnvService) -> APIRouter:
         if text is None:
             raise RouteNotServed(f"{service.env_name} has no /instruction_text")
         return _json(text)
+
+    def add_read(route: str) -> None:
+        async def read(
+            id: Annotated[str | None, Query()] = None, env_idx: Annotated[str | None, Query()] = None
+        ) -> Response:
+            lease = await service.lease(_pick_id(id, env_idx))
+            refused = finished(lease)
+            if refused is not None:
+                return refused
+            return _json(profile.adapt(lease.env).read(route))
+
+        read.__doc__ = f"What the env's AgentGym server answers at GET /{route} (its profile's `reads`)."
+        router.add_api_route(
+            f"/{route}", read, methods=["GET"], name=f"agentgym_{route}", responses=error_responses(404, 422)
+        )
+
+    for route in profile.reads:
+        add_read(route)
 
     @router.post("/close", response_model=AgentGymClosed | bool, responses=error_responses(404, 422))
     async def close(body: AgentGymCloseRequest) -> Response:

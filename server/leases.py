@@ -51,6 +51,8 @@ class Lease:
         "agentgym_reset",
         "claimed_at",
         "tags",
+        "end_status",
+        "env_error",
     )
 
     def __init__(
@@ -82,6 +84,10 @@ class Lease:
         self.agentgym_reset: dict[str, Any] | None = None
         #: The (policy, run) tags given on create, recorded with each of the session's episodes.
         self.tags: tuple[str | None, str | None] = (None, None)
+        #: The episode's status as recorded: "running", then its end status (coevo.end_status).
+        self.end_status = "running"
+        #: The env's exception during this episode, if it raised (its end status if it ends unjudged).
+        self.env_error: str | None = None
 
 
 class LeaseTable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from coevo.end_status import ALL_VALUES
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, Metric
@@ -75,6 +76,14 @@ class ServerMetrics:
         self._released_by = {
             reason: self._released.labels(env, reason) for reason in ("closed", "expired_idle", "expired_age")
         }
+        self._ended = Counter(
+            "coevo_episodes_ended_total",
+            "Episodes ended, by end status (success, failure, truncated, abandoned, env_error, ...)",
+            ["env", "status"],
+            registry=r,
+        )
+        # Every status present from the start, so a dashboard sees a 0, not a missing series.
+        self._ended_by = {status: self._ended.labels(env, status) for status in ALL_VALUES}
         self.sessions_expired = Counter(
             "coevo_sessions_expired_total",
             "Sessions released by the idle-TTL or max-age reaper",
@@ -126,6 +135,12 @@ class ServerMetrics:
         counter.inc()
         if reason.startswith("expired"):
             self.sessions_expired.inc()
+
+    def episode_ended(self, status: str) -> None:
+        counter = self._ended_by.get(status)
+        if counter is None:
+            counter = self._ended_by[status] = self._ended.labels(self._env, status)
+        counter.inc()
 
     def error(self, status: int, code: str) -> None:
         self._errors.labels(self._env, str(status), code).inc()

@@ -18,6 +18,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from coevo.end_status import EndStatus
+from coevo.server.episode_end import end_fields
 from coevo.server.leases import Lease
 from coevo.store.trajectories import HistoryGap, open_episode
 
@@ -36,7 +38,7 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     try:
         found = await runtime.offload(open_episode, writer.engine, session_id, service.env_name)
     except HistoryGap as gap:
-        _give_up(service, session_id, gap.open_episode_id, f"it cannot be recovered: {gap}")
+        _give_up(service, session_id, gap.open_episode_id, None, f"it cannot be recovered: {gap}")
         return None
     if found is None:
         return None
@@ -61,7 +63,10 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
     last_active = found.last_active.timestamp()
     ttl = service.config.idle_ttl_s
     if ttl and now - last_active > ttl:
-        writer.episode_updated(episode.id, closed_at=now, close_reason="expired_idle", updated_at=now)
+        fields = end_fields(episode.status, EndStatus.ABANDONED.value)
+        writer.episode_updated(episode.id, closed_at=now, close_reason="expired_idle", updated_at=now, **fields)
+        if fields:
+            service.metrics.episode_ended(fields["status"])
         service.leases.remember(session_id, "expired_idle")
         service.metrics.released("expired_idle")
         return None
@@ -88,6 +93,7 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
                 service,
                 session_id,
                 episode.id,
+                episode.status,
                 f"it cannot be recovered: replaying its {len(found.actions)} recorded steps failed"
                 f" ({type(exc).__name__})",
             )
@@ -96,19 +102,24 @@ async def recover_lease(service: EnvService, session_id: str) -> Lease | None:
             session_id, env, episode.id, found.last_observation, found.last_info, total_reward=found.total_reward
         )
         lease.tags = (episode.policy, episode.run)
+        lease.end_status = episode.status
         service.leases.add(lease)
     finally:
         service.leases.unreserve()
     return lease
 
 
-def _give_up(service: EnvService, session_id: str, episode_id: str, why: str) -> None:
+def _give_up(service: EnvService, session_id: str, episode_id: str, current: str | None, why: str) -> None:
     """The session fails here (410 with `why`) and its episode is closed in the store, so no
-    server tries the same replay again."""
+    server tries the same replay again; an unfinished one ends env_error (the server's side
+    cannot go on), one whose status is not known here (`current` None) keeps it."""
     log.warning("session %s failed: %s", session_id, why)
     service.leases.fail(session_id, why)
     service.metrics.released("failed")
     writer = service.writer
     if writer is not None:
         now = time.time()
-        writer.episode_updated(episode_id, closed_at=now, close_reason="unrecoverable", updated_at=now)
+        fields = end_fields(current, EndStatus.ENV_ERROR.value, why) if current is not None else {}
+        writer.episode_updated(episode_id, closed_at=now, close_reason="unrecoverable", updated_at=now, **fields)
+        if fields:
+            service.metrics.episode_ended(fields["status"])

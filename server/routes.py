@@ -15,8 +15,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 from starlette.responses import Response
 
+from coevo.server.episode_end import MAX_ERROR_CHARS
 from coevo.server.errors import InvalidRequest, error_responses
 from coevo.server.service import EnvService
+from coevo.server.task_difficulty import DifficultyFilter
 from coevo.wire import (
     MAX_INT64,
     MAX_TASKS_PAGE,
@@ -30,6 +32,7 @@ from coevo.wire import (
     ExpertActionResponse,
     HealthResponse,
     InfoResponse,
+    ReportedStatus,
     ResetRequest,
     SessionResponse,
     SessionState,
@@ -177,10 +180,31 @@ def build_router(service: EnvService) -> APIRouter:
         split: Annotated[str | None, Query(description="Split; the env's default if omitted")] = None,
         offset: Annotated[int, Query(ge=0, le=MAX_INT64)] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_TASKS_PAGE)] = 100,
+        p_min: Annotated[
+            float | None, Query(ge=0, le=1, description="Lowest estimated success rate to list (difficulty)")
+        ] = None,
+        p_max: Annotated[
+            float | None, Query(ge=0, le=1, description="Highest estimated success rate to list (difficulty)")
+        ] = None,
+        policy: Annotated[
+            str | None, Query(max_length=256, description="Policy tag the rates are for; every tag pooled if omitted")
+        ] = None,
+        min_episodes: Annotated[
+            int | None, Query(ge=1, le=MAX_INT64, description="Fewest judged episodes a listed task has")
+        ] = None,
     ) -> Response:
-        """One page of a split's task ids, with each task's catalogue metadata
-        (at most MAX_TASKS_PAGE a page; pages are cached)."""
-        return Response(await service.tasks(split, offset, limit), media_type="application/json")
+        """One page of a split's task ids, with each task's catalogue metadata (at most
+        MAX_TASKS_PAGE a page; pages are cached). With any of p_min, p_max, policy or
+        min_episodes: only the tasks played that often whose estimated success rate for the
+        policy lies in [p_min, p_max], each with its statistics (`stats`, Wilson interval);
+        p_min > p_max is 422, an unknown policy tag an empty page."""
+        if p_min is None and p_max is None and policy is None and min_episodes is None:
+            return Response(await service.tasks(split, offset, limit), media_type="application/json")
+        wanted = DifficultyFilter(
+            p_min=0.0 if p_min is None else p_min, p_max=1.0 if p_max is None else p_max, policy=policy,
+            min_episodes=min_episodes or 1,
+        )  # fmt: skip
+        return Response(await service.difficult_tasks(split, offset, limit, wanted), media_type="application/json")
 
     @router.post(
         "/sessions",
@@ -212,11 +236,19 @@ def build_router(service: EnvService) -> APIRouter:
         return json_response(await service.state(session_id))
 
     @router.delete(
-        "/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404), tags=["sessions"]
+        "/sessions/{session_id}", response_model=ClosedResponse, responses=error_responses(404, 422), tags=["sessions"]
     )
-    async def close_session(session_id: str) -> Response:
-        """Release the session now (its episode stays in the store)."""
-        await service.close(session_id)
+    async def close_session(
+        session_id: str,
+        status: Annotated[
+            ReportedStatus | None,
+            Query(description="Why the client leaves an unfinished episode (recorded as its end status)"),
+        ] = None,
+        error: Annotated[str | None, Query(max_length=MAX_ERROR_CHARS, description="What went wrong")] = None,
+    ) -> Response:
+        """Release the session now (its episode stays in the store). An unfinished episode ends
+        `abandoned`, or with the `status` the client reports (policy_error, transport_error)."""
+        await service.close(session_id, status=status, error=error)
         return json_response(ClosedResponse(session_id=session_id))
 
     @router.post(

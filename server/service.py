@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from coevo import __version__
 from coevo.confined import ConfinedDir, PathNotAllowed
 from coevo.config import ServerConfig
+from coevo.end_status import CLIENT_REPORTED, RUNNING, EndStatus, scored_end
 from coevo.envs.base import ADMIN_PATH, EnvError, EpisodeFinished, ResetResult, StepResult
 from coevo.paths import cache_dir
 from coevo.server.errors import (
@@ -33,12 +34,16 @@ from coevo.server.errors import (
     StoreRefused,
     classify,
 )
+from coevo.score_mode import score_mode
+from coevo.server.episode_end import MAX_ERROR_CHARS, end_fields
 from coevo.server.leases import Lease, LeaseTable, new_session_id, plausible_session_id
 from coevo.server.metrics import ServerMetrics
 from coevo.server.ownership import Ownership
 from coevo.server.runtime import EnvRuntime
+from coevo.server.task_difficulty import DifficultyFilter, difficulty_page
 from coevo.server.task_pages import TaskPages
 from coevo.store.outcome import episode_success
+from coevo.store.task_stats import UNTAGGED
 from coevo.store.trajectories import sessions_with_open_episodes
 from coevo.store.writer import RowRefused, StepRow, StoreUnavailable, TrajectoryWriter
 from coevo.wire import (
@@ -172,11 +177,23 @@ class EnvService:
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
             agent_prompt=cls.agent_prompt,
             agentgym_style=cls.agentgym_profile.style,
+            score_mode=score_mode(self.runtime.options),
         )
 
     async def tasks(self, split: str | None, offset: int, limit: int) -> bytes:
         """One page of a split as JSON, computed off the event loop and cached (task_pages.py)."""
         return await self.task_pages.page(split, offset, limit)
+
+    async def difficult_tasks(self, split: str | None, offset: int, limit: int, wanted: DifficultyFilter) -> bytes:
+        """One page of a split's tasks filtered by their estimated success rate (task_difficulty.py)."""
+        if wanted.p_min > wanted.p_max:
+            raise InvalidRequest(f"p_min ({wanted.p_min}) is above p_max ({wanted.p_max})")
+        if self.writer is None:
+            raise InvalidRequest("this server keeps no store (record is off), so it has no task statistics")
+        split = split or self.runtime.env_cls.default_split
+        return await self.runtime.offload(
+            difficulty_page, self.writer.engine, self.runtime.catalog, self.env_name, split, offset, limit, wanted
+        )
 
     # ------------------------------------------------------------------ sessions
     async def create(
@@ -233,9 +250,9 @@ class EnvService:
                 raise
             self.metrics.reset_seconds.observe(time.perf_counter() - t0)
             now = time.time()
-            if self.writer is not None:
-                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason="reset", updated_at=now)
+            self._leave_episode(lease, "reset", now)
             lease.episode_id = _new_episode_id()
+            lease.end_status, lease.env_error = RUNNING, None
             lease.total_reward = 0.0
             lease.last_observation, lease.last_info = result.observation, result.info
             lease.last_used = now
@@ -273,7 +290,16 @@ class EnvService:
         env = lease.env
         t0 = time.perf_counter()
         step = functools.partial(env.step, after_done=True) if after_done else env.step
-        result: StepResult = await self.runtime.call(step, action)
+        try:
+            result: StepResult = await self.runtime.call(step, action)
+        except EnvError:
+            raise  # the request's fault (an unknown task, a finished episode): the episode goes on
+        except Exception as exc:
+            # Answered 500 internal_error (the message stays here); the env's state is as it
+            # was before the step, so the session may go on, but if the episode ends without a
+            # verdict, this is why: env_error, with the exception.
+            lease.env_error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+            raise
         elapsed = time.perf_counter() - t0
         self.metrics.step_seconds.observe(elapsed)
         self.metrics.steps_total.inc()
@@ -282,6 +308,12 @@ class EnvService:
         lease.total_reward += reward
         lease.last_observation, lease.last_info = result.observation, result.info
         lease.last_used = now
+        # The step that ends the episode gives it its end status (later after_done steps do not).
+        judged = lease.end_status == RUNNING and bool(result.done or result.truncated)
+        success = judged and bool(result.done) and bool(episode_success(True, False, result.info, reward))
+        if judged:
+            lease.end_status = scored_end(bool(result.done), bool(result.truncated), success)
+            self.metrics.episode_ended(lease.end_status)
         if self.writer is not None:
             self.writer.step(
                 StepRow(
@@ -298,6 +330,9 @@ class EnvService:
                     lease.total_reward,
                 )
             )
+            if judged:  # the task's difficulty statistics (coevo.store.task_stats), after its step
+                policy = lease.tags[0] or UNTAGGED
+                self.writer.task_outcome(lease.episode_id, self.env_name, str(env.task_id), policy, success)
         return StepResponse.model_construct(
             session_id=lease.session_id,
             observation=result.observation,
@@ -389,6 +424,7 @@ class EnvService:
                     total_reward=parent.total_reward,
                 )
                 child.tags = parent.tags
+                child.end_status = parent.end_status
                 if self.ownership is not None:
                     await self.ownership.claim(child.session_id)
                 self._record_episode(child, parent_id=parent.episode_id, start_step=child_env.steps)
@@ -424,7 +460,15 @@ class EnvService:
             last_observation=lease.last_observation,
         )
 
-    async def close(self, session_id: str, reason: str = "closed") -> None:
+    async def close(
+        self, session_id: str, reason: str = "closed", *, status: str | None = None, error: str | None = None
+    ) -> None:
+        """Release a session. An episode it leaves unfinished ends `abandoned`, or with the
+        `status` its client reports (policy_error, transport_error: what only the client sees)
+        and that status's `error`; a finished episode keeps the status the env gave it."""
+        if status is not None and status not in CLIENT_REPORTED:
+            allowed = ", ".join(sorted(CLIENT_REPORTED))
+            raise InvalidRequest(f"a client may report the end status {allowed}, not {status!r}")
         lease = self.leases.pop(session_id, reason)
         if lease is None:
             if reason == "closed":
@@ -437,9 +481,7 @@ class EnvService:
             self.ownership.release(session_id)
         async with lease.lock:
             lease.closed = True
-            now = time.time()
-            if self.writer is not None:
-                self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=reason, updated_at=now)
+            self._leave_episode(lease, reason, time.time(), status=status, error=error)
             try:
                 await self.runtime.call(lease.env.close)
             except Exception:
@@ -549,8 +591,9 @@ class EnvService:
             f"{why}; nothing of this request is acknowledged and session {lease.session_id} is closed as failed"
         )
 
-    async def fail(self, lease: Lease, why: str, *, close_reason: str) -> None:
-        """Close a session that can no longer be served as recorded; later requests get 410 with `why`."""
+    async def fail(self, lease: Lease, why: str, *, close_reason: str, status: str = EndStatus.ENV_ERROR.value) -> None:
+        """Close a session that can no longer be served as recorded; later requests get 410 with
+        `why`. Its episode, if unfinished, ends with `status` (the server's side failed: env_error)."""
         if lease.closed:
             return
         lease.closed = True
@@ -558,13 +601,28 @@ class EnvService:
         self.metrics.released("failed")
         if self.ownership is not None:
             self.ownership.release(lease.session_id)
-        if self.writer is not None:
-            now = time.time()
-            self.writer.episode_updated(lease.episode_id, closed_at=now, close_reason=close_reason, updated_at=now)
+        self._leave_episode(lease, close_reason, time.time(), status=status, error=why)
         try:
             await self.runtime.call(lease.env.close)
         except Exception:
             log.exception("env close failed for session %s", lease.session_id)
+
+    def _leave_episode(
+        self, lease: Lease, close_reason: str, now: float, *, status: str | None = None, error: str | None = None
+    ) -> None:
+        """Record that the session left its episode; an unfinished one gets its end status,
+        counted in /metrics: `status` (what the client or the server's own failure reports),
+        else env_error if the env raised during it, else abandoned."""
+        if status is None and lease.env_error is not None:
+            status, error = EndStatus.ENV_ERROR.value, lease.env_error
+        fields = end_fields(lease.end_status, status or EndStatus.ABANDONED.value, error)
+        if fields:
+            lease.end_status = fields["status"]
+            self.metrics.episode_ended(lease.end_status)
+        if self.writer is not None:
+            self.writer.episode_updated(
+                lease.episode_id, closed_at=now, close_reason=close_reason, updated_at=now, **fields
+            )
 
     async def _stored_or_release(self, lease: Lease) -> None:
         """`_stored` for a new session: if it cannot be stored, nobody learns its id, so it is
@@ -576,11 +634,7 @@ class EnvService:
                 lease.closed = True
                 if self.ownership is not None:
                     self.ownership.release(lease.session_id)
-                if self.writer is not None:
-                    now = time.time()
-                    self.writer.episode_updated(
-                        lease.episode_id, closed_at=now, close_reason="not_stored", updated_at=now
-                    )
+                self._leave_episode(lease, "not_stored", time.time())
                 with contextlib.suppress(Exception):
                     await self.runtime.call(lease.env.close)
             raise
@@ -599,7 +653,7 @@ class EnvService:
             task_id=env.task_id,
             seed=env.seed,
             split=env.split,
-            status="done" if env.done else "running",
+            status=lease.end_status,
             close_reason=None,
             created_at=now,
             updated_at=now,

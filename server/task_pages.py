@@ -66,7 +66,8 @@ class TaskPages:
             offset=offset,
             tasks=[TaskEntry(task_id=t, split=split, meta=self._catalog.describe_task(t)) for t in ids],
         )
-        return TaskListResponse.__pydantic_serializer__.to_json(page, fallback=str, warnings=False)
+        # exclude_none: a plain page has no `stats` (difficulty listings do); meta keeps its nulls.
+        return TaskListResponse.__pydantic_serializer__.to_json(page, fallback=str, warnings=False, exclude_none=True)
 
     async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)

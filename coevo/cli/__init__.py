@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "coevo.cli.searchqa_cmd",
     "coevo.cli.webshop_cmd",
     "coevo.cli.eval_cmd",
+    "coevo.cli.rescore_cmd",
     "coevo.cli.demo_cmd",
     "coevo.cli.agentevol_cmd",
     "coevo.cli.travelplanner_cmd",

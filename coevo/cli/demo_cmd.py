@@ -231,11 +231,14 @@ def demo(
     table.add_column("env")
     for policy_name in board:
         table.add_column(policy_name, justify="right")
+
+    def cell(stats: dict[str, Any]) -> str:
+        # Rates are over the episodes the env judged; the others are shown, never counted as 0.
+        shown = f"{pct(stats['success_rate'])} ({stats['mean_reward']:.2f})" if stats.get("scored", 1) else "-"
+        return shown + (f" · {stats['unscored']} unscored" if stats.get("unscored") else "")
+
     for env in names:
-        cells = [
-            f"{pct(per_env[env]['success_rate'])} ({per_env[env]['mean_reward']:.2f})" for per_env in board.values()
-        ]
-        table.add_row(env, *cells)
+        table.add_row(env, *[cell(per_env[env]) for per_env in board.values()])
     # Episode returns measure different things per env (exact match, ROUGE-L, goal
     # conditions), so the overall row gives the success rate alone.
     table.add_section()

@@ -25,7 +25,6 @@ def genenv(
     import logging
 
     from rich.console import Console
-    from rich.table import Table
 
     from coevo.genenv.config import GenEnvConfig
 
@@ -55,37 +54,7 @@ def genenv(
 
     trainer = GenEnvTrainer(config, on_epoch=show)
     rows = trainer.run()
-    table = Table("arm", "epoch", "success", "in band", "mean R_env", "validity")
-    for row in rows:
-        table.add_row(
-            row["arm"],
-            str(row["epoch"]),
-            f"{row['success_rate']:.3f}",
-            f"{row['in_band_fraction']:.3f}",
-            f"{row['mean_r_env']:.3f}",
-            f"{row['validity_rate']:.3f}",
-        )
-    console.print(table)
-    heldout = trainer.heldout_metrics()
-    if heldout:
-        held = Table(
-            "arm",
-            "epoch",
-            "held-out split",
-            "n",
-            "success",
-            "95% CI",
-            title="Held-out tasks (epoch -1: the starting agent)",
-        )
-        for r in heldout:
-            held.add_row(
-                r["arm"],
-                str(r["epoch"]),
-                f"{r['env']}:{r['split']}",
-                str(r["n"]),
-                f"{r['success_rate']:.3f}",
-                f"{r['ci95_low']:.3f}-{r['ci95_high']:.3f}",
-            )
-        console.print(held)
+    for table in trainer.results_tables():
+        console.print(table)
     console.print(f"metrics: {config.output_dir}/metrics.jsonl   plot: {config.output_dir}/genenv.png")
     console.print(json.dumps({"output_dir": config.output_dir, "epochs": len(rows)}))

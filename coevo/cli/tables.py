@@ -14,6 +14,7 @@ from rich.table import Table
 RESULT_COLUMNS = {
     "task type": "",
     "n": "episodes",
+    "unscored": "episodes the env never judged (abandoned, env, policy or transport error), left out of every rate",
     "success": "",
     "mean reward": "",
     "model turns": "replies the policy gave per episode",
@@ -60,8 +61,10 @@ def results_table(title: str, summary: Mapping[str, Any], max_invalid_replies: i
         return "-" if rate is None else pct(rate)
 
     def cells(stats: Mapping[str, Any]) -> list[str]:
+        if not stats.get("scored", stats["n"]):  # nothing judged: no rate to show
+            return [str(stats["n"]), str(stats.get("unscored", 0)), *["-"] * (len(RESULT_COLUMNS) - 3)]
         return [
-            str(stats["n"]), pct(stats["success_rate"]), f"{stats['mean_reward']:.3f}",
+            str(stats["n"]), str(stats.get("unscored", 0)), pct(stats["success_rate"]), f"{stats['mean_reward']:.3f}",
             f"{stats.get('mean_rounds', 0.0):.1f}", f"{stats['mean_steps']:.1f}",
             pct(stats.get("invalid_reply_rate", 0.0)), accepted(stats),
         ]  # fmt: skip
@@ -70,14 +73,17 @@ def results_table(title: str, summary: Mapping[str, Any], max_invalid_replies: i
         table.add_row(name, *cells(stats))
     table.add_section()
     overall = cells(summary)
-    overall[1] = f"[bold]{overall[1]}"
+    overall[2] = f"[bold]{overall[2]}"
     table.add_row("[bold]all", *overall)
     notes = [f"{column}: {meaning}" for column, meaning in RESULT_COLUMNS.items() if meaning]
-    ended = summary.get("status", {}).get("invalid_replies", 0)
+    statuses = {status: k for status, k in summary.get("status", {}).items() if k}
+    if statuses:
+        notes.append("end status: " + ", ".join(f"{status} {k}" for status, k in statuses.items()))
+    ended = summary.get("end_reason", {}).get("invalid_replies", 0)
     if ended:
         notes.append(
             f"{ended} of {summary['n']} episodes ended after {max_invalid_replies} unreadable replies in a row "
-            "(status invalid_replies; the env never saw those replies)"
+            "(status failure, reason invalid_replies; the env never saw those replies)"
         )
     table.caption = "\n".join(notes)
     return table

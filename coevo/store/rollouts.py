@@ -49,7 +49,11 @@ class RolloutTrajectory(Base):
     seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     sample: Mapped[int] = mapped_column(Integer, default=0)
     policy: Mapped[str] = mapped_column(String(256))
+    #: The end status (coevo.end_status); `end_reason` says what ended it, `error` what went wrong.
     status: Mapped[str] = mapped_column(String(16))
+    end_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    env_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    score_mode: Mapped[str | None] = mapped_column(String(256), nullable=True)
     success: Mapped[bool] = mapped_column(Boolean, index=True)
     reward: Mapped[float] = mapped_column(Float)
     steps: Mapped[int] = mapped_column(Integer)
@@ -67,6 +71,7 @@ class RolloutTrajectory(Base):
 _RECORD_FIELDS = (
     "env", "task_id", "split", "seed", "sample", "policy", "status", "success", "reward", "steps",
     "rounds", "task_type", "error", "duration_s", "prompt_messages", "messages", "turns", "task_info",
+    "end_reason", "env_version", "score_mode",
 )  # fmt: skip
 
 

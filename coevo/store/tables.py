@@ -38,8 +38,11 @@ class Episode(Base):
     task_id: Mapped[str] = mapped_column(String(256))
     seed: Mapped[int] = mapped_column(BigInteger)
     split: Mapped[str] = mapped_column(String(64))
-    #: running | done | truncated — the episode's outcome so far.
+    #: "running" until it ends, then its end status (`coevo.end_status`): success | failure |
+    #: truncated (scored) or abandoned | env_error | policy_error | transport_error | unknown.
     status: Mapped[str] = mapped_column(String(16), default="running")
+    #: What went wrong, for env_error (the env's exception) and the client-reported statuses.
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: Why the session left this episode (closed | expired | reset); NULL while it may continue,
     #: which is what lets a restarted server recover it.
     close_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)

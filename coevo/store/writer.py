@@ -28,8 +28,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Update, bindparam
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from coevo.end_status import scored_end
 from coevo.store.outcome import episode_success
 from coevo.store.tables import Episode, StepRecord
+from coevo.store.task_stats import add_outcomes
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,17 @@ class _EpisodeUpdate(NamedTuple):
     fields: dict[str, Any]
 
 
+class _TaskOutcome(NamedTuple):
+    """An episode the env judged: one more episode (and maybe success) for its task's statistics."""
+
+    episode_id: str
+    env: str
+    task_id: str
+    policy: str
+    success: bool
+    at: float
+
+
 class _Barrier(NamedTuple):
     """A waiter in the queue: settled when every op ahead of it is committed (or has failed)."""
 
@@ -77,7 +90,7 @@ class RowRefused(Exception):
     `TrajectoryWriter.refused(episode_id)` says which episodes lost a row."""
 
 
-_Op = StepRow | _NewEpisode | _EpisodeUpdate | _Barrier
+_Op = StepRow | _NewEpisode | _EpisodeUpdate | _TaskOutcome | _Barrier
 
 
 def _resolve(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
@@ -143,6 +156,11 @@ class TrajectoryWriter:
 
     def episode_updated(self, episode_id: str, **fields: Any) -> None:
         self._ops.append(_EpisodeUpdate(episode_id, fields))
+
+    def task_outcome(self, episode_id: str, env: str, task_id: str, policy: str, success: bool) -> None:
+        """Count an episode the env judged in its task's statistics (coevo.store.task_stats),
+        in the same transaction as the steps queued before it."""
+        self._ops.append(_TaskOutcome(episode_id, env, task_id, policy, success, time.time()))
 
     def step(self, row: StepRow) -> None:
         ops = self._ops
@@ -287,18 +305,29 @@ class TrajectoryWriter:
         episodes: dict[str, dict[str, Any]] = {}
         steps: list[dict[str, Any]] = []
         updates: dict[str, dict[str, Any]] = {}
+        outcomes: dict[tuple[str, str, str], dict[str, Any]] = {}
         for op in ops:
             if type(op) is _Barrier:
                 continue
+            if type(op) is _TaskOutcome:
+                counts = outcomes.setdefault(
+                    (op.env, op.task_id, op.policy),
+                    {"env": op.env, "task_id": op.task_id, "policy": op.policy, "episodes": 0, "successes": 0},
+                )
+                counts["episodes"] += 1
+                counts["successes"] += int(op.success)
+                counts["updated_at"] = _ts(op.at)
+                continue
             if type(op) is StepRow:
                 steps.append(self._step_dict(op, sanitize))
-                fields = {
+                fields: dict[str, Any] = {
                     "steps": op.step_index,
                     "total_reward": op.total_reward,
-                    "status": "done" if op.done else "truncated" if op.truncated else "running",
-                    "success": episode_success(op.done, op.truncated, op.info, op.reward),
                     "updated_at": _ts(op.at),
                 }
+                if op.done or op.truncated:  # the end status; a step that ends nothing leaves it be
+                    success = episode_success(op.done, op.truncated, op.info, op.reward)
+                    fields.update(status=scored_end(op.done, op.truncated, success), success=success)
                 target = episodes.get(op.episode_id)
                 if target is not None:
                     target.update(fields)
@@ -328,6 +357,7 @@ class TrajectoryWriter:
         try:
             with conn.begin():
                 self._execute(conn, episodes, steps, updates)
+                add_outcomes(conn, outcomes.values())
             self.transactions += 1
         except (OperationalError, InterfaceError):
             self._drop_connection()  # the next flush reconnects

@@ -43,7 +43,13 @@ SERVERS: dict[str, dict[str, Any]] = {
     "webshop": {"products": 400, "seed": 7},
     "birdsql": {"seed": 0},
     "sciworld": {},
+    "textcraft": {},
+    "wordle": {},
+    "maze": {},
 }
+#: Envs whose recording goes to a fixture of their own (tests/<env>/data/agentgym_clients.json,
+#: replayed by tests/<env>/test_agentgym_client.py), recorded with `--only <env>`.
+OWN_FIXTURE = ("textcraft", "wordle", "maze")
 
 
 def _free_port() -> int:
@@ -263,6 +269,109 @@ def _record_birdsql(base: str, rec: Recorder, requests: Any) -> list[Any]:
     outputs.append(client.reset(1))
     outputs.append(client.step("Action: ```sql\nSELECT * FROM student\n```").__dict__)  # cut at 100 characters
     outputs.append(client.step("Action: ```sql\nSELECT 1; SELECT 2\n```").__dict__)  # refused
+
+
+def _record_textcraft(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.textcraft")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.TextCraftEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.observe(), client.reset(2), client.observe()]
+    sid = client.env_id
+    # The client strips all but letters, digits, commas and spaces, and takes the last Action.
+    outputs.append(client.step("Thought:\nI look first.\n\nAction:\ninventory.").__dict__)
+    outputs.append(client.step("Action: get 1 stick\nAction: get 2 stick").__dict__)
+    outputs.append(client.step("Thought: no action here").__dict__)
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(60):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nOn with the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            # AgentGym's TextCraft server keeps no end state: a step after the goal is taken.
+            outputs.append(client.step("Action:\ninventory").__dict__)
+            break
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "data_idx": 544}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "get 1 nether star"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(543))
+    outputs.append(client.step("Action:\ncraft 1 netherite block using 9 netherite ingot").__dict__)
+    outputs.append(client.close())
+    return outputs
+
+
+def _record_wordle(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.lmrlgym")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.WordleEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.observe(), client.reset(3), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nNot a word.\n\nAction:\nxyzzy").__dict__)
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(6):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nThe word that splits the rest best.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        _raw(rec, lambda: requests.get(f"{base}/filtered_vocab?id={sid}"))
+        if out.done:
+            break
+    # After the end its server answers 200 {"error"} (its client would fail on it: sent raw).
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "s h i r e"}))
+    _raw(rec, lambda: requests.get(f"{base}/filtered_vocab?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "seed": 980}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "s h i r e"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(979))
+    outputs.append(client.step("Action:\ns h i r e").__dict__)
+    # Its client cuts five characters off a reply ending in the four of "</s>": "shir" is sent.
+    outputs.append(client.step("Action:\nshire</s>").__dict__)
+    return outputs
+
+
+def _record_maze(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.lmrlgym")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.MazeEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(13), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nThe wall is below me.\n\nAction:\nmove down").__dict__)
+    outputs.append(client.step("I will just go up").__dict__)  # no "Action:": the reply is the action
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    for _ in range(20):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nThe shortest way.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    # After the end its server answers 200 {"error"} (its client would fail on it: sent raw).
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "move up"}))
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "game": 25}))
+    rec.by = "native"
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "move up"})
+    requests.delete(f"{base}/sessions/{child}")
+    rec.by = "agentgym"
+    outputs.append(client.reset(0))
+    outputs.append(client.step("Action:\nmove right</s>").__dict__)  # its client cuts 5 characters: "move ri"
     return outputs
 
 
@@ -301,6 +410,7 @@ def main() -> None:
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
     parser.add_argument("--commit", help="the checkout's commit, where it is no git work tree")
     parser.add_argument("--envs", nargs="+", help="record only these servers, keeping the fixture's others")
+    parser.add_argument("--only", choices=OWN_FIXTURE, help="record this env alone, into its own fixture")
     args = parser.parse_args()
     _import_clients(args.agentgym)
     import requests
@@ -322,6 +432,8 @@ def main() -> None:
         ("birdsql", _record_birdsql),
         ("sciworld", _record_sciworld),
     )
+    if args.only:
+        recorders = ((args.only, globals()[f"_record_{args.only}"]),)
     for env, record in recorders:
         if args.envs and env not in args.envs:
             continue
@@ -339,10 +451,11 @@ def main() -> None:
             "exchanges": rec.exchanges,
             "client_outputs": rec._mask(outputs),
         }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = OUT.parents[2] / args.only / "data" / "agentgym_clients.json" if args.only else OUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
-        f"wrote {OUT}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges" for env, s in fixture["servers"].items())
+        f"wrote {out}: " + ", ".join(f"{env} {len(s['exchanges'])} exchanges" for env, s in fixture["servers"].items())
     )
 
 

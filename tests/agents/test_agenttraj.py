@@ -67,5 +67,16 @@ def test_hugging_face_dataset_round_trip(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     saved = save_hf_dataset(tmp_path / "ds", [RECORD])
     loaded = datasets.load_from_disk(str(tmp_path / "ds"))
-    assert loaded.column_names == ["item_id", "conversations", "reward", "success"]
-    assert loaded[0] == saved[0] == RECORD
+    # AgentGym's columns, then coevo's provenance (null where a record has none).
+    assert loaded.column_names == [
+        "item_id",
+        "conversations",
+        "reward",
+        "success",
+        "status",
+        "env_version",
+        "score_mode",
+    ]
+    assert loaded[0] == saved[0] == {**RECORD, "status": None, "env_version": None, "score_mode": None}
+    tagged = {**RECORD, "status": "success", "env_version": "1", "score_mode": "decoder=lenient"}
+    assert save_hf_dataset(tmp_path / "tagged", [tagged])[0] == tagged

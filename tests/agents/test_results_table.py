@@ -23,13 +23,13 @@ def rendered(summary: dict) -> str:
 def test_episodes_ended_on_unreadable_replies_are_explained() -> None:
     stuck = ScriptedPolicy(["no idea\nat all"])
     trajectories = _run(stuck, [EpisodeSpec("guess", task_id=f"train-{i}") for i in range(4)], max_rounds=10)
-    assert {t.status for t in trajectories} == {"invalid_replies"}
+    assert {(t.status, t.end_reason) for t in trajectories} == {("failure", "invalid_replies")}
     text = rendered(summarize(trajectories))
     assert "…" not in text
     rows = [line for line in text.splitlines() if line.startswith("│ all")]
     cells = [cell.strip() for cell in rows[0].strip("│").split("│")]
-    # n, success, mean reward, model turns, env steps, unreadable, accepted
-    assert cells[1:] == ["4", "0.0%", "0.000", f"{MAX_INVALID_REPLIES:.1f}", "0.0", "100.0%", "-"]
+    # n, unscored, success, mean reward, model turns, env steps, unreadable, accepted
+    assert cells[1:] == ["4", "0", "0.0%", "0.000", f"{MAX_INVALID_REPLIES:.1f}", "0.0", "100.0%", "-"]
     assert f"4 of 4 episodes ended after {MAX_INVALID_REPLIES} unreadable replies in a row" in " ".join(text.split())
     assert "env steps: actions the env received" in text
 
@@ -39,5 +39,14 @@ def test_a_readable_run_has_no_such_note() -> None:
     trajectories = _run(solver, [EpisodeSpec("guess", task_id="train-0")], max_rounds=2)
     text = rendered(summarize(trajectories))
     assert "unreadable replies in a row" not in text
-    for header in ("task type", "success", "mean reward", "model turns", "env steps", "unreadable", "accepted"):
+    for header in (
+        "task type",
+        "unscored",
+        "success",
+        "mean reward",
+        "model turns",
+        "env steps",
+        "unreadable",
+        "accepted",
+    ):
         assert header in text

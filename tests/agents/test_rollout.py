@@ -48,7 +48,7 @@ def test_expert_solves_every_episode_and_trajectories_are_complete() -> None:
     trajectories = _run(ExpertPolicy(), specs, concurrency=4)
     assert [t.seed for t in trajectories] == list(range(12))  # results in input order
     for t in trajectories:
-        assert t.status == "done" and t.success and t.reward == 1.0
+        assert t.status == "success" and t.end_reason == "env" and t.success and t.reward == 1.0
         assert t.steps == t.rounds == len(t.turns) and t.turns[-1].observation == "correct"
         roles = [m["role"] for m in t.messages]
         assert roles[:3] == ["user", "assistant", "user"]
@@ -60,7 +60,9 @@ def test_expert_solves_every_episode_and_trajectories_are_complete() -> None:
 def test_agentgym_export_marks_only_agent_replies_for_loss() -> None:
     (t,) = _run(ExpertPolicy(), [EpisodeSpec("guess", task_id="train-3")])
     record = t.to_agentgym()
-    assert set(record) == {"item_id", "conversations", "reward", "success"}
+    assert set(record) == {"item_id", "conversations", "reward", "success", "status", "env_version", "score_mode"}
+    # Provenance: how it ended, and the env version and scoring mode (the server's options) that scored it.
+    assert (record["status"], record["env_version"], record["score_mode"]) == ("success", "1", "")
     assert record["item_id"] == "guess_train-3" and record["success"] == 1 and record["reward"] == 1.0
     conv = record["conversations"]
     assert conv[0]["from"] == "human" and conv[0]["loss"] is None
@@ -73,7 +75,7 @@ def test_agentgym_export_marks_only_agent_replies_for_loss() -> None:
 def test_unreadable_replies_are_reported_and_do_not_step_the_env() -> None:
     policy = ScriptedPolicy(["Thought: I think fifty", "Thought: try\nAction: guess 50", "no idea\nat all"])
     (t,) = _run(policy, [EpisodeSpec("guess", task_id="train-0")], max_rounds=4)
-    assert t.status == "max_rounds" and t.rounds == 4
+    assert (t.status, t.end_reason) == ("truncated", "max_rounds") and t.rounds == 4
     assert [turn.valid for turn in t.turns] == [False, True, False, False]
     assert t.steps == 1  # only the readable reply reached the server
     feedback = t.messages[4]["content"]
@@ -84,17 +86,18 @@ def test_unreadable_replies_are_reported_and_do_not_step_the_env() -> None:
 
 def test_abstaining_policy_ends_the_episode() -> None:
     (t,) = _run(ScriptedPolicy([None]), [EpisodeSpec("guess", task_id="train-1")])
-    assert t.status == "abstained" and t.rounds == 0 and not t.success
+    assert (t.status, t.end_reason) == ("policy_error", "abstained") and t.rounds == 0 and not t.success
+    assert not t.scored  # an episode without a verdict is never a failure
 
 
 def test_env_truncation_ends_the_episode_unsuccessfully() -> None:
     (t,) = _run(ScriptedPolicy(["Action: guess 1"]), [EpisodeSpec("guess", task_id="train-5")])
-    assert t.status == "truncated" and t.steps == 12 and not t.success  # GuessEnv.max_steps
+    assert (t.status, t.end_reason) == ("truncated", "env") and t.steps == 12 and not t.success  # GuessEnv.max_steps
 
 
 def test_server_errors_are_recorded_not_raised() -> None:
     (t,) = _run(ExpertPolicy(), [EpisodeSpec("guess", task_id="no-such-task")])
-    assert t.status == "error" and "unknown task" in (t.error or "")
+    assert (t.status, t.end_reason) == ("env_error", "server") and "unknown task" in (t.error or "")
 
 
 def test_batched_policy_receives_whole_rounds() -> None:
@@ -143,7 +146,7 @@ def test_random_policy_plays_from_available_actions_across_envs() -> None:
     alf, guess = asyncio.run(go())
     assert alf.rounds == 5 and all(t.valid for t in alf.turns)
     assert alf.task_type is not None  # ALFWorld reports its task type at reset
-    assert guess.status == "abstained"  # no action list: the random policy has nothing to pick from
+    assert guess.end_reason == "abstained"  # no action list: the random policy has nothing to pick from
 
 
 def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
@@ -152,7 +155,13 @@ def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
         ["no idea\nat all", "Thought: try\nAction: guess 50", "still\nnothing", "none\nhere", "nope\nno"]
     )
     (t,) = _run(stuck, [EpisodeSpec("guess", task_id="train-0")], max_rounds=10)
-    assert t.status == "invalid_replies" and [turn.valid for turn in t.turns] == [False, True, False, False, False]
+    assert (t.status, t.end_reason) == ("failure", "invalid_replies") and [turn.valid for turn in t.turns] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert t.steps == 1  # a readable reply in between resets the count
     (t,) = _run(
         ScriptedPolicy(["no\nidea"] * 6),
@@ -160,7 +169,7 @@ def test_an_episode_ends_after_consecutive_unreadable_replies() -> None:
         max_rounds=6,
         max_invalid_replies=None,
     )
-    assert t.status == "max_rounds" and t.rounds == 6
+    assert (t.status, t.end_reason) == ("truncated", "max_rounds") and t.rounds == 6
     with pytest.raises(ValueError, match="max_invalid_replies"):
         _run(stuck, [], max_invalid_replies=0)
 
@@ -176,7 +185,7 @@ def test_an_env_that_reads_replies_whole_is_stepped_once_per_unlabelled_reply() 
             return await RolloutEngine(ScriptedPolicy([prose]), {"bfcl": client}).run(specs)
 
     (t,) = asyncio.run(go())
-    assert t.status == "done" and t.rounds == 1 and t.steps == 1 and not t.success
+    assert t.status == "failure" and t.rounds == 1 and t.steps == 1 and not t.success
     (turn,) = t.turns
     assert turn.valid and turn.action == prose
     assert turn.info["error_type"] == "ast_decoder:decoder_failed"

@@ -134,6 +134,9 @@ def test_what_is_not_an_env_is_refused() -> None:
         ({"finished_error": "{id} finished", "steps_after_done": True}, "contradict"),
         ({"style": "env_id"}, "style"),
         ({"hello_world": "hi"}, "hello_world"),
+        ({"reads": ("step",)}, "reads"),
+        ({"reads": ("filtered/vocab",)}, "reads"),
+        ({"reset_index_field": "Seed!"}, "reset_index_field"),
     ],
 )
 def test_a_contradictory_profile_is_refused_where_it_is_declared(fields: Mapping[str, Any], names: str) -> None:

@@ -35,3 +35,22 @@ class DigitsEnv(GuessEnv):
 
     def expert_action(self) -> str | None:
         return None if self.done else str(self.target)
+
+
+class FlakyDigitsEnv(DigitsEnv):
+    """DigitsEnv whose server fails chosen resets (an env error at create): option `fail_resets`,
+    the 1-based numbers of the resets that raise, counted per server (per options: give each
+    server its own `nonce`), e.g. "2" or "2-99"."""
+
+    name = "flaky_digits"
+
+    @classmethod
+    def load_shared(cls, **options: object) -> dict[str, int]:
+        return {"resets": 0}
+
+    def _reset(self, task_id: str, seed: int) -> ResetResult:
+        self.shared["resets"] += 1
+        first, _, last = str(self.options.get("fail_resets", "")).partition("-")
+        if first and int(first) <= self.shared["resets"] <= int(last or first):
+            raise RuntimeError("the env lost its data")
+        return super()._reset(task_id, seed)

@@ -65,3 +65,39 @@ def test_env_turns_are_masked_and_the_model_tokens_kept(tiny_model: Path, digits
     with pytest.raises(UnknownPrompt):
         rollout([[{"role": "user", "content": "not from the dataset"}]], trainer)
     assert rollout.client.health().sessions == 0
+
+
+def test_an_episode_without_a_verdict_is_replayed_then_refused(tiny_model: Path, tmp_path: Path) -> None:
+    """An env error (here: the server fails a create) never reaches GRPO as a reward: the episode
+    is played again on a fresh session and counted; still failing after the retries, the call
+    raises instead of handing on a 0."""
+    import uuid
+
+    from transformers import AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from coevo.integrations.trl import CoevoRollout, EpisodeNotScored, env_reward
+    from tests.server.live import live_server
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model, padding_side="left")
+    args = GRPOConfig(output_dir=str(tmp_path), max_completion_length=64, per_device_train_batch_size=2,
+                      num_generations=2, use_cpu=True, report_to=[], save_strategy="no")  # fmt: skip
+    flaky = "tests.integrations.envs:FlakyDigitsEnv"
+    # Reset 1 makes the dataset's prompt; reset 2 (the first attempt's create) raises.
+    with live_server(flaky, env_options={"fail_resets": "2", "nonce": uuid.uuid4().hex}) as url:
+        rollout = CoevoRollout(url, turn_tokens=8, max_turns=2)
+        dataset = rollout.dataset(limit=1)
+        trainer = GRPOTrainer(model=str(tiny_model), processing_class=tokenizer, reward_funcs=env_reward, args=args,
+                              train_dataset=dataset, rollout_func=rollout)  # fmt: skip
+        out = rollout([dataset[0]["prompt"]], trainer)
+        assert rollout.status_counts["env_error"] == 1 and sum(rollout.status_counts.values()) == 2
+        (episode,) = rollout.last_episodes
+        assert episode["status"] in ("success", "failure", "truncated")
+        assert out["env_reward"] == [pytest.approx(sum(digit_share(a) for a in episode["actions"]))]
+        assert rollout.client.health().sessions == 0
+    with live_server(flaky, env_options={"fail_resets": "2-99", "nonce": uuid.uuid4().hex}) as url:
+        rollout = CoevoRollout(url, turn_tokens=8, max_turns=2, retries=2)
+        dataset = rollout.dataset(limit=1)
+        with pytest.raises(EpisodeNotScored, match="env_error"):
+            rollout([dataset[0]["prompt"]], trainer)
+        assert rollout.status_counts["env_error"] == 3  # the first attempt and its two retries

@@ -29,8 +29,8 @@ GUESS = "tests.fixture_env:GuessEnv"
 class ExpertModel:
     """An OpenAI-compatible chat-completions endpoint whose every reply is the env's expert move."""
 
-    def __init__(self, env_url: str, *, garble_first: bool = False) -> None:
-        self.env_url, self.garble_first = env_url, garble_first
+    def __init__(self, env_url: str, *, garble_first: bool = False, fixed: str | None = None) -> None:
+        self.env_url, self.garble_first, self.fixed = env_url, garble_first, fixed
         self.requests: list[dict[str, Any]] = []
         self.app = FastAPI()
         self.app.post("/v1/chat/completions")(self.complete)
@@ -39,7 +39,9 @@ class ExpertModel:
         body = await request.json()
         session = request.headers["x-coevo-session"]
         self.requests.append({"session": session, "messages": body["messages"], "model": body["model"]})
-        if self.garble_first and sum(r["session"] == session for r in self.requests) == 1:
+        if self.fixed is not None:
+            text = self.fixed
+        elif self.garble_first and sum(r["session"] == session for r in self.requests) == 1:
             text = "Thought: I am not sure yet."  # no Action line: the env must not be stepped
         else:
             async with httpx.AsyncClient() as client:
@@ -140,3 +142,23 @@ def test_taskset_needs_a_url() -> None:
 
     with pytest.raises(ValueError, match="url"):
         list(load_environment("").taskset)
+
+
+def test_an_env_error_is_never_handed_on_as_a_reward() -> None:
+    """The env raises on the agent's action: the episode ends env_error, finalize records no
+    reward for it (only the coevo_unscored metric) and the rollout fails, so verifiers keeps it
+    out of training; the lease is released, reporting nothing the server did not see."""
+    from coevo.client import EnvClient
+    from coevo.integrations.verifiers import load_environment
+
+    with live_server("tests.faulty_env:FaultyGuessEnv") as url:
+        model = ExpertModel(url, fixed="Thought: let me break it.\nAction: crash")
+        env = load_environment(url, split="train", limit=1)
+        with serve(model.app) as model_url:
+            (episode,) = _play(env, model_url)
+        assert not episode.ok and "env_error" in str(episode.errors)
+        (trace,) = episode.traces
+        assert trace.metrics.get("coevo_unscored") == 1.0
+        assert "coevo_reward" not in trace.rewards  # no reward at all, not a reward of 0
+        with EnvClient(url) as client:
+            assert client.health().sessions == 0

@@ -87,3 +87,29 @@ def test_agent_loop_plays_coevo_episodes(tiny_model: Path, digits_url: str) -> N
 
     with pytest.raises(ValueError, match="coevo_task_id"):
         asyncio.run(loop.run({}, extra_info={}))
+
+
+def test_an_episode_without_a_verdict_is_replayed_then_refused(tiny_model: Path) -> None:
+    """The env fails the first attempt's create: the loop plays the episode again on a fresh
+    session and its reward is the replay's; failing every retry, it raises EpisodeNotScored."""
+    import uuid
+
+    from coevo.integrations.episode import EpisodeNotScored
+    from coevo.integrations.verl import verl_rows
+    from tests.server.live import live_server
+
+    flaky = "tests.integrations.envs:FlakyDigitsEnv"
+    server = TinyModelServer(tiny_model)
+    for fail, expect_replay in (("1", True), ("1-99", False)):  # verl_rows lists tasks without a reset
+        with live_server(flaky, env_options={"fail_resets": fail, "nonce": uuid.uuid4().hex}) as url:
+            (row,) = verl_rows(url, limit=1)
+            loop = _loop(tiny_model, url, server)
+            if expect_replay:
+                out = asyncio.run(loop.run({"temperature": 1.0}, **row))
+                assert out.extra_fields["coevo_attempts"][0] == "env_error"
+                assert out.extra_fields["coevo_status"] in ("success", "failure", "truncated")
+                rewards = out.extra_fields["coevo_rewards"]
+                assert out.reward_score == pytest.approx(sum(rewards))
+            else:
+                with pytest.raises(EpisodeNotScored, match="env_error"):
+                    asyncio.run(loop.run({"temperature": 1.0}, **row))

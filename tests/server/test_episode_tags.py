@@ -51,7 +51,7 @@ def test_tags_and_success_are_recorded(db_url: str) -> None:
     with Session(engine) as db:
         rows = {(e.session_id, e.task_id): e for e in db.scalars(select(Episode))}
     first = rows[(sid, "train-0")]
-    assert (first.policy, first.run, first.status, first.success) == ("expert@1", "r1", "done", True)
+    assert (first.policy, first.run, first.status, first.success) == ("expert@1", "r1", "success", True)
     # The session's later episodes (a reset, a fork) keep its tags.
     assert (rows[(sid, "train-1")].policy, rows[(sid, "train-1")].success) == ("expert@1", None)
     assert rows[(fork["session_id"], "train-0")].run == "r1"
@@ -68,7 +68,7 @@ def test_an_old_store_gains_the_columns_and_keeps_its_rows(db_url: str) -> None:
     engine = make_engine(db_url)
     columns = {c["name"] for c in inspect(engine).get_columns("episodes")}
     indexes = {i["name"] for i in inspect(engine).get_indexes("episodes")}
-    assert {"policy", "run", "success"} <= columns
+    assert {"policy", "run", "success", "error"} <= columns
     assert {"ix_episodes_created", "ix_episodes_env_created", "ix_episodes_policy_created"} <= indexes
     with Session(engine) as db:
         old = db.get(Episode, "e0")
@@ -78,6 +78,8 @@ def test_an_old_store_gains_the_columns_and_keeps_its_rows(db_url: str) -> None:
             None,
             None,
         )
+        # "done" without a recorded success says nothing of the verdict: unknown, never failure.
+        assert old.status == "unknown"
         new = db.scalars(select(Episode).where(Episode.session_id == sid)).one()
         assert (new.policy, new.success) == ("p", True)
     assert upgrade(engine) == []  # a second open finds nothing to do

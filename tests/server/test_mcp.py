@@ -22,6 +22,8 @@ from coevo.envs import registry  # noqa: E402
 from coevo.envs.apibank.parsing import parse_api_call  # noqa: E402
 from coevo.envs.bfcl.calls import decode_reply  # noqa: E402
 from coevo.envs.birdsql.actions import extract_sql  # noqa: E402
+from coevo.envs.toolusage.action import parse_line  # noqa: E402
+from coevo.envs.toolusage.env import ToolEnv  # noqa: E402
 from tests.server.live import live_server  # noqa: E402
 
 ENV_NAMES = registry.names()
@@ -70,6 +72,9 @@ def expert_calls(env: str, action: str) -> list[dict[str, Any]] | None:
         return None if match is None else [{"name": match.group(1), "raw": match.group(2)}]
     if env == "birdsql":
         return [{"name": "execute_sql", "arguments": {"sql": extract_sql(action)}}]
+    if issubclass(registry.spec(env).load(), ToolEnv):  # AgentGym's tool envs: one action line
+        line = parse_line(action)
+        return None if line is None else [{"name": line.name, "arguments": line.params}]
     return None
 
 

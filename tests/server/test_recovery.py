@@ -149,7 +149,7 @@ def test_sigkill_and_restart_recovers_sessions(db_url: str, tmp_path: Path) -> N
     try:
         with Session(engine) as db:
             episode = db.scalars(select(Episode).where(Episode.session_id == a)).one()
-            assert episode.steps == 4 and episode.status == "done" and episode.close_reason == "closed"
+            assert episode.steps == 4 and episode.status == "success" and episode.close_reason == "closed"
             indexes = db.scalars(
                 select(StepRecord.index).where(StepRecord.episode_id == episode.id).order_by(StepRecord.index)
             ).all()

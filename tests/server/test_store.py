@@ -69,7 +69,7 @@ def test_writer_batches_and_coalesces(db_url: str) -> None:
     writer.flush()
     with Session(engine) as db:
         ep = db.get(Episode, "e1")
-        assert (ep.steps, ep.status, ep.total_reward, ep.close_reason) == (2, "done", 1.0, "closed")
+        assert (ep.steps, ep.status, ep.total_reward, ep.close_reason) == (2, "success", 1.0, "closed")
         steps = db.scalars(select(StepRecord).order_by(StepRecord.index)).all()
         assert [s.action for s in steps] == ["a1", "a2"]
         # A value JSON cannot hold is kept as its text rather than losing the batch.
@@ -196,8 +196,8 @@ def test_server_records_episodes_forks_and_resets(db_url: str) -> None:
             first, forked, second = eps
             assert (first.session_id, first.close_reason, first.steps) == (sid, "reset", 2)
             assert (forked.parent_id, forked.start_step, forked.steps) == (first.id, 2, 3)
-            assert forked.status == "done" and forked.total_reward == 1.0
-            assert (second.task_id, second.steps, second.status, second.closed_at) == ("test-0", 1, "done", None)
+            assert forked.status == "success" and forked.total_reward == 1.0
+            assert (second.task_id, second.steps, second.status, second.closed_at) == ("test-0", 1, "success", None)
             fork_steps = db.scalars(select(StepRecord.index).where(StepRecord.episode_id == forked.id)).all()
             assert fork_steps == [3]  # inherited steps are not copied
         history = open_episode(engine, child, "guess")
@@ -221,7 +221,7 @@ def test_a_refused_row_does_not_block_the_others(db_url: str) -> None:
     assert writer.flush() == 2 and writer.rows_refused == 1 and writer.pending == 0
     with Session(engine) as db:
         assert db.scalars(select(StepRecord.index).order_by(StepRecord.index)).all() == [1, 2, 3]
-        assert db.get(Episode, "e1").status == "done"
+        assert db.get(Episode, "e1").status == "success"
     engine.dispose()
 
 
@@ -266,3 +266,19 @@ def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path) -> N
 
 def test_processes_opening_a_new_postgres_schema_at_once_all_succeed(pg_url: str) -> None:
     assert _race_to_create(pg_url) == []
+
+
+def test_a_step_after_the_end_keeps_the_end_status(db_url: str) -> None:
+    """AgentGym's shop and search servers take steps after the end (steps_after_done): such a
+    step, ending nothing, must not turn a judged episode back into a running one."""
+    engine = make_engine(db_url)
+    writer = TrajectoryWriter(engine, interval_s=3600)
+    _episode(writer, "e1")
+    writer.step(_row("e1", 1, reward=1.0, done=True, total=1.0))
+    writer.flush()
+    writer.step(_row("e1", 2, total=1.0))  # taken after the end: not done, not truncated
+    writer.flush()
+    with Session(engine) as db:
+        episode = db.get(Episode, "e1")
+        assert (episode.steps, episode.status, episode.success) == (2, "success", True)
+    engine.dispose()

@@ -1,0 +1,109 @@
+"""Maze benchmark: the shortest-path expert's rate, reset and step latency, memory per session.
+
+Plays the expert on AgentGym's 25 games in process (rate, moves against the shortest path,
+each game it cannot finish), then serves `coevo serve maze` and, over AgentGym's routes, times
+/reset and /step on the expert's episodes (every game, --rounds times), opens --sessions live
+sessions (one move each) and reads the server's RSS. With --agentgym (a folder holding AgentGym's
+agentenv-lmrlgym/ with LMRL-Gym's code in its lmrlgym/) it starts AgentGym's LMRL-Gym server
+with --agentgym-python and times the same requests on its /maze/ routes.
+
+    python bench/maze.py --json [--sessions 1000] [--agentgym /tmp/AgentGym --agentgym-python PY]
+Targets: expert rate 1.0 on shortest paths (or each miss listed); RSS at 1,000 sessions < 2048 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from agentgym_server_bench import live_sessions, ratios, time_routes, with_original
+from coevo.client.launcher import ServerSpec, launch_local
+from coevo.envs.maze.env import MazeEnv
+from coevo.envs.registry import make
+from measure import log
+
+
+def play_expert(env: MazeEnv) -> tuple[dict[str, Any], dict[int, list[str]]]:
+    games = [f"maze-{g}" for g in range(sum(env.splits().values()))]
+    solved, moves, misses, optimal = 0, [], [], 0
+    episodes: dict[int, list[str]] = {}
+    for game, task_id in enumerate(games):
+        env.reset(task_id=task_id)
+        actions: list[str] = []
+        result = None
+        while not env.done:
+            action = env.expert_action()
+            if action is None:
+                break
+            actions.append(action)
+            result = env.step(action)
+        episodes[game] = actions
+        if result is not None and result.reward == 1.0:
+            solved += 1
+            moves.append(len(actions))
+            optimal += len(actions) == env.describe_task(task_id)["shortest"]
+        else:
+            misses.append({"task_id": task_id, "reason": "the goal was not reached"})
+    row = {
+        "tasks": len(games),
+        "expert_rate": round(solved / len(games), 4),
+        "shortest_paths": optimal,
+        "moves_mean": round(statistics.mean(moves), 2),
+        "moves_max": max(moves),
+        "unsolved": misses,
+    }
+    return row, episodes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=4, help="times every game's expert episode is timed")
+    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
+    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
+    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+    args = parser.parse_args()
+
+    env = make("maze")
+    assert isinstance(env, MazeEnv)
+    out, episodes = play_expert(env)
+    indices = [game for _ in range(args.rounds) for game in sorted(episodes)]
+
+    def reset_body(game: int) -> dict[str, Any]:
+        return {"game": game}
+
+    def measure(base: str, pid: int) -> dict[str, Any]:
+        row = time_routes(base, episodes, indices, reset_body)
+        row.update(live_sessions(base, pid, args.sessions, reset_body, len(episodes), "move up"))
+        return row
+
+    log("timing coevo's server")
+    with launch_local([ServerSpec("maze")], db_url="sqlite://") as urls:
+        out["coevo"] = measure(urls["maze"], urls.pids["maze"])
+    if args.agentgym:
+        log("timing AgentGym's server")
+        root = args.agentgym.resolve() / "agentenv-lmrlgym"
+        path = ":".join(p for p in (str(root / "lmrlgym"), args.agentgym_pythonpath) if p)
+        cmd = [
+            args.agentgym_python,
+            "-m",
+            "uvicorn",
+            "agentenv_lmrlgym:app",
+            "--port",
+            "{port}",
+            "--log-level",
+            "warning",
+        ]
+        out["agentgym"] = with_original(cmd, root, measure, prefix="/maze", env={"PYTHONPATH": path})
+        ratios(out)
+    out["sessions"] = args.sessions
+    out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
+    print(json.dumps(out, indent=1) if args.json else out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""AgentGym's Academia tool env (AgentBoard's academia tasks) over an offline citation network."""

@@ -1,0 +1,1 @@
+"""AgentGym's Movie tool env (AgentBoard's movie tasks) over an offline movie database."""

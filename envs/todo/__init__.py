@@ -1,0 +1,1 @@
+"""AgentGym's TODOList tool env (AgentBoard's todo tasks) over an offline Todoist sandbox."""

@@ -1,0 +1,1 @@
+"""AgentGym's Weather tool env (AgentBoard's tool tasks) over an offline weather sandbox."""

@@ -1,0 +1,8 @@
+"""Weather as AgentGym's `agentenv-weather` server answers: the tool servers' shared profile
+(envs/toolusage/agentgym.py); task i is line i of weather.jsonl, our `test` split."""
+
+from __future__ import annotations
+
+from coevo.envs.toolusage.agentgym import PROFILE
+
+__all__ = ["PROFILE"]
