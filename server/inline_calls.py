@@ -1,7 +1,7 @@
 """Which calls of a `cpu_heavy` env may run inline on the event loop: those that have proved cheap.
 
 A heavy env's calls go to a thread pool so a slow one never stalls the loop. But "heavy" is a
-property of some calls (ALFWorld's reset builds a scene), not of all: its step is microseconds,
+property of some calls (a reset that builds a whole scene), not of all: such an env's step can take microseconds,
 and the thread hop around it (submit, a future, a wake-up, the GIL handed back and forth) cost
 more than the step itself on every step of every rollout (issue #42).
 
