@@ -24,6 +24,7 @@ BUILTIN: dict[str, str] = {
     "maze": "coevo.envs.maze.env:MazeEnv",
     "movie": "coevo.envs.movie.env:MovieEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "sheet": "coevo.envs.sheet.env:SheetEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
     "todo": "coevo.envs.todo.env:TodoEnv",
