@@ -255,3 +255,16 @@ def test_agentboard_files_load_with_the_reference_workbook(tmp_path: Path) -> No
         make("sheet", data_dir=str(tmp_path / "data"), train_tasks=4)  # other options: not the cached data
     named = make("sheet", data_dir=str(tmp_path / "data"), workbook=str(tmp_path / "book.xlsx"), train_tasks=3)
     assert named.task_ids("test") == ["file-0"]
+
+
+def test_each_tool_is_an_mcp_tool_of_the_episode() -> None:
+    from coevo.envs.base import ToolCall
+
+    env = env_with(START)
+    tools = {tool.name: tool for tool in env.episode_tools()}
+    assert len(tools) == 20 and "get_observation_space" not in tools
+    assert tools["update_cell_by_formula"].parameters["required"] == ["result_position", "operator"]
+    assert tools["filter_cells"].parameters["required"] == ["query"]
+    env.step(env.tool_calls_action([ToolCall("open_sheet", {"name": "Sheet1"})]))
+    line = env.tool_calls_action([ToolCall("filter_cells", {"query": "^beef$"})])
+    assert env.step(line).observation == "['A2']"
