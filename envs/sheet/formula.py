@@ -35,6 +35,8 @@ def _cells(part: str) -> Iterator[tuple[int, int]]:
 def evaluate(text: str, read: Callable[[int, int], object]) -> float:
     """The formula's number; `read(row, col)` gives a referenced cell's value (a formula's own
     number, text or None). Raises FormulaError with the value the cell then shows."""
+    if "#REF!" in text:
+        raise FormulaError("#REF!")
     m = _FORMULA.match(text.replace(" ", ""))
     if m is None or m.group(1) not in OPERATORS:
         raise FormulaError("#NAME?")

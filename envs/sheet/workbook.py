@@ -28,12 +28,47 @@ from coevo.envs.sheet.formula import FormulaError, evaluate
 GRID_ROWS, GRID_COLS = 1000, 26
 _A1 = re.compile(r"^([A-Z]+)([0-9]+)$")
 _REF_IN_FORMULA = re.compile(r"\b([A-Z]{1,3})([0-9]+)\b")
+_RANGE_IN_FORMULA = re.compile(r"\b([A-Z]{1,3})([0-9]+)\b(?:(:)([A-Z]{1,3})([0-9]+)\b)?")
 
 
 def shift_rows(formula: str, delta: int) -> str:
     """A formula moved `delta` rows by a sort: its references move with it (Google keeps a moved
     row's formulas pointing at that row)."""
     return _REF_IN_FORMULA.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + delta}", formula)
+
+
+def reindex(formula: str, rows: bool, at: int, delta: int) -> str:
+    """A formula after rows (or columns) were inserted (`delta` > 0) or one deleted (`delta` -1)
+    at `at`, as Google rewrites it: references past that point move; a range losing its first
+    or last row shrinks; a single reference to the deleted row becomes #REF!."""
+
+    def move(letters: str, number: int, end: str) -> str:
+        index = number if rows else column_index_from_string(letters)
+        if delta > 0 and index >= at:
+            index += delta
+        elif delta < 0 and index > at:
+            index -= 1
+        elif delta < 0 and index == at:
+            if end == "single":
+                return "#REF!"
+            index = index if end == "first" else index - 1
+        return f"{letters}{index}" if rows else f"{get_column_letter(index)}{number}"
+
+    def rewrite(m: re.Match[str]) -> str:
+        first = move(m.group(1), int(m.group(2)), "first" if m.group(3) else "single")
+        if not m.group(3):
+            return first
+        last = move(m.group(4), int(m.group(5)), "last")
+        if first == "#REF!" or _below(first, last, rows):
+            return "#REF!"  # the whole range was deleted
+        return f"{first}:{last}"
+
+    return _RANGE_IN_FORMULA.sub(rewrite, formula)
+
+
+def _below(first: str, last: str, rows: bool) -> bool:
+    (r1, c1), (r2, c2) = a1_to_rowcol(first), a1_to_rowcol(last)
+    return r2 < r1 if rows else c2 < c1
 
 
 class WorksheetNotFound(Exception):
@@ -222,6 +257,7 @@ class Sheet:
         source = row - 1 if inherit_from_before else row
         formats = self._formats_of_row(source) if source >= 1 else []
         self.ws.insert_rows(row, len(values))
+        self._reindex(rows=True, at=row, delta=len(values))
         self.rows += len(values)
         for i in range(len(values)):
             for c, fmt in enumerate(formats, 1):
@@ -237,6 +273,7 @@ class Sheet:
         bottom = self.extent()[0]
         formats = [self.ws.cell(r, source).number_format for r in range(1, bottom + 1)] if source >= 1 else []
         self.ws.insert_cols(col, len(values))
+        self._reindex(rows=False, at=col, delta=len(values))
         self.cols += len(values)
         for i in range(len(values)):
             for r, fmt in enumerate(formats, 1):
@@ -252,6 +289,7 @@ class Sheet:
         if self.rows == 1:
             raise APIError("Invalid requests[0].deleteDimension: You can't delete all the rows on the sheet.")
         self.ws.delete_rows(start, 1)
+        self._reindex(rows=True, at=start, delta=-1)
         self.rows -= 1
 
     def delete_col(self, index: Any) -> None:
@@ -261,7 +299,13 @@ class Sheet:
         if self.cols == 1:
             raise APIError("Invalid requests[0].deleteDimension: You can't delete all the columns on the sheet.")
         self.ws.delete_cols(start, 1)
+        self._reindex(rows=False, at=start, delta=-1)
         self.cols -= 1
+
+    def _reindex(self, rows: bool, at: int, delta: int) -> None:
+        for cell in list(self.ws._cells.values()):
+            if cell.data_type == "f" and isinstance(cell.value, str):
+                cell.value = reindex(cell.value, rows, at, delta)
 
     def frozen_rows(self) -> int:
         pane = self.ws.freeze_panes

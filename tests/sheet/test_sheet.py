@@ -268,3 +268,23 @@ def test_each_tool_is_an_mcp_tool_of_the_episode() -> None:
     env.step(env.tool_calls_action([ToolCall("open_sheet", {"name": "Sheet1"})]))
     line = env.tool_calls_action([ToolCall("filter_cells", {"query": "^beef$"})])
     assert env.step(line).observation == "['A2']"
+
+
+def test_formulas_follow_inserted_and_deleted_rows_and_columns() -> None:
+    env = env_with(START)
+    act(env, "open_sheet", "{'name': 'Sheet1'}")
+    act(
+        env,
+        "update_cell_by_formula",
+        "{'start_position': 'D2', 'end_position': 'D5', 'result_position': 'D6', 'operator': 'SUM'}",
+    )
+    assert act(env, "get_cell_value", "{'position': 'D6'}") == "220.00"
+    act(env, "delete_batch_data", "{'dimension': 'row', 'index_list': [2]}")  # the range's first row
+    assert act(env, "get_cell_value", "{'position': 'D5'}") == "207.00"
+    act(env, "insert_rows", "{'values_list': [['lamb', 'Meat', 6.1, 3]], 'row_idx': 3}")
+    assert act(env, "get_cell_value", "{'position': 'D6'}") == "210.00"
+    act(env, "insert_cols", "{'values_list': [['Code', 'P1']], 'col_idx': 1}")
+    assert act(env, "get_cell_value", "{'position': 'E6'}") == "210.00"
+    act(env, "update_cell_by_formula", "{'position_list': ['E2'], 'result_position': 'F2', 'operator': 'SUM'}")
+    act(env, "delete_batch_data", "{'dimension': 'row', 'index_list': [2]}")
+    assert act(env, "get_cell_value", "{'position': 'E5'}") == "203.00"
