@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+
+import regex
 
 from coevo.envs.sheet.formula import OPERATORS
 from coevo.envs.sheet.workbook import Sheet, SheetBook
@@ -32,6 +35,8 @@ BAD_A1_RANGE = (
     "sheet and you can use get_A1_annotation(row, col) to get its A1 address."
 )
 _ONE_LETTER_A1 = re.compile(r"^[A-Z]{1}[0-9]+$")
+#: The time one filter_cells search may take, all cells together.
+FILTER_SECONDS = 1.0
 
 Result = tuple[bool, Any]
 _Tool = TypeVar("_Tool", bound=Callable[..., Result])
@@ -297,13 +302,25 @@ class SheetToolkit(Toolkit):
 
     @needs_sheet
     def filter_cells(self, query: Any, in_row: Any = None, in_column: Any = None) -> Result:
+        """The original compiles a text query as a regular expression and searches every cell.
+        An agent's pattern can backtrack for ages (`(a+)+$`), so it runs under the `regex`
+        module's time limit: past FILTER_SECONDS for the whole search the tool fails with
+        `TimeoutError('regex timed out')` and nothing else in the server waits on it."""
         try:
             row = int(in_row) if in_row is not None else None
             column = int(in_column) if in_column is not None else None
-            pattern = re.compile(query) if isinstance(query, str) else query
-            if not isinstance(pattern, re.Pattern):
-                raise TypeError(f"expected string or bytes-like object, got '{type(query).__name__}'")
-            return True, self.sheet.findall(lambda v: pattern.search(v) is not None, row, column)
+            if not isinstance(query, str):  # gspread calls a non-text query's `search`
+                raise AttributeError(f"'{type(query).__name__}' object has no attribute 'search'")
+            pattern = regex.compile(query, flags=regex.VERSION0)
+            deadline = time.monotonic() + FILTER_SECONDS
+
+            def matches(value: str) -> bool:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("regex timed out")
+                return pattern.search(value, timeout=left) is not None
+
+            return True, self.sheet.findall(matches, row, column)
         except Exception as error:
             return False, repr(error)
 

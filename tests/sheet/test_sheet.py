@@ -288,3 +288,12 @@ def test_formulas_follow_inserted_and_deleted_rows_and_columns() -> None:
     act(env, "update_cell_by_formula", "{'position_list': ['E2'], 'result_position': 'F2', 'operator': 'SUM'}")
     act(env, "delete_batch_data", "{'dimension': 'row', 'index_list': [2]}")
     assert act(env, "get_cell_value", "{'position': 'E5'}") == "203.00"
+
+
+def test_a_runaway_filter_pattern_is_stopped_at_its_time_limit() -> None:
+    env = env_with(START)
+    act(env, "open_sheet", "{'name': 'Sheet1'}")
+    act(env, "update_cell", "{'position': 'A2', 'value': '" + "a" * 40 + "b'}")
+    assert act(env, "filter_cells", "{'query': '(a|aa)+$'}") == "TimeoutError('regex timed out')"
+    assert act(env, "filter_cells", "{'query': 7}") == "AttributeError(\"'int' object has no attribute 'search'\")"
+    assert act(env, "filter_cells", "{'query': '^pork$'}") == "['A3']"  # the session goes on
