@@ -25,6 +25,7 @@ BUILTIN: dict[str, str] = {
     "movie": "coevo.envs.movie.env:MovieEnv",
     "sciworld": "coevo.envs.sciworld.env:SciWorldEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
+    "sheet": "coevo.envs.sheet.env:SheetEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",
     "todo": "coevo.envs.todo.env:TodoEnv",

@@ -19,6 +19,9 @@ class Param:
     name: str
     type: str | list[str]
     description: str = ""
+    #: False for an argument the tool may go without (Sheet's formula tools take a range or a
+    #: list; filter_cells' scopes): left out of the MCP schema's `required`.
+    required: bool = True
 
     def schema(self) -> dict[str, Any]:
         kinds = self.type if isinstance(self.type, list) else [self.type]
@@ -61,7 +64,7 @@ class ToolSpec:
         schema = {
             "type": "object",
             "properties": {p.name: p.schema() for p in self.params},
-            "required": list(self.reads),
+            "required": [p.name for p in self.params if p.required],
         }
         return EpisodeTool(self.name, self.description, schema)
 

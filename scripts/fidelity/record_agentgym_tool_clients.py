@@ -31,6 +31,7 @@ CLIENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "todo": ("agentenv.envs.todo", "TodoEnvClient", {"train_tasks": 20, "test_tasks": 12}),
     "academia": ("agentenv.envs.academia", "AcademiaEnvClient", {"train_tasks": 20, "test_tasks": 12}),
     "movie": ("agentenv.envs.movie", "MovieEnvClient", {"train_tasks": 20, "test_tasks": 12}),
+    "sheet": ("agentenv.envs.sheet", "SheetEnvClient", {"train_tasks": 20, "test_tasks": 12}),
 }
 
 
