@@ -18,6 +18,7 @@ from coevo.envs.base import Env
 BUILTIN: dict[str, str] = {
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
+    "babyai": "coevo.envs.babyai.env:BabyAIEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",

@@ -32,6 +32,7 @@ Where AgentGym's servers differ beyond the style, the profile says how: `hello` 
 string), `extra_fields` (False: exactly the server's fields, and /detail is its record: the
 reset's fields, then the latest state), `step_info` (the step's info instead of null), and its
 adapter, composed around the session's env: `reset_fields()` (fields its /reset adds),
+`step_fields()` (fields its id-style /step adds),
 `observation()` (its /observation) and `instruction_text()` (its /instruction_text, 404 for
 envs without one).
 
@@ -303,6 +304,9 @@ def build_compat_router(service: EnvService) -> APIRouter:
         }
         if extra:
             reply["info"] = r.info
+        lease = await service.lease(sid)
+        if lease.env.agentgym:
+            reply.update(profile.adapt(lease.env).step_fields())
         return _json(reply)
 
     @router.post(
