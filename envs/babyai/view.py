@@ -170,7 +170,11 @@ def describe(env: Any, image: np.ndarray, direction: int) -> View:
         barriers.sort(key=lambda b: b.dis)
         text += f"You are facing a {barriers[0].name} {barriers[0].dis} steps away. "
     carrying = env.carrying
-    text += "You are not carrying anything." if carrying is None else f"You are carrying a {carrying.color} {carrying.type}."
+    text += (
+        "You are not carrying anything."
+        if carrying is None
+        else f"You are carrying a {carrying.color} {carrying.type}."
+    )
 
     actions: dict[str, list[int]] = {"turn left": [LEFT], "turn right": [RIGHT]}
     errors: dict[str, str] = {}
@@ -236,7 +240,9 @@ def describe(env: Any, image: np.ndarray, direction: int) -> View:
                 )
             if steps == []:
                 actions["toggle"] = [TOGGLE]
-            errors[f"go through {label}"] = f"You cannot go through {label}, as it is closed. You should toggle it first."
+            errors[f"go through {label}"] = (
+                f"You cannot go through {label}, as it is closed. You should toggle it first."
+            )
         if "locked door" in obj.name:
             label = f"{obj.name} {doors[obj.name]}"
             if carrying is None or carrying.type != "key":

@@ -34,7 +34,15 @@ EXPERT_STEPS = 40
 #: Items played with random available actions mixed with invalid ones.
 RANDOM_ITEMS = [3, 12, 26, 48, 95]
 RANDOM_STEPS = 25
-INVALID = ["", "fly to the moon", "pickup purple unicorn 1", "drop", "go through red open door 3", "CHECK", "move forward"]
+INVALID = [
+    "",
+    "fly to the moon",
+    "pickup purple unicorn 1",
+    "drop",
+    "go through red open door 3",
+    "CHECK",
+    "move forward",
+]
 
 
 def plan() -> dict[str, Any]:
