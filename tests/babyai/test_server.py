@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from coevo.envs.babyai.env import BabyAIEnv
 from tests.server.conftest import serve
 
 FIXTURE = json.loads(
@@ -73,3 +74,38 @@ def test_native_routes_refuse_bad_input_and_take_bad_actions_as_observations() -
         assert body["observation"].startswith("The action is not recognized.") and body["done"] is False
         actions = body["info"]["available_actions"]
         assert actions[:2] == ["turn left", "turn right"] and actions[-1] == "check available actions"
+
+
+def test_agentgym_session_survives_sigkill(tmp_path: Path) -> None:
+    """SIGKILL mid-episode: after the restart the AgentGym session replays its level and actions
+    (the expert's plan included) and answers the next step as if nothing happened."""
+    import signal
+
+    import httpx
+
+    from tests.server.test_recovery import _free_port, _wait_recorded, coevo_serve
+
+    sqlite_url = f"sqlite:///{tmp_path / 'store.db'}"
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    with coevo_serve(sqlite_url, port, log, "babyai") as (proc, base), httpx.Client(base_url=base, timeout=30) as c:
+        sid = c.post("/create").json()["id"]
+        c.post("/reset", json={"id": sid, "data_idx": 7})
+        for action in ("turn left", "fly", "move forward"):
+            assert c.post("/step", json={"id": sid, "action": action}).status_code == 200
+        expert = c.get(f"/sessions/{sid}/expert").json()["action"]
+        _wait_recorded(sqlite_url, expected_steps=3)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    reference = BabyAIEnv()
+    reference.agentgym = True
+    reference.reset(task_id="babyai_7")
+    for action in ("turn left", "fly", "move forward"):
+        reference.step(action)
+    assert reference.expert_action() == expert
+    expected = reference.step(expert)
+    with coevo_serve(sqlite_url, port, log, "babyai") as (_, base), httpx.Client(base_url=base, timeout=30) as c:
+        assert c.get(f"/sessions/{sid}/expert").json()["action"] == expert
+        answer = c.post("/step", json={"id": sid, "action": expert}).json()
+        assert answer["observation"] == expected.observation and answer["score"] == reference.score
