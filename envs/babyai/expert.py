@@ -19,6 +19,10 @@ from coevo.envs.babyai.game import Game, make_level
 from coevo.envs.babyai.view import DROP, FORWARD, LEFT, PICKUP, RIGHT, TOGGLE
 
 
+#: minigrid's low-level actions by number.
+MOVES = ("left", "right", "forward", "pickup", "drop", "toggle", "done")
+
+
 class Expert:
     """The bot on a replica of one episode's level, kept in step with the episode."""
 
@@ -31,6 +35,8 @@ class Expert:
         self.planned = -1  # the replica state (by `synced`) the bot last planned in
         self.previous: int | None = None
         self.suggestion: int | None = None
+        #: Why the last `next_action` had no action (for bench/babyai.py's list), else None.
+        self.failure: str | None = None
 
     def next_low_action(self) -> int | None:
         """The bot's next low-level action in the episode's current state."""
@@ -45,16 +51,25 @@ class Expert:
             if self.planned != self.synced:
                 self.suggestion = int(self.bot.replan(self.previous))
                 self.planned = self.synced
-        except Exception:  # the bot gives up (e.g. a box it needed was opened): no expert action
+        except Exception as exc:  # the bot gives up (e.g. nothing left to explore): no expert action
+            self.failure = f"BabyAI's bot failed: {type(exc).__name__} {exc}".strip()
             return None
         return self.suggestion
 
     def next_action(self) -> str | None:
-        """The text action that takes the bot's next low-level action, or None."""
+        """The text action that takes the bot's next low-level action, or None (`failure` says why)."""
+        self.failure = None
         low = self.next_low_action()
-        table = self.game.view.actions
         if low is None:
             return None
+        action = self._text_action(low)
+        if action is None:
+            move = MOVES[low] if 0 <= low < len(MOVES) else str(low)
+            self.failure = f"the bot's next move is {move!r}, which no available text action makes"
+        return action
+
+    def _text_action(self, low: int) -> str | None:
+        table = self.game.view.actions
         if low == LEFT:
             return "turn left"
         if low == RIGHT:
