@@ -74,6 +74,8 @@ def play_all(items: int) -> tuple[list[dict[str, Any]], list[float], list[float]
             if result.truncated and not result.done:
                 reason = f"step cap ({env.max_steps}) reached"
         plays.append({"index": index, "actions": actions})
+        if env.game is not None and env.game.accomplished and not env.game.done:
+            reason = "mission accomplished with a reward of 0.5 or less (too many low-level steps): AgentGym's rule does not end it"
         if env.game is None or not env.game.done:
             level = env.shared.task(index).level
             unsolved.append({"task_id": f"babyai_{index}", "level": level, "steps": len(actions), "reason": reason})

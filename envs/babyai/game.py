@@ -63,6 +63,8 @@ class Game:
         self.state = self.view.description
         self.reward = 0.0
         self.done = False
+        #: The level said the mission was done at some step (with any reward; `done` needs > 0.5).
+        self.accomplished = False
         #: Every low-level action taken, in order (the expert's bot replays them).
         self.low_actions: list[int] = []
 
@@ -101,6 +103,7 @@ class Game:
             state += COMPLETED
         self.reward = float(reward)
         self.done = scoring.episode_done(bool(terminated), self.reward)
+        self.accomplished = self.accomplished or bool(terminated)
         self.image = obs["image"]
         self.state = state
         return state

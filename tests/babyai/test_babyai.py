@@ -71,6 +71,7 @@ def test_macro_action_walks_the_path_and_finishes_the_goal(env: BabyAIEnv) -> No
     result = env.step("go to red ball 1")
     assert result.done and result.reward > 0.5 and result.info["score"] == result.reward
     assert "\n The task is completed." in result.observation
+    assert env.game is not None and env.game.accomplished
     with pytest.raises(EpisodeFinished):
         env.step("turn left")
 
