@@ -100,7 +100,7 @@ class AgentGymStepRequest(_AgentGymBody):
 
 class AgentGymResetRequest(_AgentGymBody):
     game: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's household games)")
-    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (TextCraft, BabyAI, SciWorld)")
+    data_idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's text-game servers)")
     session_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (AgentGym's shop)")
     item_id: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index (SQLGym)")
     idx: int | None = Field(None, ge=0, le=MAX_INT64, description="Task index")
