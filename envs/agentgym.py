@@ -76,8 +76,8 @@ class AgentGymAdapter(Generic[E]):
         return {}
 
     def step_fields(self) -> dict[str, Any]:
-        """Fields AgentGym's id-style /step adds after the step just taken (AgentGym's SciWorld
-        server's `score`, which its client reads); default none."""
+        """Fields AgentGym's id-style /step adds after the step just taken (its BabyAI and SciWorld
+        servers' running `score`, which their clients read); default none."""
         return {}
 
     def instruction_text(self) -> str | None:

@@ -136,6 +136,7 @@ RETIRED_AGENTGYM_ATTRIBUTES = {
     "agentgym_finished_error": "finished_error",
     "agentgym_observation": "adapter's observation()",
     "agentgym_reset_fields": "adapter's reset_fields()",
+    "agentgym_step_fields": "adapter's step_fields()",
     "agentgym_instruction_text": "adapter's instruction_text()",
 }
 
@@ -304,6 +305,15 @@ def check_agentgym_profile(s: _Subject) -> None:
         value = hook()
         _expect(value is None or isinstance(value, str), f"{hook.__name__}() gave {value!r}, not text or None")
     s.play(env, 1)
+    step_fields = adapter.step_fields()
+    _expect(
+        isinstance(step_fields, dict) and all(isinstance(k, str) for k in step_fields),
+        f"step_fields() gave {step_fields!r}",
+    )
+    try:
+        json.dumps(step_fields)
+    except (TypeError, ValueError) as exc:
+        raise CheckFailed(f"step_fields() is not JSON-able: {exc}") from None
     twin = s.make()
     twin.restore(env.snapshot())
     _expect(twin.agentgym, "a restored AgentGym session no longer presents AgentGym's text")

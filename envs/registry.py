@@ -19,6 +19,7 @@ BUILTIN: dict[str, str] = {
     "academia": "coevo.envs.academia.env:AcademiaEnv",
     "alfworld": "coevo.envs.alfworld.env:AlfWorldEnv",
     "apibank": "coevo.envs.apibank.env:ApiBankEnv",
+    "babyai": "coevo.envs.babyai.env:BabyAIEnv",
     "bfcl": "coevo.envs.bfcl.env:BfclEnv",
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "maze": "coevo.envs.maze.env:MazeEnv",

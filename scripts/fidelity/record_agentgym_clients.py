@@ -1,6 +1,6 @@
 """Record AgentGym's own env clients talking to a coevo server, once.
 
-Runs the client classes (searchqa, ALFWorld, WebShop, SQLGym, SciWorld) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
+Runs the client classes (searchqa, ALFWorld, WebShop, SQLGym, SciWorld, BabyAI) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
@@ -46,6 +46,7 @@ SERVERS: dict[str, dict[str, Any]] = {
     "textcraft": {},
     "wordle": {},
     "maze": {},
+    "babyai": {},
 }
 #: Envs whose recording goes to a fixture of their own (tests/<env>/data/agentgym_clients.json,
 #: replayed by tests/<env>/test_agentgym_client.py), recorded with `--only <env>`.
@@ -405,6 +406,40 @@ def _record_sciworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
     return outputs
 
 
+def _record_babyai(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.babyai")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.BabyAIEnvClient(env_server_base=base, data_len=3)
+    outputs: list[Any] = [client.reset(1), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nI try something.\n\nAction:\nfly to the moon").__dict__)  # not an action
+    outputs.append(client.step("Thought:\nTwo at once.\n\nAction: turn left\nAction: turn right").__dict__)
+    outputs.append(client.step("Thought:\nWhat can I do?\n\nAction:\ncheck available actions").__dict__)
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    requests.post(f"{base}/sessions/{child}/step", json={"action": "turn left"})
+    requests.delete(f"{base}/sessions/{child}")
+    for _ in range(30):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nOn with the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    # After the end AgentGym's BabyAI server answers /step and /observation with 200 and {"error"}.
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "turn left"}))
+    _raw(rec, lambda: requests.get(f"{base}/observation?id={sid}"))
+    outputs.append(client.reset(47))
+    outputs.append(client.step("Action:\ndrop").__dict__)  # its own message: carrying nothing
+    _raw(rec, lambda: requests.post(f"{base}/reset", json={"id": sid, "data_idx": 900}))  # past the catalogue
+    outputs.append(client.close())
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
@@ -431,6 +466,7 @@ def main() -> None:
         ("webshop", _record_webshop),
         ("birdsql", _record_birdsql),
         ("sciworld", _record_sciworld),
+        ("babyai", _record_babyai),
     )
     if args.only:
         recorders = ((args.only, globals()[f"_record_{args.only}"]),)

@@ -10,6 +10,10 @@ from coevo.envs import registry
 
 #: Tasks compared per split (spread by a seeded draw, as held-out lists are).
 SAMPLE = 40
+#: Envs whose first observation is the agent's partial view of a generated level: two levels can
+#: look alike at the start (babyai: "go to the red ball" facing a bare wall) while their grids
+#: differ. For them the tasks themselves (describe_task: level and its seed) must be disjoint.
+PARTIAL_VIEW = {"babyai"}
 
 
 def _first_observations(env: object, split: str, total: int) -> dict[str, str]:
@@ -37,6 +41,10 @@ def test_heldout_splits_share_no_task_with_training_splits(name: str) -> None:
     held_texts = {text for seen in held.values() for text in seen.values()}
     for split, seen in trained.items():
         assert not held_ids & set(seen), f"{name}: {split} shares task ids with a held-out split"
+        if name in PARTIAL_VIEW:
+            held_tasks = {repr(sorted(env.describe_task(t).items())) for seen in held.values() for t in seen}
+            assert not held_tasks & {repr(sorted(env.describe_task(t).items())) for t in seen}, name
+            continue
         shared = held_texts & set(seen.values())
         assert not shared, (
             f"{name}: {split} shares {len(shared)} task(s) with a held-out split, e.g. {next(iter(shared))[:200]!r}"

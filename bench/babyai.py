@@ -1,0 +1,162 @@
+"""BabyAI benchmark: the expert's rate over every item, reset and step latency beside AgentGym's
+own server code, and memory per live session.
+
+In process (the HTTP layer is the platform's, measured by bench/server.py): the expert (BabyAI's
+bot in AgentGym's text actions) plays each item up to the env's step cap; every item it does
+not finish is listed with its level and the reason (the expert had no text action for the bot's
+next move, or the step cap came first). Reset and step latency are those plays' wall clock.
+With --agentgym (an AgentGym checkout) and --agentgym-python (a venv with agentenv-babyai's
+pins, see scripts/fidelity/record_babyai.py), the first --agentgym-items plays' resets and
+actions are timed again on AgentGym's server object in that interpreter, and the ratios are ours
+over theirs on those same plays. Memory per
+session: tracemalloc over --sessions live envs, each reset and stepped a few times.
+
+    python bench/babyai.py --json [--items 900] [--sessions 1000]
+        [--agentgym /path/to/AgentGym --agentgym-python /tmp/babyai-orig/bin/python]
+Targets: every unsolved item explained; sessions_1000_mb < 2048.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from coevo.envs.babyai.env import BabyAIEnv
+from measure import percentile
+
+#: Timed on AgentGym's server object in its own interpreter: the same resets and actions.
+ORIGINAL_TIMER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1] + "/agentenv-babyai")
+from agentenv_babyai.environment import BabyAIEnv
+plays = json.load(open(sys.argv[2]))
+server = BabyAIEnv()
+sid = server.create()["id"]
+resets, steps = [], []
+for play in plays:
+    t = time.perf_counter(); server.reset(sid, play["index"]); resets.append((time.perf_counter() - t) * 1000)
+    for action in play["actions"]:
+        t = time.perf_counter(); server.step(sid, action); steps.append((time.perf_counter() - t) * 1000)
+print(json.dumps({"reset_ms": resets, "step_ms": steps}))
+"""
+
+
+def play_all(items: int) -> tuple[list[dict[str, Any]], list[float], list[float], list[dict[str, Any]]]:
+    """The expert on items 0..items-1: (plays, reset ms, step ms, items not finished)."""
+    env = BabyAIEnv()
+    plays, resets, steps, unsolved = [], [], [], []
+    for index in range(items):
+        t = time.perf_counter()
+        env.reset(task_id=f"babyai_{index}")
+        resets.append((time.perf_counter() - t) * 1000)
+        actions: list[str] = []
+        reason = ""
+        while not env.done:
+            action = env.expert_action()
+            if action is None:
+                expert = getattr(env, "_expert", None)
+                reason = (expert.failure if expert else None) or "no expert action"
+                break
+            t = time.perf_counter()
+            result = env.step(action)
+            steps.append((time.perf_counter() - t) * 1000)
+            actions.append(action)
+            if result.truncated and not result.done:
+                reason = f"step cap ({env.max_steps}) reached"
+        plays.append({"index": index, "actions": actions})
+        if env.game is not None and env.game.accomplished and not env.game.done:
+            reason = "mission accomplished with a reward of 0.5 or less (too many low-level steps): AgentGym's rule does not end it"
+        if env.game is None or not env.game.done:
+            level = env.shared.task(index).level
+            unsolved.append({"task_id": f"babyai_{index}", "level": level, "steps": len(actions), "reason": reason})
+    return plays, resets, steps, unsolved
+
+
+def original_latency(checkout: Path, python: str, plays: list[dict[str, Any]]) -> dict[str, list[float]]:
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(plays, f)
+        f.flush()
+        out = subprocess.run(
+            [python, "-W", "ignore", "-c", ORIGINAL_TIMER, str(checkout), f.name],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found = next(line for line in out.stdout.splitlines() if line.startswith('{"reset_ms"'))
+    return json.loads(found)
+
+
+def session_kib(sessions: int) -> float:
+    """Python heap (numpy's arrays included) per live env that took a reset and 3 steps."""
+    shared = BabyAIEnv.load_shared()
+    warm = BabyAIEnv(shared=shared)
+    warm.reset(task_id="babyai_0")
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    envs = []
+    for i in range(sessions):
+        env = BabyAIEnv(shared=shared)
+        env.reset(task_id=f"babyai_{i % 900}")
+        for action in ("turn left", "move forward", "turn right"):
+            env.step(action)
+        envs.append(env)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    return grown / sessions / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=900, help="items the expert plays (0..items-1)")
+    parser.add_argument("--sessions", type=int, default=1000, help="live envs for the memory figure")
+    parser.add_argument("--agentgym", type=Path, help="an AgentGym checkout, to time its server code")
+    parser.add_argument("--agentgym-python", default=sys.executable, help="the interpreter with its pins")
+    parser.add_argument("--agentgym-items", type=int, default=80, help="plays timed on AgentGym's server (the first)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    with contextlib.redirect_stdout(io.StringIO()):  # minigrid prints its rejected level samples
+        plays, resets, steps, unsolved = play_all(args.items)
+        kib = session_kib(args.sessions)
+    out: dict[str, Any] = {
+        "items": args.items,
+        "expert_rate": round(1 - len(unsolved) / args.items, 4),
+        "expert_steps": len(steps),
+        "reset_p50_ms": round(statistics.median(resets), 3),
+        "step_p50_ms": round(statistics.median(steps), 3),
+        "step_p99_ms": round(percentile(steps, 0.99), 3),
+        "session_kib": round(kib, 1),
+        "sessions_1000_mb": round(kib * 1000 / 1024, 1),
+        "unsolved": unsolved,
+    }
+    if args.agentgym:
+        timed = plays[: args.agentgym_items]
+        theirs = original_latency(args.agentgym, args.agentgym_python, timed)
+        ours_reset = resets[: len(timed)]
+        ours_steps = steps[: sum(len(p["actions"]) for p in timed)]
+        out["timed_items"] = len(timed)
+        out["timed_reset_p50_ms"] = round(statistics.median(ours_reset), 3)
+        out["timed_step_p50_ms"] = round(statistics.median(ours_steps), 3)
+        out["agentgym_reset_p50_ms"] = round(statistics.median(theirs["reset_ms"]), 3)
+        out["agentgym_step_p50_ms"] = round(statistics.median(theirs["step_ms"]), 3)
+        out["reset_p50_ratio"] = round(out["timed_reset_p50_ms"] / out["agentgym_reset_p50_ms"], 3)
+        out["step_p50_ratio"] = round(out["timed_step_p50_ms"] / out["agentgym_step_p50_ms"], 3)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
