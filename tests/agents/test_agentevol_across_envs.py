@@ -126,3 +126,25 @@ def test_ci_preset_over_agentgym_game_envs_with_real_servers(tmp_path: Path) -> 
     assert len(evaluated) == 6 and not evaluated & {r["item_id"] for r in bc} and not evaluated & explored
     for row in rows:
         assert set(row["by_env"]) == set(GAME_ENVS) and row["eval_n"] == 6
+
+
+@pytest.mark.parametrize("env", registry.names())
+def test_every_registered_env_can_join_a_run(env: str, tmp_path: Path) -> None:
+    """Any env coevo serves can be one of a run's envs: BC and exploration draw instructions from
+    its training split, apart from each other and from its held-out list."""
+
+    async def go() -> None:
+        async with asgi_env_client(env) as client:
+            config = from_preset("ci", envs=[env], output_dir=str(tmp_path), bc_tasks=2, explore_tasks=2)
+            evol = AgentEvolTrainer(config)
+            evol.clients = {env: [client]}
+            info = await client.info()
+            bc = await evol.bc_tasks()
+            explored = await evol.explore_tasks(1, [])
+            [(held, tasks)] = (await (await evol.heldout_evaluator()).task_lists()).items()
+        assert {t.split for t in bc} == {t.split for t in explored} == {info.train_split}
+        assert held.split == info.heldout_splits[0] and len(tasks) == 2
+        ids = [{t.task_id for t in refs} for refs in (bc, explored, tasks)]
+        assert [len(i) for i in ids] == [2, 2, 2] and not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
+
+    asyncio.run(go())
