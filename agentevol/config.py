@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coevo.agentevol.explore_band import ExploreBand
 from coevo.config import parse_key_values
 from coevo.trainer_config import Config, TrainerConfig
 
@@ -92,6 +93,15 @@ class AgentEvolConfig(TrainerConfig):
         default=96, metadata={"help": "Instructions per env explored each iteration (the broader set)"}
     )
     samples_per_task: int = field(default=2, metadata={"help": "Trajectories sampled per instruction (K)"})
+    explore_band: str | None = field(
+        default=None,
+        metadata={"help": "Explore the instructions whose estimated success for the current policy lies in this band: "
+                  "LOW,HIGH (0.3,0.7) or ALPHA/HALF_WIDTH (0.5/0.2); estimates from the env servers' per-task "
+                  "statistics, too few in band filled uniformly (docs/agentevol.md). Default: uniformly"},
+    )  # fmt: skip
+    explore_band_min_episodes: int = field(
+        default=2, metadata={"help": "explore_band: judged episodes a task needs before its estimate is used"}
+    )
     explore_temperature: float = field(default=0.7, metadata={"help": "Sampling temperature while exploring"})
     explore_top_p: float = field(default=0.95, metadata={"help": "Nucleus mass while exploring"})
     objective: str = field(
@@ -196,6 +206,13 @@ class AgentEvolConfig(TrainerConfig):
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         self.server_options()  # refuses a malformed env_options entry before any work
+        self.band()  # refuses a malformed explore_band before any work
+        if self.explore_band_min_episodes < 1:
+            raise ValueError(f"explore_band_min_episodes must be >= 1, got {self.explore_band_min_episodes}")
+
+    def band(self) -> ExploreBand | None:
+        """The exploration band (None: explore uniformly)."""
+        return None if self.explore_band is None else ExploreBand.parse(self.explore_band)
 
     def bc_split_of(self, env: str) -> str | None:
         """The split BC draws `env`'s instructions from (None: the env's default split)."""
@@ -337,7 +354,8 @@ AgentEvolConfig.SECTIONS = {
     "environments": ("envs", "env_urls", "env_options"),
     "behavioral cloning": ("bc_data", "bc_split", "bc_tasks", "bc_epochs"),
     "evolution": (
-        "iterations", "explore_split", "explore_tasks", "samples_per_task", "explore_temperature", "explore_top_p",
+        "iterations", "explore_split", "explore_tasks", "explore_band", "explore_band_min_episodes",
+        "samples_per_task", "explore_temperature", "explore_top_p",
         "objective", "filter_threshold", "accumulate_explored", "restart_from_base",
     ),
     "learning": (

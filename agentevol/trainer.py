@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import hashlib
 import json
 import os
 import shutil
@@ -78,6 +79,10 @@ class Layout(RunDirectory):
     def explored(self, stage: str) -> Path:
         """D_m of one iteration: the trajectories its exploration kept."""
         return self.data(f"{stage}-explore")
+
+    def selection(self, stage: str) -> Path:
+        """How an explore_band iteration chose its instructions (in band, filled uniformly)."""
+        return self.root / "data" / f"{stage}-explore-selection.json"
 
     def eval_file(self, stage: str) -> Path:
         return self.root / "eval" / f"{stage}.json"
@@ -141,6 +146,8 @@ class AgentEvolTrainer:
             callbacks=[LogHeldout(log), LogRows(_describe_stage, log), PlotAtEnd(self.layout.plot, _plot_stages)],
         )  # fmt: skip
         self._begun = False
+        #: explore_tasks' last choice with explore_band, per env: in-band and uniformly filled counts.
+        self.selection: dict[str, dict[str, Any]] = {}
 
     @property
     def main(self) -> bool:
@@ -283,10 +290,14 @@ class AgentEvolTrainer:
     async def explore_tasks(self, iteration: int, demonstrations: Sequence[Mapping[str, Any]]) -> list[TaskRef]:
         """explore_tasks instructions per env from its exploration split, spread evenly over the
         instructions BC did not use (the split's BC picks when BC rolled the expert out on the same
-        split, and any instruction of D_s), shifted by the iteration so iterations differ."""
+        split, and any instruction of D_s), shifted by the iteration so iterations differ. With
+        explore_band: the pool's in-band instructions first, the uniform picks filling the rest
+        (explore_band.py); `self.selection` then counts both."""
         c = self.config
+        band = c.band()
         demonstrated = {instruction_of(str(r.get("item_id", "")))[0] for r in demonstrations}
         tasks: list[TaskRef] = []
+        self.selection = {}
         for env, group in self.clients.items():
             split, total = await self.train_split(env, c.explore_split_of(env))
             used: set[int] = set()
@@ -294,10 +305,55 @@ class AgentEvolTrainer:
                 used = set(spread_indices(total, c.bc_tasks))  # the indices bc_tasks() picked
             pool = [i for i in range(total) if i not in used]
             picked = [pool[j] for j in spread_indices(len(pool), c.explore_tasks, iteration - 1)]
-            refs = await tasks_at(group[0], env, split, picked)
-            tasks += [t for t in refs if f"{env}_{t.task_id}" not in demonstrated]
+            refs = [t for t in await tasks_at(group[0], env, split, picked) if f"{env}_{t.task_id}" not in demonstrated]
+            if band is not None:
+                in_band, tag = await self.in_band_tasks(env, split, iteration, excluded=demonstrated | {
+                    f"{env}_{t.task_id}" for t in await tasks_at(group[0], env, split, sorted(used))
+                })  # fmt: skip
+                chosen = {t.task_id for t in in_band}
+                fill = [t for t in refs if t.task_id not in chosen][: max(0, c.explore_tasks - len(in_band))]
+                self.selection[env] = {"in_band": len(in_band), "uniform_fill": len(fill), "estimates_of": tag}
+                refs = [*in_band, *fill]
+            tasks += refs
         await self.refuse_heldout(tasks, "exploration")
         return tasks
+
+    def policy_tag(self, version: str) -> str:
+        """The tag a policy version's episodes carry on the env servers (their per-task
+        statistics): the version (bc, iter1, ...) qualified by the run directory, so runs
+        sharing servers keep apart."""
+        digest = hashlib.sha1(str(self.layout.root.resolve()).encode()).hexdigest()[:10]
+        return f"agentevol-{digest}:{version}"
+
+    async def in_band_tasks(
+        self, env: str, split: str, iteration: int, *, excluded: set[str]
+    ) -> tuple[list[TaskRef], str | None]:
+        """Up to explore_tasks instructions of `split` (none of `excluded`, ENV_TASK ids) whose
+        estimated success lies in the band, nearest its centre first, and the tag whose estimates
+        chose them: the freshest policy version with statistics on the split (the explorer
+        π_{m-1}, else its predecessors), None when none has any."""
+        from coevo.client.difficulty import tasks_by_difficulty
+
+        c = self.config
+        band = c.band()
+        assert band is not None
+        client = self.clients[env][0]
+        versions = list(reversed(stage_names(iteration - 1)[1:]))  # π_{m-1}, π_{m-2}, ..., bc
+        for version in versions:
+            tag, least = self.policy_tag(version), c.explore_band_min_episodes
+            found = await tasks_by_difficulty(
+                client, split, p_min=band.low, p_max=band.high, policy=tag, min_episodes=least
+            )
+            if not found and not (await client.tasks(split, limit=1, policy=tag, min_episodes=least)).total:
+                continue  # this version has no estimates on the split: ask its predecessor
+            inside = [
+                (abs(e.stats.success_rate - band.centre) if e.stats else 1.0, order, e)
+                for order, e in enumerate(found)
+                if f"{env}_{e.task_id}" not in excluded
+            ]
+            inside.sort(key=lambda item: item[:2])
+            return [TaskRef(env, e.task_id, e.split, e.meta) for _, _, e in inside[: c.explore_tasks]], tag
+        return [], None
 
     async def refuse_heldout(self, tasks: Sequence[TaskRef], what: str) -> None:
         """Refuse training instructions that are also on the run's held-out lists."""
@@ -397,7 +453,10 @@ class AgentEvolTrainer:
         torch.manual_seed(c.seed + iteration)
         tasks = await self.explore_tasks(iteration, await self.bc_records())
         sampling = Sampling(temperature=c.explore_temperature, top_p=c.explore_top_p, max_new_tokens=c.max_new_tokens)
+        if self.selection:
+            write_json(self.layout.selection(stage), self.selection, indent=2)
         policy = self.explore_policy(explorer, name=name, seed=c.seed + iteration)
+        policy.name = self.policy_tag(name)  # the servers count its episodes under its version
         try:
             trajectories = await self.rollout(
                 policy, tasks, kind="explore", stage=stage, samples=c.samples_per_task, sampling=sampling
@@ -505,6 +564,13 @@ class AgentEvolTrainer:
                     explore_success_rate=(sum(r["success"] for r in new) / len(new)) if new else 0.0,
                     explore_mean_reward=(sum(r["reward"] for r in new) / len(new)) if new else 0.0,
                 )
+                if self.layout.selection(stage).is_file():  # explore_band: how the instructions were chosen
+                    selection = json.loads(self.layout.selection(stage).read_text())
+                    row.update(
+                        explore_in_band=sum(v["in_band"] for v in selection.values()),
+                        explore_uniform_fill=sum(v["uniform_fill"] for v in selection.values()),
+                        explore_selection=selection,
+                    )
                 bc = await self.bc_records()
                 start = model_of("base") if c.restart_from_base else explorer
                 # Drop every reference to the explorer (the partial holds one) so gc can free it.

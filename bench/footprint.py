@@ -3,8 +3,10 @@
 For each registered env (or --envs): start `coevo serve ENV` with its default data on a fresh
 SQLite store, and measure the start-up time (to a healthy /health), the resident memory idle,
 and again with --sessions live sessions that each took one expert step; from the two, memory
-per live session and the projection at the server's default --max-sessions (4096). CPU: the
-server's CPU seconds per expert step over the run (one uvicorn worker uses at most one core).
+per live session and the projection at the server's --max-sessions (the default 4096, or the
+`--max-sessions` its docker-compose.yml service passes: sciworld's JVM caps it). Memory is the
+server's process tree (SciWorld's JVM is a child). CPU: the server's CPU seconds per expert step
+over the run (one uvicorn worker uses at most one core).
 
     python bench/footprint.py --json [--envs alfworld bfcl] [--sessions 256]
 """
@@ -21,7 +23,19 @@ from coevo.client import EnvClient
 from coevo.client.launcher import ServerSpec, launch_local
 from coevo.config import ServerConfig
 from coevo.envs import registry
-from measure import cpu_seconds, log, rss_mb
+import yaml
+from measure import cpu_seconds, log, tree_rss_mb
+
+
+COMPOSE = Path(__file__).resolve().parents[1] / "docker-compose.yml"
+
+
+def deployed_max_sessions(env: str) -> int:
+    """The --max-sessions the env's compose service passes, else the server's default."""
+    command = yaml.safe_load(COMPOSE.read_text())["services"].get(env, {}).get("command", [])
+    if "--max-sessions" in command:
+        return int(command[command.index("--max-sessions") + 1])
+    return ServerConfig().max_sessions
 
 
 def bench_env(env: str, sessions: int, workdir: Path) -> dict:
@@ -34,7 +48,7 @@ def bench_env(env: str, sessions: int, workdir: Path) -> dict:
             warm = client.create(seed=0)  # first episode loads lazily built data
             warm.step(warm.expert_action() or "")
             warm.close()
-            idle_mb = rss_mb(pid)
+            idle_mb = tree_rss_mb(pid)
             cpu0 = cpu_seconds(pid)
             live = []
             for seed in range(sessions):
@@ -42,17 +56,18 @@ def bench_env(env: str, sessions: int, workdir: Path) -> dict:
                 session.step(session.expert_action() or "")
                 live.append(session)
             cpu_per_step_ms = (cpu_seconds(pid) - cpu0) / sessions * 1000
-            busy_mb = rss_mb(pid)
+            busy_mb = tree_rss_mb(pid)
             for session in live:
                 session.close()
     session_kb = max(0.0, busy_mb - idle_mb) * 1024 / sessions
-    max_sessions = ServerConfig().max_sessions
+    max_sessions = deployed_max_sessions(env)
     return {
         "env": env,
         "start_s": round(start_s, 1),
         "rss_idle_mb": round(idle_mb, 1),
         "rss_mb_with_sessions": round(busy_mb, 1),
         "session_kb": round(session_kb, 1),
+        "max_sessions": max_sessions,
         "rss_at_max_sessions_mb": round(idle_mb + session_kb * max_sessions / 1024, 1),
         "cpu_ms_per_create_and_step": round(cpu_per_step_ms, 2),
     }

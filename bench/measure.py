@@ -21,6 +21,27 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants (a server and, e.g., the JVM that
+    SciWorld's simulator runs in), from /proc (Linux)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += rss_mb(current)
+        except (OSError, RuntimeError):
+            continue
+        todo.extend(children.get(current, []))
+    return total
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

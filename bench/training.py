@@ -14,13 +14,15 @@ fixed task lists, with 95% intervals and a paired interval on the gain.
   BC stage and `trained` the last iteration.
 
     python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--generated-n 200] [--output-dir DIR]
-    python bench/training.py --json --trainer agentevol [--iterations 1] [--n 100]
+    python bench/training.py --json --trainer agentevol [--iterations 1] [--n 100] [--explore-band 0.3,0.7]
 
 Prints {"trainer", "env", "split", "n", "base": {success_rate, ci95_low, ci95_high}, "trained":
 {...}, "gain", "gain_ci95_low", "gain_ci95_high", "wall_s", ...}; for genenv also "random",
 "static" and "gain_vs_random" / "gain_vs_static" with their paired intervals, and the same on the
 simulator's held-out generated split and on the real splits apart (`*_gen`, `*_real`, e.g.
-"gain_vs_start_gen_ci95_low"). Several held-out splits are pooled into one task
+"gain_vs_start_gen_ci95_low"); for agentevol with --explore-band also "band" (the last iteration of
+the run that explored in the band), "gain_band_vs_uniform" with its paired interval, and
+"band_selection" (per iteration, the instructions taken in band and filled uniformly). Several held-out splits are pooled into one task
 list for the summary ("split" names them all); per-split rows are under "splits".
 """
 
@@ -155,12 +157,11 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- AgentEvol
-def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
+def _agentevol_run(args: argparse.Namespace, out: Path, explore_band: str | None) -> dict[str, Any]:
+    """One AgentEvol run; {"config", "stages", "results", "outcomes", "rows"} of its held-out scores."""
     from coevo.agentevol.config import from_preset
     from coevo.agentevol.trainer import AgentEvolTrainer, stage_names
 
-    out = Path(args.output_dir or "runs/bench-training-agentevol")
-    split = args.splits[0]
     config = from_preset(
         "cpu-demo", output_dir=str(out), envs=["bfcl"], bc_split=["live_simple"], explore_split=["live_simple"],
         heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
@@ -168,13 +169,23 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
         # The paper's setting: every iteration learns from the base model, on D_s and every explored
         # trajectory so far, for as many epochs as behavioural cloning.
-        restart_from_base=True, accumulate_explored=True, epochs=3.0,
+        restart_from_base=True, accumulate_explored=True, epochs=3.0, explore_band=explore_band,
     )  # fmt: skip
     evol = AgentEvolTrainer(config, log=log)
-    evol.run()
+    rows = evol.run()
     stages = stage_names(config.iterations)
     results = {stage: _agentevol_rows(evol.layout.eval_file(stage)) for stage in stages}
-    outcomes = {stage: pooled_outcomes(rows) for stage, rows in results.items()}
+    outcomes = {stage: pooled_outcomes(held) for stage, held in results.items()}
+    return {"config": config, "stages": stages, "results": results, "outcomes": outcomes, "rows": rows}
+
+
+def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
+    """The uniform run; with --explore-band also a run exploring in that band (its own directory,
+    same seed, so the same BC data and held-out task lists), compared on the same tasks."""
+    out = Path(args.output_dir or "runs/bench-training-agentevol")
+    split = args.splits[0]
+    run = _agentevol_run(args, out, None)
+    config, stages, outcomes = run["config"], run["stages"], run["outcomes"]
     final = stages[-1]
     report: dict[str, Any] = {
         "trainer": "agentevol", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
@@ -183,9 +194,21 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         **gain(outcomes["base"], outcomes[final]),
         **gain(outcomes["bc"], outcomes[final], "gain_vs_bc"),
         **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
-        "splits": per_split(results),
+        "splits": per_split(run["results"]),
         "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
     }  # fmt: skip
+    if args.explore_band:
+        band = _agentevol_run(args, out / "band", args.explore_band)
+        band_final = band["outcomes"][final]
+        report.update(
+            explore_band=args.explore_band, band=rate(band_final),
+            **gain(outcomes[final], band_final, "gain_band_vs_uniform"),
+            band_curve=[{"stage": stage, **rate(band["outcomes"][stage])} for stage in stages],
+            band_selection=[
+                {k: row.get(k) for k in ("stage", "explore_in_band", "explore_uniform_fill")}
+                for row in band["rows"] if row["stage"].startswith("iter")
+            ],
+        )  # fmt: skip
     return report
 
 
@@ -215,6 +238,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=2, help="agentevol: explore -> learn iterations")
     parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
     parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
+    parser.add_argument(
+        "--explore-band",
+        default=None,
+        help="agentevol: also run exploring in this band (LOW,HIGH or ALPHA/HALF_WIDTH) and compare it with the "
+        "uniform run on the same held-out tasks (band, gain_band_vs_uniform)",
+    )
     parser.add_argument(
         "--set",
         action="append",

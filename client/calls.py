@@ -40,10 +40,23 @@ def info() -> Call:
     return Call("GET", "/info", wire.InfoResponse, idempotent=True)
 
 
-def tasks(split: str | None, offset: int, limit: int) -> Call:
+def tasks(
+    split: str | None,
+    offset: int,
+    limit: int,
+    *,
+    p_min: float | None = None,
+    p_max: float | None = None,
+    policy: str | None = None,
+    min_episodes: int | None = None,
+) -> Call:
+    """A page of a split's tasks; with any difficulty filter, only the tasks whose estimated
+    success rate for `policy` lies in [p_min, p_max] over at least `min_episodes` judged episodes."""
     params: dict[str, Any] = {"offset": offset, "limit": limit}
     if split is not None:
         params["split"] = split
+    wanted = {"p_min": p_min, "p_max": p_max, "policy": policy, "min_episodes": min_episodes}
+    params.update({k: v for k, v in wanted.items() if v is not None})
     return Call("GET", "/tasks", wire.TaskListResponse, params=params, idempotent=True)
 
 

@@ -240,8 +240,20 @@ class EnvClient:
     def info(self) -> wire.InfoResponse:
         return self._send_any(calls.info())
 
-    def tasks(self, split: str | None = None, offset: int = 0, limit: int = 100) -> wire.TaskListResponse:
-        return self._send_any(calls.tasks(split, offset, limit))
+    def tasks(
+        self,
+        split: str | None = None,
+        offset: int = 0,
+        limit: int = 100,
+        *,
+        p_min: float | None = None,
+        p_max: float | None = None,
+        policy: str | None = None,
+        min_episodes: int | None = None,
+    ) -> wire.TaskListResponse:
+        """A page of a split's tasks; the difficulty filters as in calls.tasks."""
+        call = calls.tasks(split, offset, limit, p_min=p_min, p_max=p_max, policy=policy, min_episodes=min_episodes)
+        return self._send_any(call)
 
     def create(
         self,
@@ -425,8 +437,20 @@ class AsyncEnvClient:
     async def info(self) -> wire.InfoResponse:
         return await self._send_any(calls.info())
 
-    async def tasks(self, split: str | None = None, offset: int = 0, limit: int = 100) -> wire.TaskListResponse:
-        return await self._send_any(calls.tasks(split, offset, limit))
+    async def tasks(
+        self,
+        split: str | None = None,
+        offset: int = 0,
+        limit: int = 100,
+        *,
+        p_min: float | None = None,
+        p_max: float | None = None,
+        policy: str | None = None,
+        min_episodes: int | None = None,
+    ) -> wire.TaskListResponse:
+        """A page of a split's tasks; the difficulty filters as in calls.tasks."""
+        call = calls.tasks(split, offset, limit, p_min=p_min, p_max=p_max, policy=policy, min_episodes=min_episodes)
+        return await self._send_any(call)
 
     async def create(
         self,

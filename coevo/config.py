@@ -72,6 +72,13 @@ class ServerConfig:
     admin_max_read_bytes: int = 8 * 1024**3
     #: Threads that run cpu_heavy envs' reset/step off the event loop (0: os.cpu_count()+4).
     env_threads: int = 0
+    #: FastAPI's native OpenTelemetry spans, metrics and logs. Off, FastAPI skips the provider
+    #: lookups it makes on every request (14% of a step's CPU under wrk); on for a process with
+    #: an OpenTelemetry provider configured. Prometheus metrics (/metrics) are on either way.
+    telemetry: bool = False
+    #: A cpu_heavy env's kind of call (step, reset, ...) runs inline on the event loop once it has
+    #: taken less than this many seconds many times in a row (server/inline_calls.py); 0: never.
+    inline_env_below_s: float = 0.0005
     #: When a response may be sent. process: after its rows are committed (survives a SIGKILL of
     #: the server); machine: also fsynced (survives an OS crash or power loss); buffered: before
     #: they are written (a SIGKILL loses up to flush_interval_s of acknowledged work).

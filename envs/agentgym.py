@@ -75,6 +75,11 @@ class AgentGymAdapter(Generic[E]):
         """Fields AgentGym's id-style /reset adds for the episode just started; default none."""
         return {}
 
+    def step_fields(self) -> dict[str, Any]:
+        """Fields AgentGym's id-style /step adds after the step just taken (AgentGym's SciWorld
+        server's `score`, which its client reads); default none."""
+        return {}
+
     def instruction_text(self) -> str | None:
         """What AgentGym's `/instruction_text` answers now; None: its server has no such route."""
         return None

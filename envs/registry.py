@@ -23,6 +23,7 @@ BUILTIN: dict[str, str] = {
     "birdsql": "coevo.envs.birdsql.env:BirdSqlEnv",
     "maze": "coevo.envs.maze.env:MazeEnv",
     "movie": "coevo.envs.movie.env:MovieEnv",
+    "sciworld": "coevo.envs.sciworld.env:SciWorldEnv",
     "searchqa": "coevo.envs.searchqa.env:SearchQAEnv",
     "simulator": "coevo.envs.simulator.env:SimulatorEnv",
     "textcraft": "coevo.envs.textcraft.env:TextCraftEnv",

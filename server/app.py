@@ -14,6 +14,7 @@ from coevo.config import ServerConfig
 from coevo.server.admin import build_admin_router
 from coevo.server.compat import build_compat_router
 from coevo.server.errors import BodyTooLarge, UnsupportedMediaType, install_error_handlers
+from coevo.server.hot_step import HotStepMiddleware, HotStepSwitch
 from coevo.server.limits import BodyLimitMiddleware
 from coevo.server.openapi import install_exact_openapi
 from coevo.server.openenv_routes import build_openenv_router
@@ -44,7 +45,7 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
     `config` defaults to `ServerConfig.from_env()` (COEVO_* variables over the defaults).
     """
     config = config or ServerConfig.from_env()
-    runtime = EnvRuntime(env, env_options, threads=config.env_threads)
+    runtime = EnvRuntime(env, env_options, threads=config.env_threads, inline_below_s=config.inline_env_below_s)
     service = EnvService(runtime, config, _make_writer(config))
 
     mcp_running: list[Any] = []
@@ -69,11 +70,16 @@ def create_app(env: str, *, env_options: dict[str, Any] | None = None, config: S
             'Every error is JSON `{"error": {"code", "message"}}`.'
         ),
         lifespan=lifespan,
+        telemetry=None if config.telemetry else {"tracing": False, "metrics": False, "logs": False},
     )
     app.state.service = service
     install_exact_openapi(app)
     install_error_handlers(app, service.metrics)
-    # Added first, so it runs inside the body checks: it answers what no handler took.
+    # The step route's fast path (server/hot_step.py): added first, so it is the innermost
+    # middleware and every one added after it (the body checks below included) wraps it.
+    app.state.hot_step = HotStepSwitch()
+    app.add_middleware(HotStepMiddleware, service=service, switch=app.state.hot_step)
+    # Runs inside the body checks: it answers what no handler took.
     app.add_middleware(UnhandledErrorMiddleware, on_error=service.metrics.error)
     app.add_middleware(
         BodyLimitMiddleware,

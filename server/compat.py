@@ -32,6 +32,7 @@ Where AgentGym's servers differ beyond the style, the profile says how: `hello` 
 string), `extra_fields` (False: exactly the server's fields, and /detail is its record: the
 reset's fields, then the latest state), `step_info` (the step's info instead of null), and its
 adapter, composed around the session's env: `reset_fields()` (fields its /reset adds),
+`step_fields()` (fields its id-style /step adds),
 `observation()` (its /observation) and `instruction_text()` (its /instruction_text, 404 for
 envs without one); `reset_index_field` (the /reset field naming the task where it is none of
 the usual ones) and `reads` (further GET routes of session state, answered by the adapter's
@@ -302,6 +303,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
             service.check_action(body.action)  # first, as service.step orders its checks
             after_done = (await service.lease(sid)).env.agentgym
         r = await service.step(sid, body.action, after_done=after_done)
+        lease = await service.lease(sid)
         done = r.done or r.truncated
         info = r.info if step_info else None
         if style == "env_idx":
@@ -316,6 +318,7 @@ def build_compat_router(service: EnvService) -> APIRouter:
         }
         if extra:
             reply["info"] = r.info
+        reply.update(profile.adapt(lease.env).step_fields())
         return _json(reply)
 
     @router.post(

@@ -9,6 +9,7 @@ traceback.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
@@ -166,12 +167,20 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody} for s in statuses}
 
 
-def _describe_validation(exc: RequestValidationError) -> str:
+def _describe_validation(errors: Sequence[Any]) -> str:
     parts = []
-    for err in exc.errors()[:5]:
+    for err in errors[:5]:
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "; ".join(parts) or "malformed request"
+
+
+def validation_answer(errors: Sequence[Any]) -> tuple[int, str, str]:
+    """(status, code, message) for a body that failed validation (pydantic's error list):
+    the one mapping of the validation handler and of the routes that validate on their own."""
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 422, "malformed_json", "request body is not valid JSON"
+    return 422, "invalid_request", _describe_validation(errors)
 
 
 def install_error_handlers(app: FastAPI, metrics: ServerMetrics) -> None:
@@ -189,10 +198,7 @@ def install_error_handlers(app: FastAPI, metrics: ServerMetrics) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> Response:
-        errors = exc.errors()
-        if any(e.get("type") == "json_invalid" for e in errors):
-            return respond(422, "malformed_json", "request body is not valid JSON")
-        return respond(422, "invalid_request", _describe_validation(exc))
+        return respond(*validation_answer(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> Response:

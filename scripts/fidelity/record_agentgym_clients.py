@@ -1,6 +1,6 @@
 """Record AgentGym's own env clients talking to a coevo server, once.
 
-Runs the client classes (searchqa, ALFWorld, WebShop, SQLGym) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
+Runs the client classes (searchqa, ALFWorld, WebShop, SQLGym, SciWorld) of an AgentGym checkout (github WooooDyy/AgentGym, not vendored: pass
 its path) unchanged against a live `coevo` server on 127.0.0.1 and writes every request they
 made, with our status and answer, as tests/server/fixtures/agentgym_clients.json; beside the
 clients' calls the recorder uses our native routes on the same session (the expert picks the
@@ -42,6 +42,7 @@ SERVERS: dict[str, dict[str, Any]] = {
     "alfworld": {"train_size": 30, "valid_seen_size": 5, "valid_unseen_size": 10, "valid_train_size": 10},
     "webshop": {"products": 400, "seed": 7},
     "birdsql": {"seed": 0},
+    "sciworld": {},
     "textcraft": {},
     "wordle": {},
     "maze": {},
@@ -374,6 +375,36 @@ def _record_maze(base: str, rec: Recorder, requests: Any) -> list[Any]:
     return outputs
 
 
+def _record_sciworld(base: str, rec: Recorder, requests: Any) -> list[Any]:
+    client_mod = importlib.import_module("agentenv.envs.sciworld")
+    _raw(rec, lambda: requests.get(f"{base}/"))
+    client = client_mod.SciworldEnvClient(env_server_base=base, data_len=3)
+    # Game 2939: find-living-thing, variation 3 (a short gold path).
+    outputs: list[Any] = [client.reset(2939), client.observe()]
+    sid = client.env_id
+    outputs.append(client.step("Thought:\nI try something.\n\nAction:\nfly to the moon").__dict__)
+    rec.by = "native"
+    child = requests.post(f"{base}/sessions/{sid}/fork").json()["session_id"]
+    requests.delete(f"{base}/sessions/{child}")
+    for _ in range(12):
+        rec.by = "native"
+        expert = requests.get(f"{base}/sessions/{sid}/expert").json()["action"]
+        rec.by = "agentgym"
+        if expert is None:
+            break
+        out = client.step(f"Thought:\nOn with the plan.\n\nAction:\n{expert}")
+        outputs.append(out.__dict__)
+        if out.done:
+            break
+    # After the end AgentGym's SciWorld server answers with 200 and {"error"}.
+    _raw(rec, lambda: requests.post(f"{base}/step", json={"id": sid, "action": "look around"}))
+    for route in ("observation", "detail"):
+        _raw(rec, lambda route=route: requests.get(f"{base}/{route}?id={sid}"))
+    outputs.append(client.reset(0))
+    outputs.append(client.close())
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agentgym", type=Path, help="an AgentGym checkout")
@@ -399,6 +430,7 @@ def main() -> None:
         ("alfworld", _record_alfworld),
         ("webshop", _record_webshop),
         ("birdsql", _record_birdsql),
+        ("sciworld", _record_sciworld),
     )
     if args.only:
         recorders = ((args.only, globals()[f"_record_{args.only}"]),)

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from scipy.stats import binomtest
 
-from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit, task_indices
+from coevo.client.heldout import HeldoutEvaluator, HeldoutSplit, UnscoredEpisode, task_indices
 from coevo.client.policies.expert import ExpertPolicy
 from coevo.client.policies.random_policy import RandomPolicy
 from coevo.client.stats import mcnemar_exact, paired_comparison, wilson_interval
@@ -70,12 +70,14 @@ def test_heldout_rows_over_http_on_the_same_tasks_for_every_policy() -> None:
             evaluator = HeldoutEvaluator({"guess": [client]}, [HeldoutSplit("guess", "test", 12)], seed=3)
             [expert] = await evaluator.evaluate(ExpertPolicy())
             lists = evaluator.recorded_lists()
-            [random_row] = await evaluator.evaluate(RandomPolicy(seed=0))
+            # The random policy abstains where no action list is published: its episodes end
+            # policy_error, which a held-out score never counts as a failure (end statuses).
+            with pytest.raises(UnscoredEpisode, match="ended policy_error"):
+                await evaluator.evaluate(RandomPolicy(seed=0))
             assert evaluator.recorded_lists() == lists and len(lists["guess:test"]) == 12
             assert all(t.startswith("test-") for t in lists["guess:test"])
             assert (expert.n, expert.success_rate, expert.outcomes) == (12, 1.0, [1.0] * 12)
             assert expert.ci95_low == pytest.approx(wilson_interval(12, 12)[0]) and expert.ci95_high == 1.0
-            assert random_row.n == 12 and len(random_row.outcomes) == 12
             assert "outcomes" not in expert.metrics() and expert.metrics()["split"] == "test"
             again = HeldoutEvaluator({"guess": [client]}, [HeldoutSplit("guess", "test", 12)], seed=3)
             await again.task_lists()

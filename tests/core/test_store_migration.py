@@ -57,7 +57,8 @@ def old_store(tmp_path: Path) -> str:
 def _copy_to(release_url: str, target_url: str) -> None:
     """The release store's tables and rows on another database: each table with the columns the
     release gave it (the current definitions of those columns), every row copied as it is."""
-    import coevo.store.genenv  # noqa: F401  (the tables a store holds)
+    import coevo.genenv.pool_tables  # noqa: F401  (the tables a store holds)
+    import coevo.simulator.records  # noqa: F401
     import coevo.store.owners  # noqa: F401
 
     source = create_engine(release_url)

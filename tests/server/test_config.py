@@ -60,3 +60,13 @@ def test_option_values_parse_as_json_or_text() -> None:
     }
     with pytest.raises(typer.BadParameter):
         parse_options(["novalue"])
+
+
+def test_fastapi_native_telemetry_is_off_unless_asked_for() -> None:
+    """Off by default: FastAPI then skips its per-request OpenTelemetry provider lookups."""
+    from coevo.server import create_app
+
+    quiet = create_app("guess", config=ServerConfig(record=False))
+    traced = create_app("guess", config=ServerConfig(record=False, telemetry=True))
+    assert not any(quiet._telemetry[k] for k in ("tracing", "metrics", "logs"))  # type: ignore[attr-defined]
+    assert all(traced._telemetry[k] for k in ("tracing", "metrics", "logs"))  # type: ignore[attr-defined]

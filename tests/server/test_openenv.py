@@ -29,7 +29,9 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def test_generic_client_plays_an_expert_episode(server: tuple[str, str]) -> None:
     env, url = server
     first = httpx.get(f"{url}/tasks", params={"limit": 1}).json()["tasks"][0]["task_id"]
-    rest = httpx.post(f"{url}/sessions", json={"seed": 7}).json()
+    # A slow env's first reset or expert call (SciWorld's simulator loads a game) may take longer
+    # than httpx's default 5 s on a loaded machine; this test is about the protocol, not speed.
+    rest = httpx.post(f"{url}/sessions", json={"seed": 7}, timeout=120).json()
     httpx.delete(f"{url}/sessions/{rest['session_id']}")
 
     async def scenario() -> str:
@@ -44,7 +46,7 @@ def test_generic_client_plays_an_expert_episode(server: tuple[str, str]) -> None
             assert result.observation["info"]["task_id"] == first
             steps, total = 0, 0.0
             while not result.done and steps < 60:
-                action = httpx.get(f"{url}/sessions/{sid}/expert").json()["action"] or "look"
+                action = httpx.get(f"{url}/sessions/{sid}/expert", timeout=120).json()["action"] or "look"
                 result = await client.step({"action": action})
                 steps += 1
                 total += result.reward or 0.0

@@ -1,0 +1,1 @@
+"""ScienceWorld (AgentGym's SciWorld): the real simulator through the `scienceworld` package."""
