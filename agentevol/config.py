@@ -11,7 +11,7 @@ from typing import Any
 
 from coevo.agentevol.explore_band import ExploreBand
 from coevo.config import parse_key_values
-from coevo.trainer_config import TrainerConfig
+from coevo.trainer_config import Config, TrainerConfig
 
 OBJECTIVES = ("reward_weighted", "filter")
 
@@ -143,7 +143,8 @@ class AgentEvolConfig(TrainerConfig):
     eval_split: str | None = field(
         default=None,
         metadata={
-            "help": "Held-out split evaluated at every stage, for every env (default: each env's first held-out split)"
+            "help": "Held-out split evaluated at every stage, for every env no heldout entry names (default: each "
+            "env's first held-out split)"
         },
     )
     eval_tasks: int = field(
@@ -152,7 +153,8 @@ class AgentEvolConfig(TrainerConfig):
     heldout: list[str] = field(
         default_factory=list,
         metadata={
-            "help": "Held-out task lists ENV:SPLIT[:N] evaluated at every stage instead of eval_split (N defaults to eval_tasks)"
+            "help": "Held-out task lists ENV:SPLIT[:N] evaluated at every stage; an env they name is evaluated on them "
+            "instead of eval_split (N defaults to eval_tasks)"
         },
     )
     max_rounds: int | None = field(
@@ -194,7 +196,9 @@ class AgentEvolConfig(TrainerConfig):
         from coevo.models.registry import BACKENDS
 
         for item in self.heldout:
-            HeldoutSplit.parse(item, self.eval_tasks)  # refuses a malformed entry before any work
+            wanted = HeldoutSplit.parse(item, self.eval_tasks)  # refuses a malformed entry before any work
+            if wanted.env not in self.envs:
+                raise ValueError(f"heldout entry {item!r} names env {wanted.env!r}, which is not in envs {self.envs}")
         if self.eval_tasks < 0:
             raise ValueError("eval_tasks must be >= 0 (0: the whole split)")
         self._refuse_evaluated_training_splits()
@@ -228,10 +232,24 @@ class AgentEvolConfig(TrainerConfig):
 
         evaluated = [HeldoutSplit.parse(item, self.eval_tasks) for item in self.heldout]
         for env in self.envs:
-            splits = {h.split for h in evaluated if h.env == env} if evaluated else {self.eval_split} - {None}
+            splits = {h.split for h in evaluated if h.env == env} or {self.eval_split} - {None}
             for what, split in (("bc_split", self.bc_split_of(env)), ("explore_split", self.explore_split_of(env))):
                 if split in splits:
                     raise ValueError(f"{what} {split!r} of {env} is also evaluated (held out); train on another split")
+
+    @classmethod
+    def from_preset(cls: type[Config], name: str | None, **overrides: Any) -> Config:
+        """The defaults, then preset `name`, then `overrides`; checked. A preset's held-out
+        entries follow the envs: where `overrides` change envs but not heldout, the preset's
+        entries for envs the run no longer trains on are dropped (`--preset cpu-demo --envs
+        wordle` evaluates Wordle on its own held-out split, not on ALFWorld's)."""
+        preset = cls.PRESETS.get(name) if name is not None else None
+        if preset and "envs" in overrides and "heldout" not in overrides and preset.get("heldout"):
+            envs = overrides["envs"]
+            names = [e.strip() for e in envs.split(",")] if isinstance(envs, str) else list(envs)
+            kept = [item for item in preset["heldout"] if item.partition(":")[0] in names]
+            overrides = {**overrides, "heldout": kept}
+        return super().from_preset(name, **overrides)
 
     def server_urls(self) -> dict[str, list[str]]:
         """{env: [URL]} of the running servers `env_urls` names (env=URL entries)."""
@@ -251,12 +269,14 @@ class AgentEvolConfig(TrainerConfig):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    # The paper's shape at a size a 2-core CPU finishes within the hour with SmolLM2-135M.
+    # The paper's shape at a size a 2-core CPU finishes in a few hours with SmolLM2-135M, across
+    # envs as the paper trains: ALFWorld and two of AgentGym's game envs, each with its expert's
+    # BC data and its own held-out list (ALFWorld's valid_seen; the others' first held-out split).
     # BC gets most of the compute; iterations continue from the previous model for one epoch on
     # D_s ∪ D_m (the paper restarts from the base model, which would triple the training time).
     "cpu-demo": dict(
         model="smollm2",
-        envs=["alfworld"],
+        envs=["alfworld", "textcraft", "wordle"],
         show_available_actions=True,
         bc_tasks=16,
         bc_epochs=3.0,
@@ -270,7 +290,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         batch_size=2,
         max_length=1536,
         epoch_checkpoints=False,
-        eval_split="valid_seen",
+        heldout=["alfworld:valid_seen"],
         eval_tasks=10,
         max_rounds=12,
         max_new_tokens=40,

@@ -245,26 +245,30 @@ class AgentEvolTrainer:
     # ------------------------------------------------------------------ rollouts
     async def heldout_evaluator(self) -> HeldoutEvaluator:
         """The run's held-out task lists (drawn once by the run's seed; every stage is scored on
-        the same tasks): `heldout` entries, else eval_split or each env's first held-out split."""
+        the same tasks): the `heldout` entries, then, for each env they do not name, eval_split or
+        the env's first held-out split; so every env of the run is evaluated."""
         if self._heldout is None:
             c = self.config
             splits = [HeldoutSplit.parse(item, c.eval_tasks) for item in c.heldout]
-            if not splits:
-                for env, group in self.clients.items():
-                    info = await group[0].info()
-                    split = c.eval_split or next(iter(info.heldout_splits), None)
-                    if split is None:
-                        raise ValueError(f"{env} lists no held-out split; name one with --heldout ENV:SPLIT")
-                    splits.append(HeldoutSplit(env, split, c.eval_tasks))
+            named = {s.env for s in splits}
+            for env, group in self.clients.items():
+                if env in named:
+                    continue
+                info = await group[0].info()
+                split = c.eval_split or next(iter(info.heldout_splits), None)
+                if split is None:
+                    raise ValueError(f"{env} lists no held-out split; name one with --heldout ENV:SPLIT")
+                splits.append(HeldoutSplit(env, split, c.eval_tasks))
             self._heldout = HeldoutEvaluator(
                 self.clients, splits, seed=c.seed, max_rounds=c.max_rounds, concurrency=c.concurrency
             )
         return self._heldout
 
     async def train_split(self, env: str, wanted: str | None) -> tuple[str, int]:
-        """The split `wanted` (default: the env's default split) and its size; never a held-out split."""
+        """The split `wanted` (default: the split the env names for training, `/info` train_split,
+        else its default split) and its size; never a held-out split."""
         info = await self.clients[env][0].info()
-        chosen = wanted or info.default_split
+        chosen = wanted or info.train_split or info.default_split
         if chosen not in info.splits:
             raise ValueError(f"{env} has no split {chosen!r}; it has {sorted(info.splits)}")
         if chosen in info.heldout_splits:

@@ -149,6 +149,9 @@ class InfoResponse(_Model):
     action_example: list[str] = Field(default_factory=lambda: ["", ""])
     #: Evaluation splits this server has (never trained on); the first is the env's default.
     heldout_splits: list[str] = Field(default_factory=list)
+    #: The split trainers draw training tasks from when none is named: the env's `train_split`,
+    #: else its default split (None from servers that predate it: use default_split).
+    train_split: str | None = None
     #: How agents are prompted for this env (the generic prompt when the env declares none).
     agent_prompt: AgentPrompt = Field(default_factory=AgentPrompt)
     #: The response style of this env's AgentGym-compatible routes.

@@ -175,6 +175,7 @@ class EnvService:
             splits=dict(self.runtime.catalog.splits()),
             default_split=cls.default_split,
             heldout_splits=[s for s in cls.heldout_splits if s in self.runtime.catalog.splits()],
+            train_split=cls.train_split or cls.default_split,
             agent_prompt=cls.agent_prompt,
             agentgym_style=cls.agentgym_profile.style,
             score_mode=score_mode(self.runtime.options),
