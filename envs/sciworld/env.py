@@ -132,7 +132,9 @@ class SciWorldEnv(Env):
             outcome = self.state.episode.step(action)
         self.state.last = outcome
         self.rejected.append(outcome.observation == expert.REJECTED)
-        info = {"score": outcome.score, "moves": outcome.moves}
+        # ScienceWorld's verdict: the task is complete at a score of 100. The reward is the change
+        # of score, so a last step's reward alone cannot say it.
+        info = {"score": outcome.score, "moves": outcome.moves, "success": outcome.score >= 100}
         return StepResult(outcome.observation, reward(outcome.score, previous), outcome.done, info=info)
 
     def expert_action(self) -> str | None:

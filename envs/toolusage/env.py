@@ -172,7 +172,12 @@ class ToolEnv(Env):
         """The next call of the task's gold plan not yet taken (None after it or without one)."""
         if self.task is None or self.done or self.plan_pos >= len(self.task.plan):
             return None
-        return self.task.plan[self.plan_pos]
+        line = self.task.plan[self.plan_pos]
+        if self.agentgym:
+            return line
+        # A native client writes the action after its own "Action:" (the ReAct reply), and step()
+        # adds the label back: the native expert's action is that text, not the whole line.
+        return line.removeprefix("Action:").strip()
 
 
 def tool_line(name: str, arguments: Mapping[str, Any]) -> str:
