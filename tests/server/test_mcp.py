@@ -73,7 +73,8 @@ def expert_calls(env: str, action: str) -> list[dict[str, Any]] | None:
     if env == "birdsql":
         return [{"name": "execute_sql", "arguments": {"sql": extract_sql(action)}}]
     if issubclass(registry.spec(env).load(), ToolEnv):  # AgentGym's tool envs: one action line
-        line = parse_line(action)
+        # the native expert's action is the text after "Action:" (the client's reply adds it)
+        line = parse_line(action if action.lstrip().startswith("Action:") else f"Action: {action}")
         return None if line is None else [{"name": line.name, "arguments": line.params}]
     return None
 
