@@ -453,9 +453,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "rwr_lambda": 1.0,
         "base_size": 32,
         "save_optimizer": False,
-        # A GRPO step of 4 tasks x 5 completions of SmolLM2 kept every layer's activations: 16.3
-        # GB resident when the OOM killer stopped training run 6 on a 23 GB machine, 12.45 GB in
-        # the demo. Recomputing them in the backward pass costs time, not results.
+        # Training run 6 was stopped by the OOM killer at 16.3 GB resident in its first GRPO step
+        # of 4 tasks x 5 SmolLM2 completions (23 GB machine, other jobs beside it); recomputing
+        # activations in the backward pass costs time, not results (run 6's Random epoch 0 with
+        # it equals its GenEnv epoch 0 without it).
         "gradient_checkpointing": True,
     },
     # Seconds: a tiny random agent, the whole loop, every arm.
