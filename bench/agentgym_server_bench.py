@@ -101,6 +101,16 @@ def with_original(
             stop_server(proc)
 
 
+def with_lmrlgym(agentgym: Path, python: str, pythonpath: str, run: Callable[[str, int], dict], game: str) -> dict:
+    """AgentGym's LMRL-Gym server (`agentgym`/agentenv-lmrlgym with LMRL-Gym's code in its
+    lmrlgym/, under uvicorn with `python`; `pythonpath`: extra import paths) measured by
+    `run(base, pid)` on its /`game` routes."""
+    root = agentgym.resolve() / "agentenv-lmrlgym"
+    path = ":".join(p for p in (str(root / "lmrlgym"), pythonpath) if p)
+    cmd = [python, "-m", "uvicorn", "agentenv_lmrlgym:app", "--port", "{port}", "--log-level", "warning"]
+    return with_original(cmd, root, run, prefix=f"/{game}", env={"PYTHONPATH": path})
+
+
 def ratios(out: dict) -> None:
     """coevo's p50 latencies over AgentGym's, where both were measured."""
     if "agentgym" in out:

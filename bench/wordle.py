@@ -19,7 +19,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import live_sessions, ratios, time_routes, with_original
+from agentgym_server_bench import live_sessions, ratios, time_routes, with_lmrlgym
 from coevo.client.launcher import ServerSpec, launch_local
 from coevo.envs.registry import make
 from coevo.envs.wordle.env import WordleEnv
@@ -86,19 +86,7 @@ def main() -> None:
         out["coevo"] = measure(urls["wordle"], urls.pids["wordle"])
     if args.agentgym:
         log("timing AgentGym's server")
-        root = args.agentgym.resolve() / "agentenv-lmrlgym"
-        path = ":".join(p for p in (str(root / "lmrlgym"), args.agentgym_pythonpath) if p)
-        cmd = [
-            args.agentgym_python,
-            "-m",
-            "uvicorn",
-            "agentenv_lmrlgym:app",
-            "--port",
-            "{port}",
-            "--log-level",
-            "warning",
-        ]
-        out["agentgym"] = with_original(cmd, root, measure, prefix="/wordle", env={"PYTHONPATH": path})
+        out["agentgym"] = with_lmrlgym(args.agentgym, args.agentgym_python, args.agentgym_pythonpath, measure, "wordle")
         ratios(out)
     out["sessions"] = args.sessions
     out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
