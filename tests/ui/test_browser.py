@@ -48,12 +48,26 @@ def shot(driver: Any, folder: Path, name: str) -> Path:
 def follow(driver: Any, element: Any) -> None:
     """Click what leads to another page and wait until that page has replaced this one (a
     click returns before the navigation it starts)."""
-    from selenium.webdriver.support import expected_conditions
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = driver.find_element(_by().TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+
+    def replaced(_: Any) -> bool:
+        # Chromium 156 may report a node of the replaced document as an inspector error rather
+        # than as a stale element: both say the old page is gone.
+        try:
+            page.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return True
+            raise
+        return False
+
+    WebDriverWait(driver, 30).until(replaced)
     WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
