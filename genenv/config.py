@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from coevo.genenv import curriculum
-from coevo.genenv.curriculum import RWR_AVERAGES
+from coevo.genenv.curriculum import BASELINE_SELECTIONS, RWR_AVERAGES
 from coevo.hardware import SETTINGS as BF16_SETTINGS
 from coevo.simulator.curriculum_context import ALPHA, BAND, BETA, LAMBDA, CurriculumContext
 
@@ -122,6 +122,15 @@ class GenEnvConfig(TrainerConfig):
             "unequal rewards, those with p_hat nearest alpha first (dynamic sampling, as in DAPO): a group of "
             "equal rewards has zero advantage, so GRPO learns nothing from it, and generation alone costs a "
             "fraction of a GRPO step per completion."
+        },
+    )
+    baseline_selection: str = field(
+        default="drawn",
+        metadata={
+            "help": "With dynamic sampling, which learnable tasks the baselines (random, static) train on: drawn (in "
+            "the order the tasks were drawn, a uniform pick, as DAPO's dynamic sampling) or alpha (nearest alpha "
+            "first, as the genenv arm). GenEnv's arm always picks nearest alpha: that choice is half of its "
+            "curriculum, so a baseline that makes it too compares pi_env alone (runs 2-6 did; docs/genenv.md)."
         },
     )
     kl_beta: float = field(
@@ -330,6 +339,8 @@ class GenEnvConfig(TrainerConfig):
             raise ValueError("tasks_per_step must be at least 1")
         if self.grpo_tasks_per_epoch < 0:
             raise ValueError("grpo_tasks_per_epoch must be >= 0 (0: GRPO on every task)")
+        if self.baseline_selection not in BASELINE_SELECTIONS:
+            raise ValueError(f"baseline_selection is one of {', '.join(BASELINE_SELECTIONS)}")
         if self.agent_warmup_steps < 0 or self.agent_warmup_tasks < 1 or self.agent_warmup_batch_size < 1:
             raise ValueError("agent_warmup_steps must be >= 0, agent_warmup_tasks and agent_warmup_batch_size >= 1")
         if self.bf16 not in BF16_SETTINGS:
@@ -485,7 +496,8 @@ GenEnvConfig.SECTIONS = {
     "run": ("output_dir", "arms", "epochs", "tasks_per_epoch", "seed", "db_url", "static_pool_epochs"),
     "curriculum": ("alpha", "beta", "k_min", "rwr_lambda", "env_pool_window", "env_rwr_average"),
     "agent": (
-        "agent_model", "agent_lr", "group_size", "tasks_per_step", "grpo_tasks_per_epoch", "kl_beta", "temperature",
+        "agent_model", "agent_lr", "group_size", "tasks_per_step", "grpo_tasks_per_epoch", "baseline_selection",
+        "kl_beta", "temperature",
         "max_completion_length", "agent_system_prompt", "agent_demo", "agent_warmup_steps", "agent_warmup_lr",
         "agent_warmup_tasks", "agent_warmup_batch_size", "loss_type", "save_optimizer", "replay_fraction",
         "replay_base_fraction",

@@ -121,14 +121,22 @@ def rank_by_r_env(r_envs: Sequence[float] | np.ndarray) -> list[int]:
     return [int(i) for i in np.argsort(-r, kind="stable")]
 
 
-def learnable_first(groups: Sequence[Sequence[float]], limit: int, alpha: float = ALPHA) -> list[int]:
+#: How dynamic sampling orders the learnable tasks it keeps: nearest alpha first (GenEnv's
+#: curriculum on the agent's side), or as drawn (a uniform pick when the draw is random).
+BASELINE_SELECTIONS = ("drawn", "alpha")
+
+
+def learnable_first(
+    groups: Sequence[Sequence[float]], limit: int, alpha: float = ALPHA, *, nearest_alpha: bool = True
+) -> list[int]:
     """Indices of the tasks GRPO can learn from — those whose group's rewards are not all equal
-    (equal rewards give every completion zero advantage) — nearest alpha first (ties: in order),
-    at most `limit` of them."""
+    (equal rewards give every completion zero advantage) — nearest alpha first (ties: in order;
+    with nearest_alpha False, in order), at most `limit` of them."""
     if limit < 0:
         raise ValueError("limit must be >= 0")
     mixed = [i for i, rewards in enumerate(groups) if len(rewards) > 1 and max(rewards) > min(rewards)]
-    mixed.sort(key=lambda i: (abs(p_hat(groups[i]) - alpha), i))
+    if nearest_alpha:
+        mixed.sort(key=lambda i: (abs(p_hat(groups[i]) - alpha), i))
     return mixed[:limit]
 
 

@@ -302,7 +302,7 @@ class GenEnvTrainer:
                 batch = self.batches.shared_batch(arm, epoch, simulator, state)
                 # No valid task this epoch (an LLM simulator can fail the gate): nothing to learn
                 # from, but the epoch and its validity rate are still recorded.
-                sampled, trained = self._rollouts(agent, epoch, batch)
+                sampled, trained = self._rollouts(arm, agent, epoch, batch)
                 row = self._after_rollouts(arm, epoch, batch, sampled, trained, simulator, state, policy_path)
                 policy_path = Path(state.get("policy_path") or policy_path)
                 row["elapsed_s"] = round(time.time() - t0, 1)
@@ -324,13 +324,13 @@ class GenEnvTrainer:
             del agent
 
     # ------------------------------------------------------------------ steps of an epoch
-    def _rollouts(self, agent: Agent, epoch: int, batch: TaskBatch) -> tuple[list[Trace], list[Trace]]:
+    def _rollouts(self, arm: str, agent: Agent, epoch: int, batch: TaskBatch) -> tuple[list[Trace], list[Trace]]:
         """The epoch's rollouts: (the traces p_hat is estimated from, GRPO's traces). Algorithm 1
         (grpo_tasks_per_epoch 0): GRPO on every task, fresh and replayed, and its groups are the
         p_hat sample. Dynamic sampling: a sampling pass over every fresh task gives p_hat before
         any training on them (so it is not biased by the selection), then GRPO trains on the
-        replayed tasks and, for the rest of grpo_tasks_per_epoch, the learnable fresh tasks nearest
-        alpha."""
+        replayed tasks and, for the rest of grpo_tasks_per_epoch, learnable fresh tasks: nearest
+        alpha first for genenv, in the order drawn for the baselines (baseline_selection)."""
         cfg = self.config
         replayed = [*batch.replayed, *batch.replayed_base]
         if cfg.grpo_tasks_per_epoch <= 0:
@@ -341,7 +341,9 @@ class GenEnvTrainer:
         by_task = _rewards_by_task(sampled)
         unique = _distinct(batch.tasks)
         limit = max(0, cfg.grpo_tasks_per_epoch - len(replayed))
-        chosen = curriculum.learnable_first([by_task[t.task_id] for t in unique], limit, cfg.alpha)
+        nearest_alpha = arm == "genenv" or cfg.baseline_selection == "alpha"
+        groups = [by_task[t.task_id] for t in unique]
+        chosen = curriculum.learnable_first(groups, limit, cfg.alpha, nearest_alpha=nearest_alpha)
         grpo = [*(unique[i] for i in chosen), *replayed]
         return sampled, agent.train_epoch(grpo) if grpo else []
 

@@ -188,5 +188,7 @@ def test_learnable_first_keeps_groups_with_unequal_rewards_nearest_alpha_first()
     assert c.learnable_first(groups, 2) == [6, 3]
     assert c.learnable_first(groups, 0) == []
     assert c.learnable_first(groups, 10, alpha=0.2) == [1, 5, 6, 3]
+    assert c.learnable_first(groups, 10, nearest_alpha=False) == [1, 3, 5, 6]  # as drawn
+    assert c.learnable_first(groups, 2, nearest_alpha=False) == [1, 3]
     with pytest.raises(ValueError):
         c.learnable_first(groups, -1)

@@ -184,9 +184,12 @@ def test_rwr_averaged_over_generated_tasks_scales_each_update_by_its_band_mass(t
         skill_preset(env_rwr_average="sometimes")
 
 
+@pytest.mark.parametrize("baseline_selection", ["drawn", "alpha"])
 def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learnable_nearest_alpha(
-    tmp_path: Path,
+    tmp_path: Path, baseline_selection: str
 ) -> None:
+    """GenEnv's arm trains on the learnable tasks nearest alpha; the Random baseline on the
+    learnable tasks as drawn (its default), or nearest alpha too with baseline_selection=alpha."""
     cfg = skill_preset(
         output_dir=str(tmp_path),
         arms=("genenv", "random"),
@@ -194,6 +197,7 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
         tasks_per_epoch=24,
         group_size=5,
         grpo_tasks_per_epoch=4,
+        baseline_selection=baseline_selection,
     )
     agents: dict[str, SkillAgent] = {}
 
@@ -215,13 +219,17 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
         ]
         p_hat = {s.task_id: s.p_hat for s in epoch_samples}
         assert row["success_rate"] == pytest.approx(np.mean(list(p_hat.values())))
-        # GRPO got at most 4 tasks, each with a mixed group, and none farther from alpha than
-        # a learnable task it skipped
+        # GRPO got at most 4 tasks, each with a mixed group: for the curriculum, none farther
+        # from alpha than a learnable task it skipped; as drawn, the first learnable ones
         assert 1 <= len(trained) <= 4 and row["grpo_tasks"] == len(trained)
         assert all(0 < p_hat[t] < 1 for t in trained)
-        skipped = [p for t, p in p_hat.items() if 0 < p < 1 and t not in trained]
-        if skipped:
-            assert max(abs(p_hat[t] - 0.5) for t in trained) <= min(abs(p - 0.5) for p in skipped)
+        if row["arm"] == "genenv" or baseline_selection == "alpha":
+            skipped = [p for t, p in p_hat.items() if 0 < p < 1 and t not in trained]
+            if skipped:
+                assert max(abs(p_hat[t] - 0.5) for t in trained) <= min(abs(p - 0.5) for p in skipped)
+        else:
+            learnable = [t for t in dict.fromkeys(sampled) if 0 < p_hat[t] < 1]
+            assert trained == learnable[:4]
         assert row["rollouts"] == 5 * (len(sampled) + len(trained))
     # D_train keeps both kinds of rollout, told apart by their source
     from sqlalchemy import func, select
@@ -240,6 +248,8 @@ def test_dynamic_sampling_estimates_p_hat_on_every_task_and_trains_on_the_learna
     assert counts == {"sampled": 5 * 48, "on_policy": 5 * sum(r["grpo_tasks"] for r in g)}
     with pytest.raises(ValueError, match="grpo_tasks_per_epoch"):
         skill_preset(grpo_tasks_per_epoch=-1)
+    with pytest.raises(ValueError, match="baseline_selection"):
+        skill_preset(baseline_selection="nearest")
 
 
 def test_soft_band_weighs_every_task_of_the_window_by_its_r_env(tmp_path: Path) -> None:
