@@ -75,4 +75,8 @@ def test_the_wrk_script_steps_and_resets_sessions_under_their_cap(tmp_path: Path
         metrics = httpx.get(f"{url}/metrics").text
         assert "coevo_errors_total{" not in metrics  # no 409 after an episode's end, no 404
         steps = [httpx.get(f"{url}/sessions/{sid}").json()["steps"] for sid in sids]
-        assert all(s < 12 for s in steps) and sum(steps) > 0, steps  # a reset may have just run
+        assert all(s < 12 for s in steps), steps
+        # Every session may have just been reset (4 sessions, a reset every 10th visit: a total
+        # that is a multiple of 40 leaves them all at 0), so the steps are counted on the server.
+        taken = [line for line in metrics.splitlines() if line.startswith("coevo_steps_total{")]
+        assert taken and float(taken[0].rsplit(" ", 1)[1]) >= sent * 0.8, taken
