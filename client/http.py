@@ -4,7 +4,8 @@ Both spread new sessions over the replicas of an env (a list of URLs, or a headl
 DNS name: client/discovery.py) round-robin, fail over to the next replica when one cannot be
 reached and remember it as dead for a while (client/replicas.py), keep every later call of a
 session on the replica that created it, retry what is safe to retry (client/retry.py) and turn
-error bodies into typed exceptions (client/errors.py).
+error bodies into typed exceptions (client/errors.py). Both drive the same I/O-free plan of a
+call's attempts (client/attempt.py), one blocking, one awaiting.
 """
 
 from __future__ import annotations
@@ -13,66 +14,23 @@ import asyncio
 import time
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, NoReturn, Self
+from typing import Any, Self
 
 import httpx
 
 from coevo import wire
-from coevo.client import calls
+from coevo.client import attempt, calls
 from coevo.client.calls import Call
 from coevo.client.discovery import DnsService, NoReplicas, StaticUrls
-from coevo.client.errors import EnvClientError, ServerUnreachable, SessionNotFound, error_for
+from coevo.client.errors import EnvClientError, SessionNotFound
 from coevo.client.replicas import Replicas
-from coevo.client.retry import RETRY_STATUSES, LastFailure, RetryPolicy
+from coevo.client.retry import RetryPolicy
 
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 #: How long a replica that refused a connection is tried only after every other one.
 DEFAULT_DEAD_FOR_S = 30.0
 
 Target = str | Sequence[str] | DnsService | StaticUrls
-
-
-def _error(response: httpx.Response) -> EnvClientError:
-    try:
-        detail = wire.ErrorBody.model_validate(response.json()).error
-        code, message = detail.code, detail.message
-    except Exception:
-        code, message = "http_error", response.text[:500] or response.reason_phrase
-    return error_for(response.status_code, code, message)
-
-
-def _parse(call: Call, response: httpx.Response) -> Any:
-    if response.is_success:
-        data = response.json()
-        return call.model.model_validate(data) if call.model else data
-    raise _error(response)
-
-
-#: Most replicas one call follows (409 session_owned_elsewhere) before it reports the 409.
-MAX_OWNER_HOPS = 3
-
-
-def _owner(response: httpx.Response, url: str | None, hops: int) -> str | None:
-    """The replica that owns the session a session call named, from a 409 that says so."""
-    if response.status_code != 409 or url is None or hops >= MAX_OWNER_HOPS:
-        return None
-    owner = response.headers.get(wire.OWNER_HEADER)
-    return owner.rstrip("/") if owner and owner.rstrip("/") != url.rstrip("/") else None
-
-
-def _give_up(call: Call, failure: LastFailure, rounds: int) -> NoReturn:
-    """Report how the last round ended: a busy answer's error, or no replica reachable, naming
-    every replica tried; the chained httpx/httpcore errors add dozens of lines and nothing more."""
-    if failure.response is not None:
-        raise _error(failure.response)
-    if not failure.tried:
-        raise ServerUnreachable(f"{call.method} {failure.where}{call.path}: {failure.error}") from None
-    tried = "; ".join(f"{url} ({why})" for url, why in failure.tried.items())
-    plural = "s" if len(failure.tried) > 1 else ""
-    raise ServerUnreachable(
-        f"{call.method} {call.path}: no env server reachable at {len(failure.tried)} URL{plural} "
-        f"after {rounds} tries each: {tried}. Is the server running (`coevo serve <env> --port <port>`)?"
-    ) from None
 
 
 def _place(
@@ -195,43 +153,30 @@ class EnvClient:
         """`call` that no session owns: the next live replica, failing over to the others."""
         return self._attempt(call, None)[0]
 
-    def _targets(self, url: str | None, failure: LastFailure) -> list[str]:
-        if url is not None:
-            return [url]
-        try:
-            return self._routing.candidates()
-        except NoReplicas as exc:
-            failure.failed(str(exc), exc)
-            return []
-
     def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
-        """(parsed answer, the replica that gave it)."""
-        failure = LastFailure()
-        attempt = hops = 0
+        """(parsed answer, the replica that gave it): client/attempt.py's plan, with blocking I/O."""
+        steps = attempt.plan(call, url, self._routing, self._retry)
+        outcome: attempt.Outcome = None
         while True:
-            for target in self._targets(url, failure):
+            try:
+                step = steps.send(outcome)
+            except StopIteration as done:
+                return done.value
+            outcome = None
+            if isinstance(step, attempt.Send):
                 try:
-                    response = self._http.request(call.method, target + call.path, json=call.body, params=call.params)
+                    outcome = self._http.request(
+                        call.method, step.target + call.path, json=call.body, params=call.params
+                    )
                 except httpx.TransportError as exc:
-                    self._routing.report_failure(target, exc)
-                    if not self._retry.retryable(exc, call.idempotent):
-                        raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.unreachable(target, exc)
-                    continue
-                if response.status_code in RETRY_STATUSES:
-                    failure.busy(target, response)
-                    continue
-                owner = _owner(response, url, hops)
-                if owner is not None:  # another replica serves this session: ask it at once
-                    url, hops = owner, hops + 1
-                    break
-                self._routing.report_success(target)
-                return _parse(call, response), target
+                    outcome = exc
+            elif isinstance(step, attempt.Wait):
+                time.sleep(step.seconds)
             else:
-                if attempt >= self._retry.retries:
-                    _give_up(call, failure, attempt + 1)
-                time.sleep(self._retry.wait(attempt, failure.retry_after()))
-                attempt += 1
+                try:
+                    self._routing.refresh()
+                except NoReplicas as exc:
+                    outcome = exc
 
     def health(self, url: str | None = None) -> wire.HealthResponse:
         """One replica's health (`url`), or that of the first replica that answers."""
@@ -273,11 +218,11 @@ class EnvClient:
         """Step many sessions in one request per server; results in the order of `items`."""
         groups = self._routing.group([session_id for session_id, _ in items])
         results: list[wire.BatchStepResult | None] = [None] * len(items)
-        for hops in range(MAX_OWNER_HOPS + 1):
+        for hops in range(attempt.MAX_OWNER_HOPS + 1):
             answers = [self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items()]
             _place(results, groups, answers)
             groups = _moved(groups, results)
-            if not groups or hops == MAX_OWNER_HOPS:
+            if not groups or hops == attempt.MAX_OWNER_HOPS:
                 break
             _remember_owners(self._routing, items, groups)
         return [r for r in results if r is not None]
@@ -388,47 +333,31 @@ class AsyncEnvClient:
         """`call` that no session owns: the next live replica, failing over to the others."""
         return (await self._attempt(call, None))[0]
 
-    async def _targets(self, url: str | None, failure: LastFailure) -> list[str]:
-        if url is not None:
-            return [url]
-        try:
-            if self._routing.stale():  # a DNS lookup blocks: keep it off the event loop
-                await asyncio.to_thread(self._routing.refresh)
-            return self._routing.candidates()
-        except NoReplicas as exc:
-            failure.failed(str(exc), exc)
-            return []
-
     async def _attempt(self, call: Call, url: str | None) -> tuple[Any, str]:
-        """(parsed answer, the replica that gave it)."""
-        failure = LastFailure()
-        attempt = hops = 0
+        """(parsed answer, the replica that gave it): client/attempt.py's plan, awaited; a DNS
+        lookup blocks, so it runs off the event loop."""
+        steps = attempt.plan(call, url, self._routing, self._retry)
+        outcome: attempt.Outcome = None
         while True:
-            for target in await self._targets(url, failure):
+            try:
+                step = steps.send(outcome)
+            except StopIteration as done:
+                return done.value
+            outcome = None
+            if isinstance(step, attempt.Send):
                 try:
-                    response = await self._http.request(
-                        call.method, target + call.path, json=call.body, params=call.params
+                    outcome = await self._http.request(
+                        call.method, step.target + call.path, json=call.body, params=call.params
                     )
                 except httpx.TransportError as exc:
-                    self._routing.report_failure(target, exc)
-                    if not self._retry.retryable(exc, call.idempotent):
-                        raise ServerUnreachable(f"{call.method} {target}{call.path}: {exc!r}") from exc
-                    failure.unreachable(target, exc)
-                    continue
-                if response.status_code in RETRY_STATUSES:
-                    failure.busy(target, response)
-                    continue
-                owner = _owner(response, url, hops)
-                if owner is not None:  # another replica serves this session: ask it at once
-                    url, hops = owner, hops + 1
-                    break
-                self._routing.report_success(target)
-                return _parse(call, response), target
+                    outcome = exc
+            elif isinstance(step, attempt.Wait):
+                await asyncio.sleep(step.seconds)
             else:
-                if attempt >= self._retry.retries:
-                    _give_up(call, failure, attempt + 1)
-                await asyncio.sleep(self._retry.wait(attempt, failure.retry_after()))
-                attempt += 1
+                try:
+                    await asyncio.to_thread(self._routing.refresh)
+                except NoReplicas as exc:
+                    outcome = exc
 
     async def health(self, url: str | None = None) -> wire.HealthResponse:
         """One replica's health (`url`), or that of the first replica that answers."""
@@ -468,13 +397,13 @@ class AsyncEnvClient:
     async def batch_step(self, items: Sequence[tuple[str, str]]) -> list[wire.BatchStepResult]:
         groups = self._routing.group([session_id for session_id, _ in items])
         results: list[wire.BatchStepResult | None] = [None] * len(items)
-        for hops in range(MAX_OWNER_HOPS + 1):
+        for hops in range(attempt.MAX_OWNER_HOPS + 1):
             answers = await asyncio.gather(
                 *(self._send(url, calls.batch_step([items[i] for i in idx])) for url, idx in groups.items())
             )
             _place(results, groups, answers)
             groups = _moved(groups, results)
-            if not groups or hops == MAX_OWNER_HOPS:
+            if not groups or hops == attempt.MAX_OWNER_HOPS:
                 break
             _remember_owners(self._routing, items, groups)
         return [r for r in results if r is not None]

@@ -165,3 +165,24 @@ async def test_the_async_client_discovers_off_the_event_loop(pods: tuple[int, li
             await s.step("guess 50")
             await s.close()
     assert stub.lookups == 1  # re-resolved only when stale (30 s by default)
+
+
+def test_a_name_that_never_resolves_is_reported_after_the_retries_by_both_clients() -> None:
+    """Each round looks the name up again (it stays stale) and the client gives up with the
+    lookup's error, not a connection error: the sync client and the async one alike."""
+    import asyncio
+
+    from coevo.client.errors import ServerUnreachable
+
+    sync_stub, async_stub = StubResolver({}), StubResolver({})
+    with EnvClient(DnsService(SERVICE, 8000, resolver=sync_stub), retries=2, backoff=0) as client:
+        with pytest.raises(ServerUnreachable, match=SERVICE):
+            client.create(seed=1)
+
+    async def create() -> None:
+        async with AsyncEnvClient(DnsService(SERVICE, 8000, resolver=async_stub), retries=2, backoff=0) as client:
+            await client.create(seed=1)
+
+    with pytest.raises(ServerUnreachable, match=SERVICE):
+        asyncio.run(create())
+    assert sync_stub.lookups == async_stub.lookups == 3  # one per round
