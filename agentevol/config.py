@@ -134,7 +134,12 @@ class AgentEvolConfig(TrainerConfig):
     weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay"})
     max_grad_norm: float = field(default=1.0, metadata={"help": "Gradient clipping"})
     lr_scheduler: str = field(default="cosine", metadata={"help": "transformers scheduler name"})
-    bf16: bool | None = field(default=None, metadata={"help": "bf16 training (default: on GPUs that support it)"})
+    bf16: bool | None = field(
+        default=None,
+        metadata={
+            "help": "bf16 training (default: on GPUs that support it and on CPUs with native bf16, AMX or AVX-512 BF16)"
+        },
+    )
     gradient_checkpointing: bool = field(default=False, metadata={"help": "Trade compute for memory"})
     epoch_checkpoints: bool = field(
         default=True, metadata={"help": "Save a resumable trainer checkpoint (with optimizer state) after each epoch"}

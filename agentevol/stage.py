@@ -80,11 +80,11 @@ def _trainer_class() -> type:
 
 
 def _bf16(config: AgentEvolConfig) -> bool:
-    import torch
+    """The config's bf16, else what the hardware does fast (coevo.hardware: CUDA with bf16, or a
+    CPU with native bf16)."""
+    from coevo.hardware import use_bf16
 
-    if config.bf16 is not None:
-        return config.bf16
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    return config.bf16 if config.bf16 is not None else use_bf16("auto")
 
 
 def _checkpointing(config_class: type, enabled: bool) -> dict[str, Any]:

@@ -185,7 +185,7 @@ class GenEnvConfig(TrainerConfig):
     bf16: str = field(
         default="auto",
         metadata={
-            "help": 'bf16 mixed precision for the agent: "auto" (a GPU with bf16, or a CPU with AMX, where it is '
+            "help": 'bf16 mixed precision for the agent: "auto" (a GPU with bf16, or a CPU with native bf16: AMX or AVX-512 BF16, where it is '
             'several times faster), "true", "false". Weights and optimizer state stay fp32.'
         },
     )

@@ -16,8 +16,11 @@ def test_explicit_settings_and_bad_values() -> None:
         hardware.use_bf16("yes")
 
 
-@pytest.mark.parametrize("flags, expected", [({"avx512f", "amx_bf16", "amx_tile"}, True), ({"avx512f", "avx2"}, False)])
-def test_auto_on_a_cpu_follows_amx(monkeypatch: pytest.MonkeyPatch, flags: set[str], expected: bool) -> None:
+@pytest.mark.parametrize(
+    "flags, expected",
+    [({"avx512f", "amx_bf16", "amx_tile"}, True), ({"avx512f", "avx512_bf16"}, True), ({"avx512f", "avx2"}, False)],
+)
+def test_auto_on_a_cpu_follows_native_bf16(monkeypatch: pytest.MonkeyPatch, flags: set[str], expected: bool) -> None:
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(hardware, "cpu_flags", lambda: frozenset(flags))
