@@ -228,15 +228,18 @@ def _both_conference(b: Builder, p: Mapping[str, Any], answer: Any) -> None:
 
 
 def _collaborators_by_org(b: Builder, p: Mapping[str, Any], answer: Any, same: bool) -> None:
-    """The named co-authors share (or do not share) the author's organisation; one filler
-    co-author on the other side gives the question a choice."""
+    """The named co-authors share (or do not share) the author's organisation and the author's
+    other co-authors are on the other side (one filler co-author there gives the question a
+    choice). Moving an earlier co-author's organisation may contradict an earlier answer: the
+    expert's check then reports that question."""
     author = b.author(p["author"])
     home = b.net.orgs[author]
     for name in answer:
         b.paper(None, [author, b.author(name)])
-        if (b.net.orgs[name] == home) != same:
-            b.net.orgs[name] = home if same else b.new_org({home})
-    b.paper(None, [author, b.new_author(b.new_org({home}) if same else home)])
+    b.paper(None, [author, b.new_author()])
+    for name in b.net.coauthors(author):
+        if (b.net.orgs[name] == home) != (same == (name in answer)):
+            b.net.orgs[name] = home if same == (name in answer) else b.new_org({home})
 
 
 BUILDERS: dict[str, Callable[[Builder, Mapping[str, Any], Any], None]] = {
