@@ -4,7 +4,7 @@ request the rules recognise (data/agentboard.json), the expert's plan.
 Every task of the original starts from the same Todoist account, refilled from `projects.json`;
 the file records, per task, the answer and the account's state after the gold actions. The
 loader builds the account from `projects.json` (or, without it, from the first task's recorded
-state) with the descriptions the file records pinned, carries each recognised request out through the tools on a copy, and keeps the plan only
+state) with the free fields the file's answers read pinned (pins.py), carries each recognised request out through the tools on a copy, and keeps the plan only
 where the tools' answer is the recorded one and, for a change, the account ends in the recorded
 state. Any other task is served without a plan and its note says why (bench/todo.py lists them).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from coevo.envs.todo import pins
 from coevo.envs.todo.requests import RULES, Unanswerable, carry_out
 from coevo.envs.todo.sandbox import TodoAccount
 from coevo.envs.todo.toolkit import TodoToolkit
@@ -67,24 +68,8 @@ def plan_task(
     return task_from_row(row, index, rule["kind"], () if note else plan, note)
 
 
-def pin_descriptions(account: TodoAccount, rows: list[dict[str, Any]]) -> None:
-    """Where a recognised request asks a named task's description, the account's description of
-    that task becomes the recorded answer (the file's wording can differ from projects.json's:
-    a description is free text that no recorded state holds). Every task is planned afterwards on
-    this account, so a pin that contradicts another task's answer shows as that task's exception."""
-    for row in rows:
-        found = recognise(str(row["goal"]))
-        recorded = row["subgoals"][-1] if row["subgoals"] else None
-        if found is None or found[0].get("field") != "description" or not isinstance(recorded, str):
-            continue
-        wanted = found[1]["task"].strip().strip("\"'")
-        for task in account.tasks:
-            if task.content == wanted:
-                task.description = recorded
-
-
 def load_tasks(specs: tuple[ToolSpec, ...], account: TodoAccount, rows: list[dict[str, Any]]) -> list[ToolTask]:
     """The file's rows in order (AgentGym's index), each planned where it can be, on the account
-    with the file's descriptions pinned (changed in place: it is the loaded tasks' account)."""
-    pin_descriptions(account, rows)
+    with the file's free fields pinned (pins.py; changed in place: it is the loaded tasks' account)."""
+    pins.pin(account, rows, recognise)
     return [plan_task(specs, account, row, index, ToolEnv.max_steps) for index, row in enumerate(rows)]

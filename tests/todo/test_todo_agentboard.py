@@ -149,6 +149,12 @@ ROWS = [
         2,
         _after(lambda p: (_drop(p, "Buy stamps"), _drop(p, "Return library books"))),
     ),
+    # the record deletes only Buy stamps: Pick up dry cleaning's duration is pinned outside the bound
+    _row(
+        'Please help me find and delete all tasks in the "Errands" project that have a duration less than 25 minutes. ',
+        "done",
+        _after(lambda p: _drop(p, "Buy stamps")),
+    ),
     # not a request the rules know
     _row("Sing me a song about my chores, please. ", "done"),
     # a recorded answer the account contradicts (it has two projects)
@@ -178,7 +184,7 @@ def _play(env: TodoEnv, task_id: str) -> tuple[float, dict[str, Any], str]:
 def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
     env = _load(tmp_path)
     planned = [t for t in env.taskset.splits["test"] if t.plan]
-    assert [t.index for t in planned] == list(range(8))
+    assert [t.index for t in planned] == list(range(9))
     for task in planned:
         reward, info, last = _play(env, task.task_id)
         assert info["success"] is True and info["state_matches"] is True, task.goal
@@ -203,9 +209,18 @@ def test_requests_are_planned_from_the_account_not_the_record(tmp_path: Path) ->
     assert compound[-1] == "Action: finish with Action Input: {'answer': 2}"
 
 
+def test_free_fields_are_pinned_to_the_recorded_answers(tmp_path: Path) -> None:
+    env = _load(tmp_path)
+    account = env.shared.accounts["file-0"]
+    durations = {t.content: t.duration for t in account.tasks}
+    assert durations["Pick up dry cleaning"] == 25 and durations["Buy stamps"] == 15  # only the first moved
+    water = next(t for t in account.tasks if t.content == "Water ferns")
+    assert water.description == "- Place: Back yard, by the fence"
+
+
 def test_unknown_and_contradicted_requests_are_exceptions_not_wins(tmp_path: Path) -> None:
     env = _load(tmp_path)
-    unknown, contradicted, wrong_state = env.taskset.splits["test"][8:]
+    unknown, contradicted, wrong_state = env.taskset.splits["test"][9:]
     assert unknown.plan == () and unknown.kind is None
     assert unknown.note == "the rules do not recognise the request"
     assert contradicted.plan == () and contradicted.note == "the tools answer 2, the file records 3"
