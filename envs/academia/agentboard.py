@@ -69,6 +69,8 @@ def plan_task(specs: tuple[ToolSpec, ...], net: Network, row: dict[str, Any], in
         answer = SOLVERS[kind](solver, params)
     except NoSingleAnswer as exc:
         return task_from_row(row, index, kind, note=f"no single answer in the network: {exc}")
+    except (KeyError, TypeError, ValueError) as exc:  # a tool answered an error text where a node was read
+        return task_from_row(row, index, kind, note=f"a tool call failed: {type(exc).__name__}({exc})")
     solver.lines.append(tool_line("finish", {"answer": answer}))
     recorded = _recorded(row)
     if not _same_answer(answer, recorded):

@@ -57,6 +57,8 @@ def plan_task(
         answer, plan = carry_out(toolkit, rule, params)
     except Unanswerable as exc:
         return task_from_row(row, index, rule["kind"], note=f"not answerable from the account: {exc}")
+    except (KeyError, TypeError, ValueError) as exc:  # a tool answered an error text where a record was read
+        return task_from_row(row, index, rule["kind"], note=f"a tool call failed: {type(exc).__name__}({exc})")
     recorded = row["subgoals"][-1] if row["subgoals"] else None
     note = None
     if not _same_answer(answer, recorded):

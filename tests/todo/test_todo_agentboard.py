@@ -161,6 +161,10 @@ ROWS = [
     _row("How many projects are there? Please answer in the form of a number. ", 3),
     # a change whose recorded state is not what the change makes
     _row('Delete the task "Buy stamps". ', "done", _state(PROJECTS)),
+    # a task the account does not hold
+    _row(
+        "What is the priority level of the task 'Feed the cat' in the Errands project? Please answer as a number. ", 2
+    ),
 ]
 
 
@@ -220,11 +224,12 @@ def test_free_fields_are_pinned_to_the_recorded_answers(tmp_path: Path) -> None:
 
 def test_unknown_and_contradicted_requests_are_exceptions_not_wins(tmp_path: Path) -> None:
     env = _load(tmp_path)
-    unknown, contradicted, wrong_state = env.taskset.splits["test"][9:]
+    unknown, contradicted, wrong_state, missing = env.taskset.splits["test"][9:]
     assert unknown.plan == () and unknown.kind is None
     assert unknown.note == "the rules do not recognise the request"
     assert contradicted.plan == () and contradicted.note == "the tools answer 2, the file records 3"
     assert wrong_state.plan == () and wrong_state.note == "the account does not end in the recorded state"
-    for task in (unknown, contradicted, wrong_state):
+    assert missing.plan == () and missing.note == "not answerable from the account: no single task for 'Feed the cat'"
+    for task in (unknown, contradicted, wrong_state, missing):
         env.reset(task_id=task.task_id)
         assert env.expert_action() is None
