@@ -9,7 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from coevo.envs.academia.agentboard import RULES
 from coevo.envs.academia.env import AcademiaEnv
+from coevo.envs.academia.file_expert import SOLVERS
+from coevo.envs.academia.file_network import BUILDERS
 from coevo.envs.registry import make
 
 NUMBER = " Please give me a numerical value as an answer."
@@ -115,3 +118,11 @@ def test_unreachable_contradicted_and_unknown_questions_are_exceptions(tmp_path:
         assert task.plan == ()
         env.reset(task_id=task.task_id)
         assert env.expert_action() is None
+
+
+def test_every_rule_has_a_builder_and_a_solver_or_a_reason() -> None:
+    kinds = [rule["kind"] for rule in RULES["rules"]]
+    assert len(kinds) == len(set(kinds))
+    for kind in kinds:
+        assert kind in BUILDERS, kind
+        assert (kind in SOLVERS) != (kind in RULES["unreachable"]), kind

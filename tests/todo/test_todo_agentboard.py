@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from coevo.envs.registry import make
 from coevo.envs.todo.env import TodoEnv
+from coevo.envs.todo.requests import ASKS, RULES
 
 PROJECTS = [
     {
@@ -233,3 +235,13 @@ def test_unknown_and_contradicted_requests_are_exceptions_not_wins(tmp_path: Pat
     for task in (unknown, contradicted, wrong_state, missing):
         env.reset(task_id=task.task_id)
         assert env.expert_action() is None
+
+
+def test_every_rule_compiles_and_names_a_known_operation() -> None:
+    kinds = [rule["kind"] for rule in RULES["rules"]]
+    assert len(kinds) == len(set(kinds))  # one rule per kind
+    for rule in RULES["rules"]:
+        re.compile(rule["pattern"])
+        assert rule["op"] == "change" or rule["op"] in ASKS, rule["kind"]
+        if "then" in rule:
+            assert rule["op"] == "change" and rule["then"]["op"] in ASKS, rule["kind"]
