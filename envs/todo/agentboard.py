@@ -4,9 +4,10 @@ request the rules recognise (data/agentboard.json), the expert's plan.
 Every task of the original starts from the same Todoist account, refilled from `projects.json`;
 the file records, per task, the answer and the account's state after the gold actions. The
 loader builds the account from `projects.json` (or, without it, from the first task's recorded
-state) with the free fields the file's answers read pinned (pins.py), carries each recognised request out through the tools on a copy, and keeps the plan only
-where the tools' answer is the recorded one and, for a change, the account ends in the recorded
-state. Any other task is served without a plan and its note says why (bench/todo.py lists them).
+state), pins the free fields the file's answers read (pins.py), carries each recognised request
+out through the tools on a copy, and keeps the plan only where the tools' answer is the recorded
+one and, for a change, the account ends in the recorded state. Any other task is served without
+a plan and its note says why (bench/todo.py lists them).
 """
 
 from __future__ import annotations
