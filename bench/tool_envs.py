@@ -29,6 +29,13 @@ def _quantile(values: list[float], q: float, digits: int) -> float | None:
     return round(percentile(values, q), digits) if values else None
 
 
+def _why(plan: tuple[str, ...], note: str | None, reward: float) -> str:
+    """An exception's reason: the loader's note for a task it gave no plan, else the reward reached."""
+    if plan:
+        return f"reward {reward}"
+    return f"no plan: {note}" if note else "no plan: the loader does not recognise the question"
+
+
 def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str, Any]:
     env = make(env_name, **options)
     ids = list(env.task_ids(split))
@@ -41,10 +48,12 @@ def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str,
             t = time.perf_counter()
             result = env.step(action)
             latencies.append((time.perf_counter() - t) * 1000)
-            reward, success = result.reward, bool(result.info.get("success"))
+            # a win: AgentBoard's success, and the recorded final state where the env checks one (todo)
+            reward = result.reward
+            success = bool(result.info.get("success")) and result.info.get("state_matches", True) is not False
         if not success:
             task = env.taskset.by_id[task_id][1]  # type: ignore[attr-defined]
-            why = "no plan: the loader does not recognise the question" if not task.plan else f"reward {reward}"
+            why = _why(task.plan, task.note, reward)
             exceptions.append({"task_id": task_id, "kind": task.kind, "why": why})
     return {
         "split": split,

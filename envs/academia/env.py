@@ -4,8 +4,8 @@ Tools, argument formats, observation texts, the action line and `finish` are the
 (envs/toolusage/); DBLP's pickled graphs are replaced by a generated network shared read-only
 (each session keeps only which graphs it has loaded).
 
-Options: `data_dir` (AgentBoard's data folder or its academia.jsonl: the `test` split, served
-without plans), `train_tasks` (500), `test_tasks` (20), `seed` (0).
+Options: `data_dir` (AgentBoard's data folder or its academia.jsonl: the `test` split, on a
+network built from its answers), `train_tasks` (500), `test_tasks` (20), `seed` (0).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ SPECS = load_specs(DATA / "tools.json")
 class AcademiaShared:
     tasks: TaskSet
     network: Network
+    #: The network built from a loaded file's answers, which its tasks (the `test` split) use.
+    file_network: Network | None = None
 
 
 class AcademiaEnv(ToolEnv):
@@ -51,14 +53,20 @@ class AcademiaEnv(ToolEnv):
         **_: Any,
     ) -> AcademiaShared:
         network = generate(int(seed))
-        test = load_file(data_dir) if data_dir else generate_tasks(SPECS, network, "test", int(test_tasks), int(seed))
+        file_network = None
+        if data_dir:
+            test, file_network = load_file(SPECS, data_dir, int(seed))
+        else:
+            test = generate_tasks(SPECS, network, "test", int(test_tasks), int(seed))
         held_out = frozenset(t.goal for t in test)  # training never repeats a held-out question
         train = generate_tasks(SPECS, network, "train", int(train_tasks), int(seed), held_out)
-        return AcademiaShared(TaskSet({"train": train, "test": test}), network)
+        return AcademiaShared(TaskSet({"train": train, "test": test}), network, file_network)
 
     def agentgym_reward(self, done: bool) -> float:
         """AgentGym's academia server returns the progress rate itself."""
         return self.progress
 
     def make_toolkit(self, task: ToolTask) -> Toolkit:
-        return AcademiaToolkit(SPECS, self.shared.network)
+        shared: AcademiaShared = self.shared
+        loaded = shared.file_network is not None and self.split_of(task.task_id) == "test"
+        return AcademiaToolkit(SPECS, shared.file_network if loaded and shared.file_network else shared.network)

@@ -4,7 +4,8 @@ the expert with the tools), and AgentBoard's `academia.jsonl` loaded from a dire
 A question is generated only where its answer is unique (one most-cited paper, one top
 collaborator) and the pair it names has worked together where the kind needs it. AgentBoard's
 file names DBLP's authors and papers, which the generated network lacks (the original reads
-DBLP pickles downloaded separately), so its questions are served without a plan.
+DBLP pickles downloaded separately): its questions are served on a network built from their
+recorded answers (envs/academia/agentboard.py).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.academia import expert
+from coevo.envs.academia import agentboard, expert
 from coevo.envs.academia.network import DATA, Network
 from coevo.envs.academia.toolkit import AcademiaToolkit
 from coevo.envs.toolusage.spec import ToolSpec
-from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
+from coevo.envs.toolusage.tasks import ToolTask, read_agentboard
 
 TEMPLATES: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))
 #: AgentGym's Academia file has 20 tasks; the generated test split has as many.
@@ -80,8 +81,9 @@ def generate(
     return tasks
 
 
-def load_file(data_dir: str) -> list[ToolTask]:
-    """AgentBoard's academia tasks in file order (AgentGym's index), without plans."""
+def load_file(specs: tuple[ToolSpec, ...], data_dir: str, seed: int = 0) -> tuple[list[ToolTask], Network]:
+    """AgentBoard's academia tasks in file order (AgentGym's index) and the network built from
+    their answers, planned where recognised and reachable (envs/academia/agentboard.py)."""
     path = Path(data_dir)
     path = path / "academia.jsonl" if path.is_dir() else path
-    return [task_from_row(row, index) for index, row in enumerate(read_agentboard(path, "file"))]
+    return agentboard.load_tasks(specs, read_agentboard(path, "file"), seed)

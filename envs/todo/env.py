@@ -55,7 +55,7 @@ class TodoEnv(ToolEnv):
     ) -> TodoShared:
         accounts: dict[str, TodoAccount] = {}
         if data_dir:
-            test_tasks_, account = load_file(data_dir, projects)
+            test_tasks_, account = load_file(SPECS, data_dir, projects)
             accounts.update({t.task_id: account for t in test_tasks_})
         else:
             test = generate(SPECS, "test", int(test_tasks), int(seed))

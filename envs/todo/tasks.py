@@ -5,8 +5,9 @@ from a directory with the account its answers were made on.
 AgentBoard's file holds answers, not Todoist's data; the original fills its Todoist account from
 `projects.json` (beside its toolkit). The loader reads that file where `data_dir` holds it (or
 `projects=` names it); without it the account is rebuilt from the first task's recorded state
-(projects and tasks in order, without descriptions or durations). Its requests are served with
-no expert plan (bench/todo.py lists them).
+(projects and tasks in order, without descriptions or durations). Its requests get the expert's
+plan where the rules of data/agentboard.json recognise them and the tools reach the recorded
+answer (envs/todo/agentboard.py; bench/todo.py lists the others).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from coevo.envs.todo import expert
+from coevo.envs.todo import agentboard, expert
 from coevo.envs.todo.sandbox import Project, Task, TodoAccount
 from coevo.envs.todo.toolkit import TodoToolkit
 from coevo.envs.toolusage.spec import ToolSpec
-from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
+from coevo.envs.toolusage.tasks import ToolTask, read_agentboard
 
 DATA = Path(__file__).parent / "data"
 ACCOUNTS: dict[str, Any] = json.loads((DATA / "accounts.json").read_text(encoding="utf-8"))
@@ -207,8 +208,9 @@ def _projects_file(data_dir: Path, projects: str | None) -> Path | None:
     return None
 
 
-def load_file(data_dir: str, projects: str | None) -> tuple[list[ToolTask], TodoAccount]:
-    """AgentBoard's todo tasks in file order (AgentGym's index) and the account they start from."""
+def load_file(specs: tuple[ToolSpec, ...], data_dir: str, projects: str | None) -> tuple[list[ToolTask], TodoAccount]:
+    """AgentBoard's todo tasks in file order (AgentGym's index), planned where the rules
+    recognise them (envs/todo/agentboard.py), and the account they start from."""
     folder = Path(data_dir)
     path = folder / "todo.jsonl" if folder.is_dir() else folder
     if not path.is_file() and (folder / "data" / "todo.jsonl").is_file():
@@ -220,4 +222,4 @@ def load_file(data_dir: str, projects: str | None) -> tuple[list[ToolTask], Todo
     else:
         first = rows[0]["additional_info"].get("answer") if rows else None
         account = _account_from_state(first if isinstance(first, dict) else {})
-    return [task_from_row(row, index) for index, row in enumerate(rows)], account
+    return agentboard.load_tasks(specs, account, rows), account

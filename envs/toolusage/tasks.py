@@ -28,6 +28,8 @@ class ToolTask:
     plan: tuple[str, ...] = ()
     #: Index in its file (AgentGym's task index for a loaded file).
     index: int = 0
+    #: Why a loaded task has no plan (unrecognised, or what the tools answer instead); None otherwise.
+    note: str | None = None
 
 
 def read_agentboard(path: Path, prefix: str) -> list[dict[str, Any]]:
@@ -46,7 +48,9 @@ def read_agentboard(path: Path, prefix: str) -> list[dict[str, Any]]:
     return rows
 
 
-def task_from_row(row: Mapping[str, Any], index: int, kind: str | None = None, plan: Sequence[str] = ()) -> ToolTask:
+def task_from_row(
+    row: Mapping[str, Any], index: int, kind: str | None = None, plan: Sequence[str] = (), note: str | None = None
+) -> ToolTask:
     info = row.get("additional_info", {})
     return ToolTask(
         task_id=str(row["_task_id"]),
@@ -59,6 +63,7 @@ def task_from_row(row: Mapping[str, Any], index: int, kind: str | None = None, p
         kind=kind,
         plan=tuple(plan),
         index=index,
+        note=note,
     )
 
 
