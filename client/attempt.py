@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import httpx
 
@@ -107,16 +107,17 @@ def plan(call: Call, url: str | None, routing: Replicas, retry: RetryPolicy) -> 
                     raise ServerUnreachable(f"{call.method} {target}{call.path}: {outcome!r}") from outcome
                 failure.unreachable(target, outcome)
                 continue
-            assert isinstance(outcome, httpx.Response), "a Send is answered with a response or a transport error"
-            if outcome.status_code in RETRY_STATUSES:
-                failure.busy(target, outcome)
+            # a response, duck-typed: Starlette's TestClient answers with httpx2's Response class
+            response = cast(httpx.Response, outcome)
+            if response.status_code in RETRY_STATUSES:
+                failure.busy(target, response)
                 continue
-            owner = owner_of(outcome, url, hops)
+            owner = owner_of(response, url, hops)
             if owner is not None:  # another replica serves this session: ask it at once
                 url, hops = owner, hops + 1
                 break
             routing.report_success(target)
-            return parse(call, outcome), target
+            return parse(call, response), target
         else:
             if attempt >= retry.retries:
                 give_up(call, failure, attempt + 1)
