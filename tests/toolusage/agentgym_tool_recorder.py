@@ -8,6 +8,7 @@ WooooDyy/AgentGym (nothing of it is copied here): it imports nothing of coevo or
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -63,3 +64,19 @@ def record_sessions(cases_file: Path, tool: str, server_for: Callable[[dict[str,
         indent=1,
         ensure_ascii=False,
     )
+
+
+def record_dataset_env(tool_root: str, cases_file: Path, tool: str) -> None:
+    """The recording for a tool whose AgentGym env is built from the one-task dataset alone, the
+    ground truth its last subgoal (academia, movie): `<Tool>EnvServer` of
+    agentenv_<tool>.<tool>_environment over `<Tool>Env` of environment.<tool>_env."""
+    enter_agentgym_tool(tool_root)
+    name = tool.capitalize()
+    server_class = getattr(importlib.import_module(f"agentenv_{tool}.{tool}_environment"), f"{name}EnvServer")
+    env_class = getattr(importlib.import_module(f"environment.{tool}_env"), f"{name}Env")
+
+    def server_for(task: dict[str, Any]) -> Any:
+        dataset = agentgym_dataset(task, tool, ground_truth=task["subgoals"][-1])
+        return server_over(server_class, env_class(dataset=dataset))
+
+    record_sessions(cases_file, tool, server_for)
