@@ -5,11 +5,13 @@ of the same run."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,21 @@ def with_lmrlgym(agentgym: Path, python: str, pythonpath: str, run: Measure, gam
     path = ":".join(p for p in (str(root / "lmrlgym"), pythonpath) if p)
     cmd = [python, "-m", "uvicorn", "agentenv_lmrlgym:app", "--port", "{port}", "--log-level", "warning"]
     return with_original(cmd, root, run, prefix=f"/{game}", env={"PYTHONPATH": path})
+
+
+def add_lmrlgym_options(parser: argparse.ArgumentParser) -> None:
+    """The options that say where AgentGym's LMRL-Gym server is and how to start it (see `with_lmrlgym`)."""
+    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
+    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
+    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+
+
+def lmrlgym_original(args: argparse.Namespace, game: str) -> Callable[[Measure], dict] | None:
+    """A measurement run on AgentGym's LMRL-Gym server's /`game` routes as `add_lmrlgym_options`
+    set it up; None without --agentgym."""
+    if not args.agentgym:
+        return None
+    return partial(with_lmrlgym, args.agentgym, args.agentgym_python, args.agentgym_pythonpath, game=game)
 
 
 def ratios(out: dict) -> None:

@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from functools import partial
-from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import expert_episode, measure_servers, route_measure, with_lmrlgym
+from agentgym_server_bench import add_lmrlgym_options, expert_episode, lmrlgym_original, measure_servers, route_measure
 from coevo.envs.maze.env import MazeEnv
 from coevo.envs.registry import make
 
@@ -54,9 +52,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=4, help="times every game's expert episode is timed")
-    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
-    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
-    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+    add_lmrlgym_options(parser)
     args = parser.parse_args()
 
     env = make("maze")
@@ -65,8 +61,7 @@ def main() -> None:
     indices = [game for _ in range(args.rounds) for game in sorted(episodes)]
 
     measure = route_measure(episodes, indices, lambda game: {"game": game}, args.sessions, len(episodes), "move up")
-    lmrlgym = partial(with_lmrlgym, args.agentgym, args.agentgym_python, args.agentgym_pythonpath, game="maze")
-    measure_servers(out, "maze", measure, args.sessions, lmrlgym if args.agentgym else None)
+    measure_servers(out, "maze", measure, args.sessions, lmrlgym_original(args, "maze"))
     print(json.dumps(out, indent=1) if args.json else out)
 
 

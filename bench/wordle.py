@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from functools import partial
-from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import expert_episode, measure_servers, route_measure, with_lmrlgym
+from agentgym_server_bench import add_lmrlgym_options, expert_episode, lmrlgym_original, measure_servers, route_measure
 from coevo.envs.registry import make
 from coevo.envs.wordle.env import WordleEnv
 from measure import log
@@ -54,9 +52,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--timed-tasks", type=int, default=100)
-    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
-    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
-    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+    add_lmrlgym_options(parser)
     args = parser.parse_args()
 
     env = make("wordle")
@@ -66,8 +62,7 @@ def main() -> None:
     indices = list(range(0, SEEDS, max(1, SEEDS // args.timed_tasks)))[: args.timed_tasks]
 
     measure = route_measure(episodes, indices, lambda seed: {"seed": seed}, args.sessions, SEEDS, "s h i r e")
-    lmrlgym = partial(with_lmrlgym, args.agentgym, args.agentgym_python, args.agentgym_pythonpath, game="wordle")
-    measure_servers(out, "wordle", measure, args.sessions, lmrlgym if args.agentgym else None)
+    measure_servers(out, "wordle", measure, args.sessions, lmrlgym_original(args, "wordle"))
     print(json.dumps(out, indent=1) if args.json else out)
 
 
