@@ -16,14 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import live_sessions, ratios, time_routes, with_lmrlgym
-from coevo.client.launcher import ServerSpec, launch_local
+from agentgym_server_bench import add_lmrlgym_options, expert_episode, lmrlgym_original, measure_servers, route_measure
 from coevo.envs.maze.env import MazeEnv
 from coevo.envs.registry import make
-from measure import log
 
 
 def play_expert(env: MazeEnv) -> tuple[dict[str, Any], dict[int, list[str]]]:
@@ -31,15 +28,7 @@ def play_expert(env: MazeEnv) -> tuple[dict[str, Any], dict[int, list[str]]]:
     solved, moves, misses, optimal = 0, [], [], 0
     episodes: dict[int, list[str]] = {}
     for game, task_id in enumerate(games):
-        env.reset(task_id=task_id)
-        actions: list[str] = []
-        result = None
-        while not env.done:
-            action = env.expert_action()
-            if action is None:
-                break
-            actions.append(action)
-            result = env.step(action)
+        actions, result = expert_episode(env, task_id)
         episodes[game] = actions
         if result is not None and result.reward == 1.0:
             solved += 1
@@ -63,9 +52,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=4, help="times every game's expert episode is timed")
-    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
-    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
-    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+    add_lmrlgym_options(parser)
     args = parser.parse_args()
 
     env = make("maze")
@@ -73,23 +60,8 @@ def main() -> None:
     out, episodes = play_expert(env)
     indices = [game for _ in range(args.rounds) for game in sorted(episodes)]
 
-    def reset_body(game: int) -> dict[str, Any]:
-        return {"game": game}
-
-    def measure(base: str, pid: int) -> dict[str, Any]:
-        row = time_routes(base, episodes, indices, reset_body)
-        row.update(live_sessions(base, pid, args.sessions, reset_body, len(episodes), "move up"))
-        return row
-
-    log("timing coevo's server")
-    with launch_local([ServerSpec("maze")], db_url="sqlite://") as urls:
-        out["coevo"] = measure(urls["maze"], urls.pids["maze"])
-    if args.agentgym:
-        log("timing AgentGym's server")
-        out["agentgym"] = with_lmrlgym(args.agentgym, args.agentgym_python, args.agentgym_pythonpath, measure, "maze")
-        ratios(out)
-    out["sessions"] = args.sessions
-    out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
+    measure = route_measure(episodes, indices, lambda game: {"game": game}, args.sessions, len(episodes), "move up")
+    measure_servers(out, "maze", measure, args.sessions, lmrlgym_original(args, "maze"))
     print(json.dumps(out, indent=1) if args.json else out)
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import live_sessions, ratios, time_routes, with_original
-from coevo.client.launcher import ServerSpec, launch_local
+from agentgym_server_bench import Measure, expert_episode, measure_servers, route_measure, with_original
 from coevo.envs.registry import make
 from coevo.envs.textcraft import expert
 from coevo.envs.textcraft.env import TextCraftEnv
@@ -39,22 +40,15 @@ def play_expert(env: TextCraftEnv) -> tuple[dict[str, Any], dict[int, list[str]]
     solved, steps, misses = 0, [], []
     episodes: dict[int, list[str]] = {}
     for index in range(TASKS):
-        env.reset(task_id=f"textcraft-{index}")
-        actions: list[str] = []
+        actions, result = expert_episode(env, f"textcraft-{index}")
         reason = None
-        result = None
-        while not env.done:
-            action = env.expert_action()
-            if action is None:
-                assert env.game is not None
-                try:
-                    expert.plan(env.shared.planner, env.game.goal, env.game.inventory)
-                    reason = "the planner has no next command"
-                except expert.PlanFailed as failed:
-                    reason = str(failed)
-                break
-            actions.append(action)
-            result = env.step(action)
+        if not env.done:  # the expert had no next command: the planner says why
+            assert env.game is not None
+            try:
+                expert.plan(env.shared.planner, env.game.goal, env.game.inventory)
+                reason = "the planner has no next command"
+            except expert.PlanFailed as failed:
+                reason = str(failed)
         if result is not None and result.reward == 1.0:
             solved += 1
             steps.append(len(actions))
@@ -69,6 +63,24 @@ def play_expert(env: TextCraftEnv) -> tuple[dict[str, Any], dict[int, list[str]]
         "unsolved": misses,
     }
     return row, episodes
+
+
+def agentgym_textcraft(args: argparse.Namespace) -> Callable[[Measure], dict]:
+    """A measurement run on AgentGym's own TextCraft server (args.agentgym's agentenv-textcraft/
+    under uvicorn with args.agentgym_python)."""
+    cmd = [
+        args.agentgym_python,
+        "-m",
+        "uvicorn",
+        "agentenv_textcraft:app",
+        "--port",
+        "{port}",
+        "--log-level",
+        "warning",
+    ]
+    cwd = args.agentgym.resolve() / "agentenv-textcraft"
+    # PYTHONHASHSEED=0: the seed its tasks were recorded with (docs/textcraft.md).
+    return partial(with_original, cmd, cwd, env={"PYTHONHASHSEED": "0"})
 
 
 def main() -> None:
@@ -86,35 +98,10 @@ def main() -> None:
     out, episodes = play_expert(env)
     indices = sorted(episodes)[:: max(1, len(episodes) // args.timed_tasks)][: args.timed_tasks]
 
-    def reset_body(index: int) -> dict[str, Any]:
-        return {"data_idx": index}
-
-    def measure(base: str, pid: int) -> dict[str, Any]:
-        row = time_routes(base, episodes, indices, reset_body, CREATE)
-        row.update(live_sessions(base, pid, args.sessions, reset_body, TASKS, "inventory", CREATE))
-        return row
-
-    log("timing coevo's server")
-    with launch_local([ServerSpec("textcraft")], db_url="sqlite://") as urls:
-        out["coevo"] = measure(urls["textcraft"], urls.pids["textcraft"])
-    if args.agentgym:
-        log("timing AgentGym's server")
-        cmd = [
-            args.agentgym_python,
-            "-m",
-            "uvicorn",
-            "agentenv_textcraft:app",
-            "--port",
-            "{port}",
-            "--log-level",
-            "warning",
-        ]
-        cwd = args.agentgym.resolve() / "agentenv-textcraft"
-        # PYTHONHASHSEED=0: the seed its tasks were recorded with (docs/textcraft.md).
-        out["agentgym"] = with_original(cmd, cwd, measure, env={"PYTHONHASHSEED": "0"})
-        ratios(out)
-    out["sessions"] = args.sessions
-    out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
+    measure = route_measure(
+        episodes, indices, lambda index: {"data_idx": index}, args.sessions, TASKS, "inventory", CREATE
+    )
+    measure_servers(out, "textcraft", measure, args.sessions, agentgym_textcraft(args) if args.agentgym else None)
     if args.json:
         print(json.dumps(out, indent=1))
     else:

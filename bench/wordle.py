@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from pathlib import Path
 from typing import Any
 
-from agentgym_server_bench import live_sessions, ratios, time_routes, with_lmrlgym
-from coevo.client.launcher import ServerSpec, launch_local
+from agentgym_server_bench import add_lmrlgym_options, expert_episode, lmrlgym_original, measure_servers, route_measure
 from coevo.envs.registry import make
 from coevo.envs.wordle.env import WordleEnv
 from measure import log
@@ -32,15 +30,7 @@ def play_solver(env: WordleEnv) -> tuple[dict[str, Any], dict[int, list[str]]]:
     wins, guesses, losses = 0, [], []
     episodes: dict[int, list[str]] = {}
     for seed in range(SEEDS):
-        env.reset(task_id=f"wordle-{seed}")
-        actions: list[str] = []
-        result = None
-        while not env.done:
-            action = env.expert_action()
-            if action is None:
-                break
-            actions.append(action)
-            result = env.step(action)
+        actions, result = expert_episode(env, f"wordle-{seed}")
         episodes[seed] = actions
         if result is not None and result.reward == 1.0:
             wins += 1
@@ -62,9 +52,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--timed-tasks", type=int, default=100)
-    parser.add_argument("--agentgym", type=Path, help="a folder holding agentenv-lmrlgym/ with lmrlgym/ filled in")
-    parser.add_argument("--agentgym-python", default="python", help="an interpreter that runs its server")
-    parser.add_argument("--agentgym-pythonpath", default="", help="extra import paths for it (stubs, scikit-image)")
+    add_lmrlgym_options(parser)
     args = parser.parse_args()
 
     env = make("wordle")
@@ -73,23 +61,8 @@ def main() -> None:
     out, episodes = play_solver(env)
     indices = list(range(0, SEEDS, max(1, SEEDS // args.timed_tasks)))[: args.timed_tasks]
 
-    def reset_body(seed: int) -> dict[str, Any]:
-        return {"seed": seed}
-
-    def measure(base: str, pid: int) -> dict[str, Any]:
-        row = time_routes(base, episodes, indices, reset_body)
-        row.update(live_sessions(base, pid, args.sessions, reset_body, SEEDS, "s h i r e"))
-        return row
-
-    log("timing coevo's server")
-    with launch_local([ServerSpec("wordle")], db_url="sqlite://") as urls:
-        out["coevo"] = measure(urls["wordle"], urls.pids["wordle"])
-    if args.agentgym:
-        log("timing AgentGym's server")
-        out["agentgym"] = with_lmrlgym(args.agentgym, args.agentgym_python, args.agentgym_pythonpath, measure, "wordle")
-        ratios(out)
-    out["sessions"] = args.sessions
-    out["rss_target_met"] = out["coevo"][f"rss_{args.sessions}_sessions_mb"] < 2048
+    measure = route_measure(episodes, indices, lambda seed: {"seed": seed}, args.sessions, SEEDS, "s h i r e")
+    measure_servers(out, "wordle", measure, args.sessions, lmrlgym_original(args, "wordle"))
     print(json.dumps(out, indent=1) if args.json else out)
 
 

@@ -6,9 +6,7 @@ sessions from the store on their next request, while the other process's session
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -16,36 +14,14 @@ import pytest
 
 from coevo.client.errors import ServerUnreachable
 from coevo.client.http import EnvClient
-from tests.server.test_ownership import _until
-from tests.server.test_recovery import ROOT, _coevo_command, _free_port
-
-
-def _serve(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """`coevo serve` in its own process, as one would start one per core."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
-    with log.open("ab") as sink:
-        proc = subprocess.Popen(
-            [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port), "--db-url", db_url],
-            cwd=ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    _until(lambda: _healthy(port), bool, 60)
-    return proc
-
-
-def _healthy(port: int) -> bool:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
+from tests.server.serve_processes import serve_process
+from tests.server.test_recovery import _free_port
 
 
 def test_processes_share_the_sessions_and_a_restarted_one_recovers_its_own(sqlite_url: str, tmp_path: Path) -> None:
     ports = [_free_port(), _free_port()]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
-    procs = [_serve(sqlite_url, port, tmp_path / f"{i}.log") for i, port in enumerate(ports)]
+    procs = [serve_process(sqlite_url, port, tmp_path / f"{i}.log") for i, port in enumerate(ports)]
     try:
         with EnvClient(urls) as client:
             sessions = [client.create(task_id=f"train-{i}") for i in range(6)]
@@ -64,7 +40,7 @@ def test_processes_share_the_sessions_and_a_restarted_one_recovers_its_own(sqlit
             with pytest.raises(ServerUnreachable):
                 on_dead[0].step("guess 103")  # never resent elsewhere: it might have acted
 
-            procs[0] = _serve(sqlite_url, ports[0], tmp_path / "0-again.log")
+            procs[0] = serve_process(sqlite_url, ports[0], tmp_path / "0-again.log")
             for session in on_dead:  # rebuilt from the store on their first request
                 result = session.step("guess 103")
                 assert result.info["step"] == 3 and session.url == urls[0]

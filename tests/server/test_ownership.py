@@ -6,14 +6,10 @@ took; the client follows the 409. On SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 from sqlalchemy import update
@@ -24,20 +20,12 @@ from coevo.store.db import make_engine
 from coevo.store.owners import SessionOwner, db_clock
 from tests.server.conftest import serve
 from tests.server.live import live_server
-from tests.server.test_recovery import ROOT, _coevo_command, _free_port
+from tests.server.serve_processes import serve_process, until
+from tests.server.test_recovery import _free_port
 
 FAST = {"owner_heartbeat_s": 0.2, "owner_expiry_s": 1.0}
-
-
-def _until(probe: Callable[[], Any], ok: Callable[[Any], bool], limit_s: float = 30.0) -> list[Any]:
-    """Call `probe` until `ok` holds for its answer (every answer, in order)."""
-    seen = [probe()]
-    deadline = time.monotonic() + limit_s
-    while not ok(seen[-1]):
-        assert time.monotonic() < deadline, seen[-5:]
-        time.sleep(0.1)
-        seen.append(probe())
-    return seen
+#: A short heartbeat and expiry for the processes a test kills (COEVO_ settings of `coevo serve`).
+SHORT_EXPIRY = {"COEVO_OWNER_HEARTBEAT_S": "0.5", "COEVO_OWNER_EXPIRY_S": "4"}
 
 
 def test_a_second_server_points_at_the_owner(db_url: str) -> None:
@@ -75,36 +63,14 @@ def test_the_owner_forgets_a_session_another_server_took(sqlite_url: str) -> Non
                 .values(server_id="http://c.example:8003", address="http://c.example:8003", heartbeat=db_clock(engine))
             )
         engine.dispose()
-        answers = _until(lambda: a.get(f"/sessions/{sid}"), lambda r: r.status_code != 200)
+        answers = until(lambda: a.get(f"/sessions/{sid}"), lambda r: r.status_code != 200)
         assert answers[-1].status_code == 409 and answers[-1].headers["x-coevo-owner"] == "http://c.example:8003"
-
-
-def _serve_process(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COEVO_")}
-    env.update(COEVO_OWNER_HEARTBEAT_S="0.5", COEVO_OWNER_EXPIRY_S="4")
-    with log.open("ab") as sink:
-        proc = subprocess.Popen(
-            [*_coevo_command(), "serve", "tests.fixture_env:GuessEnv", "--port", str(port), "--db-url", db_url],
-            cwd=ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    _until(lambda: _health(port), bool, 60)
-    return proc
-
-
-def _health(port: int) -> bool:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_a_killed_owners_sessions_are_taken_over_after_the_expiry(db_url: str, tmp_path: Path) -> None:
     port_a, port_b = _free_port(), _free_port()
-    a = _serve_process(db_url, port_a, tmp_path / "a.log")
-    b = _serve_process(db_url, port_b, tmp_path / "b.log")
+    a = serve_process(db_url, port_a, tmp_path / "a.log", **SHORT_EXPIRY)
+    b = serve_process(db_url, port_b, tmp_path / "b.log", **SHORT_EXPIRY)
     try:
         url_a, url_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
         sid = httpx.post(f"{url_a}/sessions", json={"task_id": "train-5"}).json()["session_id"]
@@ -113,7 +79,7 @@ def test_a_killed_owners_sessions_are_taken_over_after_the_expiry(db_url: str, t
         a.send_signal(signal.SIGKILL)
         a.wait(timeout=10)
         # B points at the dead owner until its heartbeat expires, then rebuilds the session.
-        answers = _until(
+        answers = until(
             lambda: httpx.post(f"{url_b}/sessions/{sid}/step", json={"action": "guess 70"}),
             lambda r: r.status_code != 409,
         )
@@ -143,7 +109,7 @@ def test_the_client_follows_the_owner(sqlite_url: str) -> None:
                     .values(server_id=url_b, address=url_b, heartbeat=db_clock(engine))
                 )
             engine.dispose()
-            _until(lambda: httpx.get(f"{url_a}/sessions/{session.session_id}").status_code, lambda s: s == 409)
+            until(lambda: httpx.get(f"{url_a}/sessions/{session.session_id}").status_code, lambda s: s == 409)
             result = session.step("guess 60")  # A answers 409, the client asks B
             assert result.info["step"] == 2 and session.url == url_b
             assert session.state().steps == 2

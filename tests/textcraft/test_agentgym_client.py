@@ -14,27 +14,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import serve
-from tests.server.test_agentgym_clients import _replay
+from tests.server.recorded_client import assert_replays_exactly, exchanges_by, recorded_server
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "agentgym_clients.json").read_text(encoding="utf-8"))
-SERVER = RECORDED["servers"]["textcraft"]
+SERVER = recorded_server(Path(__file__).parent / "data", "textcraft")
 EPISODES = json.loads((Path(__file__).parent / "data" / "original_episodes.json").read_text(encoding="utf-8"))
 
 
 def _by(who: str) -> list[dict[str, Any]]:
-    return [ex for ex in SERVER["exchanges"] if ex["by"] == who]
+    return exchanges_by(SERVER, who)
 
 
 def test_recorded_client_session_replays_exactly(tmp_path: Path) -> None:
-    with serve("textcraft", db_url=f"sqlite:///{tmp_path / 'store.db'}", env_options=SERVER["env_options"]) as c:
-        replayed = _replay(c, SERVER["exchanges"])
-    for ex, status, answer in replayed:
-        if ex["path"] == "/create" and isinstance(answer, dict):
-            # A bare /create starts a task drawn at random (AgentGym's starts task `id`): the
-            # client keeps only its id and observation, and resets before playing.
-            answer, ex = answer["id"], {**ex, "answer": ex["answer"]["id"]}
-        assert (status, answer) == (ex["status"], ex["answer"]), (ex["method"], ex["path"], ex["body"])
+    assert_replays_exactly("textcraft", SERVER, tmp_path)  # /create: its id only (AgentGym's starts task `id`)
 
 
 def test_answers_have_agentgym_textcraft_server_shapes() -> None:

@@ -9,27 +9,18 @@ rate; at `finish` 1.0 only with the rate 1.0 and the recorded state). Our env mu
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.todo.helpers import env_with, task_of
+from tests.toolusage.original_sessions import assert_answers_as_recorded, recorded_sessions
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CASES = {c["name"]: c for c in json.loads((FIXTURES / "cases.json").read_text(encoding="utf-8"))["cases"]}
-ORIGINAL = json.loads((FIXTURES / "original.json").read_text(encoding="utf-8"))["sessions"]
+CASES, ORIGINAL = recorded_sessions(Path(__file__).parent / "fixtures")
 
 
 @pytest.mark.parametrize("session", ORIGINAL, ids=[s["name"] for s in ORIGINAL])
 def test_agentgym_session_answers_as_the_original(session: dict[str, Any]) -> None:
     case = CASES[session["name"]]
-    env = env_with([task_of(case["task"])])
-    env.agentgym = True
-    assert env.reset(task_id=case["task"]["task_id"]).observation == session["first"]
-    for recorded in session["steps"]:
-        result = env.step(recorded["action"], after_done=True)
-        got = (result.observation, result.reward, result.done)
-        assert got == (recorded["observation"], recorded["reward"], recorded["done"]), recorded["action"]
-    assert env.agentgym_profile.adapt(env).observation() == session["observation_after"]
+    assert_answers_as_recorded(env_with([task_of(case["task"])]), case, session)

@@ -9,29 +9,20 @@ requests must give the recorded answers; the other tests check them against LMRL
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from tests.server.conftest import serve
-from tests.server.test_agentgym_clients import _replay
+from tests.server.recorded_client import assert_replays_exactly, exchanges_by, recorded_server
 
-SERVER = json.loads((Path(__file__).parent / "data" / "agentgym_clients.json").read_text(encoding="utf-8"))["servers"][
-    "wordle"
-]
+SERVER = recorded_server(Path(__file__).parent / "data", "wordle")
 
 
 def _by(who: str) -> list[dict[str, Any]]:
-    return [ex for ex in SERVER["exchanges"] if ex["by"] == who]
+    return exchanges_by(SERVER, who)
 
 
 def test_recorded_client_session_replays_exactly(tmp_path: Path) -> None:
-    with serve("wordle", db_url=f"sqlite:///{tmp_path / 'store.db'}", env_options=SERVER["env_options"]) as c:
-        replayed = _replay(c, SERVER["exchanges"])
-    for ex, status, answer in replayed:
-        if ex["path"] == "/create" and isinstance(answer, dict):
-            answer, ex = answer["id"], {**ex, "answer": ex["answer"]["id"]}  # a random first task
-        assert (status, answer) == (ex["status"], ex["answer"]), (ex["method"], ex["path"], ex["body"])
+    assert_replays_exactly("wordle", SERVER, tmp_path)
 
 
 def test_answers_have_lmrl_gym_server_shapes() -> None:
