@@ -16,6 +16,7 @@ import argparse
 import json
 import time
 import tracemalloc
+from collections import Counter
 from typing import Any
 
 from coevo.client import EnvClient
@@ -27,6 +28,16 @@ from measure import log, percentile
 def _quantile(values: list[float], q: float, digits: int) -> float | None:
     """A latency quantile, None where nothing was measured (JSON has no NaN)."""
     return round(percentile(values, q), digits) if values else None
+
+
+def _why(kind: str | None, planned: bool, reward: float) -> str:
+    """An exception's reason: a question of no kind the loader knows, a recognised one whose
+    recorded answer the sandbox cannot hold (the expert reaches another), or a lost episode."""
+    if kind is None:
+        return "no plan: the loader does not recognise the question"
+    if not planned:
+        return "no plan: recognised, but the sandbox cannot hold the recorded answer"
+    return f"reward {reward}"
 
 
 def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str, Any]:
@@ -44,12 +55,13 @@ def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str,
             reward, success = result.reward, bool(result.info.get("success"))
         if not success:
             task = env.taskset.by_id[task_id][1]  # type: ignore[attr-defined]
-            why = "no plan: the loader does not recognise the question" if not task.plan else f"reward {reward}"
+            why = _why(task.kind, bool(task.plan), reward)
             exceptions.append({"task_id": task_id, "kind": task.kind, "why": why})
     return {
         "split": split,
         "tasks": len(ids),
         "expert_rate": round(1 - len(exceptions) / max(1, len(ids)), 4),
+        "exception_reasons": dict(Counter(e["why"] for e in exceptions).most_common()),
         "exceptions": exceptions,
         "inprocess_step_ms_p50": _quantile(latencies, 0.5, 3),
         "inprocess_step_ms_p95": _quantile(latencies, 0.95, 3),

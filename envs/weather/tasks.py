@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import random
-import re
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
-from coevo.envs.weather import expert
+from coevo.envs.weather import expert, layout, pins
+from coevo.envs.weather.recognise import Question, recognise
 from coevo.envs.weather.toolkit import WeatherToolkit, today
-from coevo.envs.weather.world import DATA, City, WeatherWorld, load_cities, seeded_rng
+from coevo.envs.weather.world import DATA, City, WeatherWorld, load_cities
 
 TEMPLATES: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))
 #: AgentGym's Weather file has 343 tasks; the generated test split has as many.
@@ -72,59 +73,100 @@ def generate(specs: tuple[ToolSpec, ...], world: WeatherWorld, split: str, count
     return tasks
 
 
-def _recognise(goal: str) -> str | None:
-    for kind, pattern in TEMPLATES["recognise"].items():
-        if re.search(pattern, goal, re.IGNORECASE):
-            return str(kind)
-    return None
-
-
-#: Per recognised kind: the day (relative to the current date) and the value the answer is.
-_PINS = {
-    "mean_yesterday": (lambda now: now - timedelta(days=1), "temperature_2m_mean"),
-    "max_last_year": (lambda now: now.replace(year=now.year - 1), "temperature_2m_max"),
-    "min_today": (lambda now: now, "temperature_2m_min"),
-    "mean_tomorrow": (lambda now: now + timedelta(days=1), "temperature_2m_mean"),
-}
-
-
 def _place(world: WeatherWorld, name: str) -> City:
-    """The city of a loaded task's location: known, or added with made-up coordinates."""
-    found = world.city(name)
-    if found is not None:
-        return found
-    rng = seeded_rng("place", name)
-    city = City(name, round(rng.uniform(25, 50), 5), round(rng.uniform(-120, -70), 5), "US", 100, 13, 10, 9, 0.3, 20)
-    world.cities.append(city)
-    return city
+    """The place a loaded task names: a known city, or one added with made-up coordinates."""
+    return world.city(name) or world.add_place(name)
+
+
+@dataclass
+class _Loaded:
+    """One row of the file and what the loader read from it."""
+
+    row: dict[str, Any]
+    question: Question | None
+    home: City | None = None
+    now: date | None = None
+
+    @property
+    def answer(self) -> Any:
+        return self.row["additional_info"].get("answer")
+
+    @property
+    def params(self) -> dict[str, str]:
+        return dict(self.question.params) if self.question else {}
+
+
+def _read(world: WeatherWorld, rows: list[dict[str, Any]]) -> list[_Loaded]:
+    """Recognise each question; add every place a recognised one names to the world."""
+    loaded = []
+    for row in rows:
+        config = row["additional_info"].get("init_config") or {}
+        question = recognise(row["goal"])
+        if question is None or "current_date" not in config or "current_location" not in config:
+            loaded.append(_Loaded(row, None))
+            continue
+        home = _place(world, str(config["current_location"]))
+        for key in ("city", "other"):
+            if key in question.params:
+                _place(world, question.params[key])
+        loaded.append(_Loaded(row, question, home, today(config["current_date"])))
+    return loaded
+
+
+def _pairs(loaded: list[_Loaded], rule: str) -> list[tuple[str, str, float]]:
+    """The (place, place, answer) pairs of the questions whose pin is `rule`."""
+    pairs = []
+    for item in loaded:
+        if item.question is None or item.question.pin["rule"] != rule or not pins.is_number(item.answer):
+            continue
+        assert item.home is not None
+        p = item.params
+        if rule == "distance":
+            pairs.append((item.home.name, p["city"], float(item.answer)))
+        else:
+            pairs.append((p["city"], p.get("other", item.home.name), float(item.answer)))
+    return pairs
+
+
+def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
+    """The exact rules (`order` False) or the order rules of one question."""
+    question, home, now = item.question, item.home, item.now
+    if question is None or home is None or now is None:
+        return
+    rule, p = question.pin["rule"], question.params
+    if not order and rule == "day_value":
+        pins.day_value(world, home, now, question.pin, item.answer)
+    elif not order and rule == "window_total":
+        pins.window_total(world, _place(world, p["city"]) if "city" in p else home, now, p, item.answer)
+    elif order and rule == "day_order":
+        pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif order and rule == "window_order":
+        places = {name: _place(world, name) for name in (p["city"], p["other"])}
+        pins.window_order(world, places, now, p, item.answer)
 
 
 def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> list[ToolTask]:
-    """AgentBoard's weather tasks in file order (AgentGym's index), pinned where recognised."""
-    rows = read_agentboard(path, "file")
-    kinds: list[str | None] = []
-    for row in rows:
-        config = row["additional_info"].get("init_config") or {}
-        kind = _recognise(row["goal"])
-        answer = row["additional_info"].get("answer")
-        usable = kind in _PINS and isinstance(answer, (int, float)) and not isinstance(answer, bool)
-        if usable and "current_date" in config and "current_location" in config:
-            home = _place(world, str(config["current_location"]))
-            when, field = _PINS[str(kind)]
-            world.pin(home.latitude, home.longitude, when(today(config["current_date"])), {field: float(answer)})
-            kinds.append(kind)
-        else:
-            kinds.append(None)
+    """AgentBoard's weather tasks in file order (AgentGym's index). The world is built for the
+    recognised ones: places set out for the distances, heights pinned, then the days (exact
+    values before orders); then the expert solves each on it, and a task gets a plan only
+    where its answer is the file's."""
+    loaded = _read(world, read_agentboard(path, "file"))
+    layout.place_distances(world, _pairs(loaded, "distance"))
+    layout.pin_heights(world, _pairs(loaded, "elevation"))
+    for order in (False, True, True):  # a second pass of orders settles one raised by another
+        for item in loaded:
+            _pin_days(world, item, order)
     tasks = []
-    for index, (row, kind) in enumerate(zip(rows, kinds)):
+    for index, item in enumerate(loaded):
         plan: list[str] = []
+        kind = item.question.kind if item.question else None
         if kind is not None:
-            config = row["additional_info"]["init_config"]
+            config = item.row["additional_info"]["init_config"]
             toolkit = _toolkit(specs, world, config["current_date"], config["current_location"])
-            answer, lines = expert.solve(kind, toolkit, {})
-            if answer == row["additional_info"].get("answer"):
+            answer, lines = expert.solve(kind, toolkit, {**item.params, "goal": item.row["goal"]})
+            if answer == item.answer and all(g == answer for g in item.row["subgoals"]):
                 plan = lines
-        tasks.append(task_from_row(row, index, kind if plan else None, plan))
+        tasks.append(task_from_row(item.row, index, kind, plan))
     return tasks
 
 

@@ -1,0 +1,122 @@
+"""Pin rules for a loaded question's days (data/templates.json "recognise" ... "pin"): each sets
+the sandbox's daily values at a place so the tools return the file's answer.
+
+Exact rules (`day_value`, `window_total`) run first; order rules (`day_order`, `window_order`)
+then only touch days no exact rule pinned, so a later rule never undoes an earlier one. A rule
+that cannot hold (an answer of the wrong type, a window an earlier task already fixed to
+another total) returns False; the loader then finds the expert's answer differs and lists it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from coevo.envs.weather.recognise import day_of_last_month, window
+from coevo.envs.weather.world import City, WeatherWorld, grid
+
+#: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
+FIELDS = {"rain": ("rain_sum", 1), "snow": ("snowfall_sum", 2)}
+_DAYS: dict[str, Callable[[date], date]] = {
+    "yesterday": lambda now: now - timedelta(days=1),
+    "today": lambda now: now,
+    "tomorrow": lambda now: now + timedelta(days=1),
+    "last_year": lambda now: now.replace(year=now.year - 1),
+}
+
+
+def is_number(answer: Any) -> bool:
+    return isinstance(answer, (int, float)) and not isinstance(answer, bool)
+
+
+def _pinned(world: WeatherWorld, place: City, day: date, field: str) -> bool:
+    return field in world.pins.get((grid(place.latitude), grid(place.longitude), day.isoformat()), {})
+
+
+def _value(world: WeatherWorld, place: City, day: date, field: str) -> float:
+    value: float = getattr(world.day(place.latitude, place.longitude, day), field)
+    return value
+
+
+def _days(start: date, end: date) -> list[date]:
+    return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def day_value(world: WeatherWorld, home: City, now: date, pin: Mapping[str, Any], answer: Any) -> bool:
+    """One day's value (relative to today) is the answer."""
+    if not is_number(answer):
+        return False
+    world.pin(home.latitude, home.longitude, _DAYS[pin["day"]](now), {pin["field"]: float(answer)})
+    return True
+
+
+def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A window's rain or snow sums to the answer: the days no earlier rule pinned keep their
+    generated shape, scaled to the rest of the total."""
+    if not is_number(answer) or answer < 0:
+        return False
+    field, decimals = FIELDS[params["var"]]
+    decimals = max(decimals, len(repr(float(answer)).split(".")[1]))
+    days = _days(*window(now, params["when"], params["span"]))
+    free = [d for d in days if not _pinned(world, place, d, field)]
+    rest = round(answer - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
+    if rest < 0 or (not free and rest != 0):
+        return False
+    shape = [_value(world, place, d, field) for d in free]
+    total = sum(shape)
+    values = [round(v * rest / total, decimals) for v in shape] if total > 0 else [rest] + [0.0] * (len(free) - 1)
+    if values:
+        biggest = values.index(max(values))
+        values[biggest] = round(values[biggest] + rest - sum(values), decimals)
+    for day, value in zip(free, values):
+        world.pin(place.latitude, place.longitude, day, {field: value})
+    return True
+
+
+def _raise(world: WeatherWorld, place: City, more: Sequence[date], less_total: float, field: str) -> bool:
+    """Make `more`'s total exceed `less_total` by raising its first unpinned day."""
+    total = sum(_value(world, place, d, field) for d in more)
+    if total > less_total:
+        return True
+    free = [d for d in more if not _pinned(world, place, d, field)]
+    if not free:
+        return False
+    value = _value(world, place, free[0], field) + (less_total - total) + 1.0
+    world.pin(place.latitude, place.longitude, free[0], {field: round(value, 1)})
+    return True
+
+
+def day_order(world: WeatherWorld, home: City, now: date, params: Mapping[str, str], field: str, answer: Any) -> bool:
+    """Of two days of last month, the answer's has more rain ("Both": the same)."""
+    first, second = day_of_last_month(now, params["first"]), day_of_last_month(now, params["second"])
+    one, two = _value(world, home, first, field), _value(world, home, second, field)
+    if answer == "Both":
+        if one == two:
+            return True
+        day, value = (second, one) if not _pinned(world, home, second, field) else (first, two)
+        if _pinned(world, home, day, field):
+            return False
+        world.pin(home.latitude, home.longitude, day, {field: value})
+        return True
+    if answer in (first.isoformat(), params["first"]):
+        return _raise(world, home, [first], two, field)
+    if answer in (second.isoformat(), params["second"]):
+        return _raise(world, home, [second], one, field)
+    return False
+
+
+def window_order(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Of two cities, the answer has the most (or, for "lowest"/"least", the least) rain or snow
+    in the window."""
+    names = (params["city"], params["other"])
+    if answer not in names:
+        return False
+    other = names[1] if answer == names[0] else names[0]
+    more, less = (other, answer) if params["most"] in ("lowest", "least") else (answer, other)
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    less_total = sum(_value(world, places[less], d, field) for d in days)
+    return _raise(world, places[more], days, less_total, field)

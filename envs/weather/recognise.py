@@ -1,0 +1,71 @@
+"""Reading a loaded Weather question: which kind it is and what it names (data/templates.json
+"recognise": per kind, regular expressions with named groups and the pin rule that makes the
+sandbox hold the file's answer; the first kind with a matching expression wins).
+
+Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, last or next),
+`span` (how many days: "week", "2 weeks", "5 days", "48 hours"), `most` (higher, highest,
+lowest or least), `first` and `second` (days of last month as written, "3rd", "22th").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from coevo.envs.weather.world import DATA
+
+#: Where a city's name may stand in a pattern (`{city}` in the data file).
+CITY = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*"
+RULES: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))["recognise"]
+_PATTERNS = {
+    kind: [re.compile(p.replace("{city}", CITY)) for p in rule["patterns"]]
+    for kind, rule in RULES.items()
+    if kind != "about"
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str
+    params: dict[str, str]
+    #: The pin rule of the kind (data/templates.json), read by envs/weather/pins.py.
+    pin: dict[str, Any]
+
+
+def recognise(goal: str) -> Question | None:
+    for kind, patterns in _PATTERNS.items():
+        for pattern in patterns:
+            found = pattern.search(goal)
+            if found:
+                params = {k: v for k, v in found.groupdict().items() if v is not None}
+                return Question(kind, params, dict(RULES[kind]["pin"]))
+    return None
+
+
+def span_days(span: str) -> int:
+    """Days in a question's span: "week" 7, "2 weeks" 14, "5 days" 5, "48 hours" 2."""
+    number = int(span.split()[0]) if span[0].isdigit() else 1
+    if "week" in span:
+        return 7 * number
+    if "hour" in span:
+        return number // 24
+    return number
+
+
+def window(now: date, when: str, span: str) -> tuple[date, date]:
+    """The days a question's window covers: the past N days end yesterday, the next N days
+    start tomorrow."""
+    days = span_days(span)
+    if when == "next":
+        return now + timedelta(days=1), now + timedelta(days=days)
+    return now - timedelta(days=days), now - timedelta(days=1)
+
+
+def day_of_last_month(now: date, written: str) -> date:
+    """ "22nd" (or "22th") of the month before `now`'s."""
+    first_of_this = now.replace(day=1)
+    last_month = first_of_this - timedelta(days=1)
+    return last_month.replace(day=int(re.match(r"\d+", written).group()))  # type: ignore[union-attr]

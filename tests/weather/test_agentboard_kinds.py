@@ -1,0 +1,153 @@
+"""AgentBoard-format Weather files: each recognised kind gets a sandbox built to its recorded
+answer and an expert that reaches it through the tools; an unrecognised question, or one whose
+answer conflicts with another task's, stays an exception (no plan, no win).
+
+The questions are made up here in AgentBoard's format (one JSON object a line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coevo.envs.registry import make
+from coevo.envs.weather.env import WeatherEnv
+from coevo.envs.weather.recognise import recognise
+
+#: (question, answer, current date, current location, the kind the loader should see)
+CASES: list[tuple[str, Any, str, str, str | None]] = [
+    (
+        "I have a workshop in Springfield next month. How far is it from my current location? "
+        "Please provide the distance in kilometers as a number.",
+        1234.5678,
+        "2023-03-01",
+        "Denver",
+        "distance_to",
+    ),
+    (
+        "I'm planning a trip to the Misty Mountains. How does the elevation there compare to where I am "
+        "now? Please give me the elevation difference in meters as a number.",
+        2500.0,
+        "2023-03-01",
+        "Chicago",
+        "elevation_vs_home",
+    ),
+    (
+        "How much higher is the elevation in Denver compared to Boston? Please provide the answer as a number.",
+        1000,
+        "2023-03-01",
+        "Boston",
+        "elevation_vs_city",
+    ),
+    (
+        "Which day had more rainfall, the 3rd of last month or the 9th of last month? "
+        "Please provide the answer with '3rd' or '9th'.",
+        "9th",
+        "2023-05-20",
+        "Phoenix",
+        "rain_day_order",
+    ),
+    (
+        "Which day had heavier rainfall, the 12th of last month or the 2nd of last month? "
+        "Please provide the answer in the form of a date 'YYYY-MM-DD'.",
+        "2023-04-02",
+        "2023-05-20",
+        "Phoenix",
+        "rain_day_order",
+    ),
+    (
+        "What is the total rainfall for the past 4 days? Please provide the answer in millimeters as a number.",
+        12.3,
+        "2023-07-10",
+        "Phoenix",
+        "window_total",
+    ),
+    (
+        "What is the total snowfall expected in the next 5 days in Houston? Please provide the answer as a number.",
+        3.21,
+        "2023-07-10",
+        "Miami",
+        "window_total",
+    ),
+    (
+        "Which city had a higher total rainfall over the past week: Miami or Phoenix? Please tell me the city name.",
+        "Phoenix",
+        "2023-07-10",
+        "Miami",
+        "window_compare",
+    ),
+    (
+        "Which city is expected to have the least amount of snowfall in the next 3 days: Moscow or Sydney? "
+        "Please tell me the city name.",
+        "Moscow",
+        "2023-01-10",
+        "Moscow",
+        "window_compare",
+    ),
+    ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
+]
+
+
+def _write(path: Path, cases: list[tuple[str, Any, str, str, str | None]]) -> None:
+    rows = [
+        {
+            "id": i,
+            "goal": goal,
+            "subgoals": [answer],
+            "additional_info": {
+                "answer": answer,
+                "init_config": {"current_date": now, "current_location": home},
+                "goal_type": 0,
+                "tool": "weather",
+            },
+            "difficulty": "hard",
+        }
+        for i, (goal, answer, now, home, _) in enumerate(cases)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _play(env: WeatherEnv, task_id: str) -> tuple[list[str], dict[str, Any]]:
+    env.reset(task_id=task_id)
+    observations, info = [], {}
+    while (action := env.expert_action()) is not None:
+        result = env.step(action)
+        observations.append(result.observation)
+        info = result.info
+    return observations, info
+
+
+@pytest.mark.parametrize(("goal", "kind"), [(c[0], c[4]) for c in CASES])
+def test_the_loader_recognises_each_kind(goal: str, kind: str | None) -> None:
+    found = recognise(goal)
+    assert (found.kind if found else None) == kind
+
+
+def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
+    _write(tmp_path / "weather.jsonl", CASES)
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    for index, (goal, *_rest, kind) in enumerate(CASES):
+        task_id = f"file-{index}"
+        if kind is None:
+            env.reset(task_id=task_id)
+            assert env.expert_action() is None, goal  # not recognised: an exception, not a fake win
+            continue
+        _, info = _play(env, task_id)
+        assert info.get("success") is True, goal
+    # the distance came from get_distance, on places the loader set out for it
+    distance_steps, _ = _play(env, "file-0")
+    assert distance_steps[-2] == str(1234.5678)
+
+
+def test_an_answer_the_sandbox_cannot_also_hold_stays_an_exception(tmp_path: Path) -> None:
+    trip = CASES[0]
+    second = (trip[0], 999.0, *trip[2:])  # the same trip, another distance: both cannot hold
+    _write(tmp_path / "weather.jsonl", [trip, second])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    _, info = _play(env, "file-0")
+    assert info.get("success") is True
+    env.reset(task_id="file-1")
+    assert env.expert_action() is None
+    assert env.taskset.by_id["file-1"][1].kind == "distance_to"  # recognised, but not reachable
