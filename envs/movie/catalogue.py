@@ -18,7 +18,7 @@ _ADDED_PEOPLE = 200_000
 
 
 @cache
-def _vocabulary() -> dict[str, Any]:
+def vocabulary() -> dict[str, Any]:
     vocab: dict[str, Any] = json.loads((DATA / "vocabulary.json").read_text(encoding="utf-8"))
     return vocab
 
@@ -71,7 +71,7 @@ class Catalogue:
         """A person a loaded task names (or a made-up one it implies), with generated details."""
         rng = random.Random(f"movie-person|{name}")
         pid = _ADDED_PEOPLE + len([p for p in self.people if p >= _ADDED_PEOPLE])
-        vocab = _vocabulary()
+        vocab = vocabulary()
         person = Person(
             pid,
             name,
@@ -90,7 +90,7 @@ class Catalogue:
 
     def new_name(self, seed: str) -> str:
         """A made-up name no one in the database has (for a person a task implies, unnamed)."""
-        vocab = _vocabulary()
+        vocab = vocabulary()
         rng = random.Random(f"movie-name|{seed}")
         while True:
             name = f"{rng.choice(vocab['first_names'])} {rng.choice(vocab['last_names'])} {rng.choice(vocab['last_names'])}"
@@ -100,7 +100,7 @@ class Catalogue:
     def add_movie(self, title: str) -> Movie:
         """A film a loaded task names, with generated attributes and a made-up crew of its own
         (so no generated film's answers change)."""
-        vocab = _vocabulary()
+        vocab = vocabulary()
         rng = random.Random(f"movie-film|{title}")
         mid = _ADDED_MOVIES + len([m for m in self.movies if m >= _ADDED_MOVIES])
         crew = [
@@ -156,7 +156,7 @@ class Catalogue:
 
 
 def generate(seed: int, movies: int = 80, people: int = 120) -> Catalogue:
-    vocab = _vocabulary()
+    vocab = vocabulary()
     rng = random.Random(f"movie|{seed}")
     cat = Catalogue()
     names: set[str] = set()

@@ -219,6 +219,80 @@ def _r_credited(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     return _yes(q["person"] in _crew_names(s, q["movie"], r["job"]))
 
 
+def _r_actor_name(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    return next(c["name"] for c in cast if c["character"] == q["character"])
+
+
+def _r_has_any(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    movie_id = s.movie_id(q["movie"])
+    if r["field"] == "revenue":
+        return _yes(s.call("get_movie_details", movie_id=movie_id)["revenue"] > 0)
+    if r["field"] == "translations":
+        return _yes(bool(s.call("get_movie_translation", movie_id=movie_id)["translations"]))
+    return _yes(bool(s.call("get_movie_alternative_titles", movie_id=movie_id)["titles"]))
+
+
+def _r_has_item(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    item = q["item"].title() if r["field"] == "genres" else q["item"]
+    return _yes(item in _list(s, q["movie"], r["field"]))
+
+
+def _r_same_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(set(_list(s, q["movie"], r["field"])) == set(_list(s, q["movie2"], r["field"])))
+
+
+def _r_more_items(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    one, two = len(_list(s, q["movie"], r["field"])), len(_list(s, q["movie2"], r["field"]))
+    return "Same" if one == two else q["movie"] if one > two else q["movie2"]
+
+
+def _r_same_director(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(sorted(_crew_names(s, q["movie"], "Director")) == sorted(_crew_names(s, q["movie2"], "Director")))
+
+
+def _films(s: Solver, person_id: int) -> list[dict[str, Any]]:
+    films: list[dict[str, Any]] = s.call("get_person_cast", person_id=person_id)["cast"]
+    return films
+
+
+def _r_actor_also_in(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(any(f["title"] == q["movie2"] for f in _films(s, _actor(s, q["movie"], q["character"]))))
+
+
+def _r_actor_in_films_of(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    for film in _films(s, _actor(s, q["movie"], q["character"])):
+        crew = s.call("get_movie_crew", movie_id=film["id"])["crew"]
+        if any(c["job"] == "Director" and c["name"] == q["person"] for c in crew):
+            return "Yes"
+    return "No"
+
+
+def _r_costars(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    second = {f["id"] for f in _films(s, s.person_id(q["person2"]))}
+    together = [f for f in _films(s, s.person_id(q["person"])) if f["id"] in second]
+    if "movie" in q:
+        after = _details(s, q["movie"])["release_date"]
+        together = [f for f in together if s.call("get_movie_details", movie_id=f["id"])["release_date"] > after]
+    if "film name" in q["goal"]:
+        return together[0]["title"] if len(together) == 1 else "None"
+    return _yes(bool(together))
+
+
+def _r_common_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    first = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    second = {c["name"] for c in s.call("get_movie_cast", movie_id=s.movie_id(q["movie2"]))["cast"]}
+    common = [c["name"] for c in first if c["name"] in second]
+    return common[0] if len(common) == 1 else sorted(common)
+
+
+def _r_director_best(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    field = MOVIE_FIELDS[q["field"]]
+    crew = s.call("get_person_crew", person_id=s.person_id(q["person"]))["crew"]
+    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in crew if f["job"] == "Director"}
+    return max(values, key=lambda title: values[title])
+
+
 RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] = {
     "movie_field": _r_movie_field,
     "person_field": _r_person_field,
@@ -236,6 +310,17 @@ RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] 
     "shared_name": _r_shared_name,
     "profit": _r_profit,
     "credited": _r_credited,
+    "actor_name": _r_actor_name,
+    "has_any": _r_has_any,
+    "has_item": _r_has_item,
+    "same_list": _r_same_list,
+    "more_items": _r_more_items,
+    "same_director": _r_same_director,
+    "actor_also_in": _r_actor_also_in,
+    "actor_in_films_of": _r_actor_in_films_of,
+    "costars": _r_costars,
+    "common_actor": _r_common_actor,
+    "director_best": _r_director_best,
 }
 
 

@@ -4,7 +4,7 @@ database for it and answers it; the first kind with a matching expression wins).
 
 Placeholders in the expressions: `{movie}` and `{movie2}` (a title, quoted or not, that starts
 with a capital or a digit, so "the Marvel Cinematic Universe" is no title), `{person}` (a name of
-two or more capitalised words), `{character}` (a role's name).
+two or more capitalised words; `{person2}` a second), `{character}` (a role's name).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ _PLACEHOLDERS = {
     "{movie}": _TITLE.format(name="movie"),
     "{movie2}": _TITLE.format(name="movie2"),
     "{person}": r"(?P<person>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)+)",
+    "{person2}": r"(?P<person2>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)+)",
     "{character}": r"(?P<character>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*)",
 }
 KINDS: dict[str, Any] = {

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
-from coevo.envs.movie.catalogue import Catalogue, Movie, Person
+from coevo.envs.movie.catalogue import Catalogue, Movie, Person, vocabulary
 
 #: A question's words for a person's attribute -> the field (details or external ids).
 PERSON_FIELDS = {
@@ -32,7 +32,13 @@ PERSON_FIELDS = {
 }
 EXTERNAL_IDS = ("imdb_id", "facebook_id", "instagram_id", "twitter_id")
 #: A question's words for a film's attribute -> the field of its details.
-MOVIE_FIELDS = {"release date": "release_date", "budget": "budget", "revenue": "revenue"}
+MOVIE_FIELDS = {
+    "release date": "release_date",
+    "budget": "budget",
+    "revenue": "revenue",
+    "average vote score": "vote_average",
+    "vote average": "vote_average",
+}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
 #: Steps an order rule moves a value by.
 _STEPS: dict[str, Any] = {"budget": 1_000_000, "revenue": 1_000_000, "vote_average": 0.1, "release_date": 30}
@@ -141,6 +147,8 @@ def _movie_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], a
 
 
 def list_names(m: Movie, field: str) -> list[str]:
+    if field == "translations":
+        return [str(t["english_name"]) for t in m.translations]
     if field == "keywords":
         return list(m.keywords)
     key = "title" if field == "titles" else "name"
@@ -212,6 +220,16 @@ def _role_movie_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, s
         film = cat.add_movie(f"{q['character']}: {cat.new_name(q['person']).split()[-1]}")
         film.cast.append((p.id, q["character"]))
     return set_movie_field(cat, film, MOVIE_FIELDS[q["field"]], answer)
+
+
+def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not _name(answer):
+        return False
+    m = movie(cat, q["movie"])
+    credited = next((pid for pid, c in m.cast if c == q["character"]), None)
+    if credited is not None:
+        return cat.people[credited].name == answer
+    return cast_as(cat, m, person(cat, answer), q["character"])
 
 
 # ------------------------------------------------------------------ relational rules
@@ -323,7 +341,189 @@ def _credited(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], ans
     return True
 
 
+def _extra_items(cat: Catalogue, m: Movie, field: str, count: int) -> list[str]:
+    """Made-up items to lengthen a film's list (vocabulary words it lacks, for countries and
+    keywords)."""
+    vocab = {"countries": [n for _, n in vocabulary()["countries"]], "keywords": list(vocabulary()["keywords"])}
+    have = set(list_names(m, field))
+    return [n for n in vocab.get(field, []) if n not in have][:count]
+
+
+def _has_any(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the film has alternative titles / translations / revenue; No: none."""
+    if answer not in ("Yes", "No"):
+        return False
+    m, field = movie(cat, q["movie"]), rule["field"]
+    if field == "revenue":
+        if (m.revenue > 0) != (answer == "Yes") and (m.id, "revenue") not in cat.fixed:
+            m.revenue = 0 if answer == "No" else 1_000_000
+        return (m.revenue > 0) == (answer == "Yes")
+    if bool(list_names(m, field)) != (answer == "Yes") and (m.id, field) not in cat.fixed:
+        if field == "translations":
+            m.translations = [] if answer == "No" else m.translations
+        else:
+            set_list(m, field, [] if answer == "No" else [f"{m.title} (alternative)"])
+    return bool(list_names(m, field)) == (answer == "Yes")
+
+
+def _item(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
+    return q["item"].title() if rule["field"] == "genres" else q["item"]
+
+
+def _has_item(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the film's genres (companies) include the item; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    m, field, item = movie(cat, q["movie"]), rule["field"], _item(rule, q)
+    names = list_names(m, field)
+    if (item in names) != (answer == "Yes") and (m.id, field) not in cat.fixed:
+        set_list(m, field, sorted(set(names) | {item}) if answer == "Yes" else [n for n in names if n != item])
+    return (item in list_names(m, field)) == (answer == "Yes")
+
+
+def _same_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the two films' lists are the same set; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    field = rule["field"]
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    if (set(list_names(first, field)) == set(list_names(second, field))) == (answer == "Yes"):
+        return True
+    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
+    if free is None:
+        return False
+    other = first if free is second else second
+    if answer == "Yes":
+        set_list(free, field, sorted(list_names(other, field)))
+    else:
+        set_list(free, field, sorted(set(list_names(free, field)) ^ set(list_names(other, field)[:1])))
+    return (set(list_names(first, field)) == set(list_names(second, field))) == (answer == "Yes")
+
+
+def _more_items(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer's film has more items in the list than the other."""
+    if answer not in (q["movie"], q["movie2"]):
+        return False
+    field = rule["field"]
+    winner = movie(cat, answer)
+    loser = movie(cat, q["movie2"] if answer == q["movie"] else q["movie"])
+    missing = len(list_names(loser, field)) + 1 - len(list_names(winner, field))
+    if missing > 0 and (winner.id, field) not in cat.fixed:
+        set_list(winner, field, sorted(list_names(winner, field) + _extra_items(cat, winner, field, missing)))
+    elif missing > 0 and (loser.id, field) not in cat.fixed:
+        set_list(loser, field, list_names(loser, field)[: max(0, len(list_names(winner, field)) - 1)])
+    return len(list_names(winner, field)) > len(list_names(loser, field))
+
+
+def _directors(m: Movie) -> list[int]:
+    return [pid for pid, job in m.crew if job == "Director"]
+
+
+def _set_director(cat: Catalogue, m: Movie, p: Person) -> bool:
+    if _directors(m) == [p.id]:
+        return True
+    if not _fix(cat, m.id, "crew:Director", False):
+        return False
+    m.crew = [(pid, j) for pid, j in m.crew if j != "Director"] + [(p.id, "Director")]
+    return True
+
+
+def _same_director(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if answer not in ("Yes", "No"):
+        return False
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    if (_directors(first) == _directors(second)) == (answer == "Yes"):
+        return True
+    if answer == "Yes":
+        return _set_director(cat, second, cat.people[_directors(first)[0]])
+    return _set_director(cat, second, cat.add_person(cat.new_name(f"{second.title}|director")))
+
+
+def _actor_also_in(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the actor of the role also plays in the second film; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, other = actor_of(cat, movie(cat, q["movie"]), q["character"]), movie(cat, q["movie2"])
+    there = any(pid == actor.id for pid, _ in other.cast)
+    if there != (answer == "Yes"):
+        if answer == "Yes":
+            other.cast.append((actor.id, cat.new_name(f"{other.title}|role|{actor.name}")))
+        else:
+            other.cast = [(pid, c) for pid, c in other.cast if pid != actor.id]
+    return True
+
+
+def _films_of(cat: Catalogue, p: Person) -> list[Movie]:
+    return [m for m in cat.movies.values() if any(pid == p.id for pid, _ in m.cast)]
+
+
+def _actor_in_films_of(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the actor of the role plays in a film the person directs; No: in none."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, director = actor_of(cat, movie(cat, q["movie"]), q["character"]), person(cat, q["person"])
+    shared = [m for m in _films_of(cat, actor) if director.id in _directors(m)]
+    if bool(shared) == (answer == "Yes"):
+        return True
+    if answer == "Yes":
+        film = cat.add_movie(f"{cat.new_name(director.name).split()[-1]} Street")
+        film.cast.append((actor.id, cat.new_name(f"{film.title}|role")))
+        return _set_director(cat, film, director)
+    for m in shared:
+        m.cast = [(pid, c) for pid, c in m.cast if pid != actor.id]
+    return True
+
+
+def _costars(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes (or a title): the two people play in a film together (after the named one, if any)."""
+    one, two = person(cat, q["person"]), person(cat, q["person2"])
+    after = movie(cat, q["movie"]).release_date if "movie" in q else ""
+    together = [m for m in _films_of(cat, one) if m in _films_of(cat, two) and m.release_date > after]
+    if answer not in ("Yes", "No"):
+        if not _name(answer) or "movie" in q:
+            return False
+        film = movie(cat, answer)
+        for p in (one, two):
+            if not any(pid == p.id for pid, _ in film.cast):
+                film.cast.append((p.id, cat.new_name(f"{film.title}|role|{p.name}")))
+        return [m.title for m in _films_of(cat, one) if m in _films_of(cat, two)] == [answer]
+    if bool(together) == (answer == "Yes"):
+        return True
+    if answer == "No":
+        for m in together:
+            m.cast = [(pid, c) for pid, c in m.cast if pid != two.id]
+        return True
+    film = cat.add_movie(f"{cat.new_name(one.name + two.name).split()[-1]} Avenue")
+    film.cast += [(one.id, cat.new_name(f"{film.title}|1")), (two.id, cat.new_name(f"{film.title}|2"))]
+    if after and film.release_date <= after:
+        film.release_date = _shift("release_date", after, up=True)
+    return True
+
+
+def _common_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not _name(answer):
+        return False
+    actor = person(cat, answer)
+    for m in (movie(cat, q["movie"]), movie(cat, q["movie2"])):
+        if not any(pid == actor.id for pid, _ in m.cast):
+            m.cast.append((actor.id, cat.new_name(f"{m.title}|role|{answer}")))
+    return True
+
+
+def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer is the film the person directs with the highest value of the field."""
+    if not _name(answer):
+        return False
+    director, best, field = person(cat, q["person"]), movie(cat, answer), MOVIE_FIELDS[q["field"]]
+    if not _set_director(cat, best, director):
+        return False
+    others = [m for m in cat.movies.values() if director.id in _directors(m) and m is not best]
+    return all(order(cat, best, m, field) for m in others)
+
+
 Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
+#: Rules that name who holds a credit run before the rest, which find or make that person.
+FIRST: dict[str, Rule] = {"actor_name": _actor_name}
 EXACT: dict[str, Rule] = {
     "movie_field": _movie_field,
     "person_field": _person_field,
@@ -343,4 +543,14 @@ RELATIONAL: dict[str, Rule] = {
     "shared_name": _shared_name,
     "profit": _profit,
     "credited": _credited,
+    "has_any": _has_any,
+    "has_item": _has_item,
+    "same_list": _same_list,
+    "more_items": _more_items,
+    "same_director": _same_director,
+    "actor_also_in": _actor_also_in,
+    "actor_in_films_of": _actor_in_films_of,
+    "costars": _costars,
+    "common_actor": _common_actor,
+    "director_best": _director_best,
 }

@@ -18,7 +18,7 @@ from typing import Any
 from coevo.envs.movie import expert
 from coevo.envs.movie.catalogue import DATA, Catalogue
 from coevo.envs.movie.recognise import recognise
-from coevo.envs.movie.rules import EXACT, RELATIONAL
+from coevo.envs.movie.rules import EXACT, FIRST, RELATIONAL
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
@@ -93,7 +93,7 @@ def load_file(specs: tuple[ToolSpec, ...], cat: Catalogue, data_dir: str) -> lis
     where its answer is the file's."""
     rows = read_agentboard(file_path(data_dir), "file")
     questions = [recognise(row["goal"]) for row in rows]
-    for rules in (EXACT, RELATIONAL, RELATIONAL, RELATIONAL):  # later passes settle one moved by another
+    for rules in (FIRST, EXACT, RELATIONAL, RELATIONAL, RELATIONAL):  # later passes settle one moved by another
         for row, question in zip(rows, questions):
             if question is not None and question.rule["name"] in rules:
                 answer = row["additional_info"].get("answer")

@@ -71,6 +71,17 @@ CASES: list[tuple[str, Any, str | None]] = [
         "Zwei Monde aus Papier.",
         "translation",
     ),
+    (
+        "Is there any movie where both Ada Quill and Bo Reed starred together? Please answer me with Yes or No.",
+        "Yes",
+        "costars",
+    ),
+    (
+        "Among the movies directed by Ada Quill, which one has the highest revenue? Please answer me with the film "
+        "name as a string.",
+        "Paper Moons",
+        "director_best",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
 ]
 
