@@ -9,14 +9,18 @@ from datetime import date, timedelta
 from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
-from coevo.envs.weather.recognise import day_of_last_month, window
+from coevo.envs.weather.pins import STREAK_DAYS
+from coevo.envs.weather.recognise import day_of_last_month, day_of_month, window
 from coevo.envs.weather.toolkit import WeatherToolkit, today
 
 #: Per variable a question names: the archive's tool, the forecast's, and the daily field.
 SERIES = {
     "rain": ("get_historical_rain", "get_rain_forecast", "rain_sum"),
     "snow": ("get_historical_snow", "get_snow_forecast", "snowfall_sum"),
+    "average temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_mean"),
 }
+#: The tool for one day that is today, per variable.
+CURRENT = {"rain": "get_current_rain", "snow": "get_current_snow", "average temperature": "get_current_temp"}
 
 
 class Solver:
@@ -150,6 +154,57 @@ def _window_sum(s: Solver, coords: tuple[float, float], now: date, p: Mapping[st
     return round(sum(series), 2)
 
 
+def _where(s: Solver, p: Mapping[str, Any]) -> tuple[tuple[float, float], date]:
+    """The place a question names (else the user's) and today."""
+    if "city" in p:
+        now = today(s.call("get_user_current_date"))
+        return s.place(p["city"]), now
+    return s.home()
+
+
+def _series(s: Solver, coords: tuple[float, float], now: date, var: str, start: date, end: date) -> list[Any]:
+    """A variable's daily values from start to end, from the archive, today's or the forecast."""
+    archive, forecast, field = SERIES[var]
+    tool = archive if end < now else forecast if start > now else CURRENT[var]
+    values: list[Any] = s.daily(tool, coords, start, end)[field]
+    return values
+
+
+def _rain_today(s: Solver, p: Mapping[str, Any]) -> Any:
+    coords, now = s.home()
+    return s.daily("get_current_rain", coords, now)["rain_sum"][0]
+
+
+def _day_of_month(s: Solver, p: Mapping[str, Any]) -> Any:
+    coords, now = _where(s, p)
+    day = day_of_month(now, p["month"], p["day"])
+    return _series(s, coords, now, p["var"], day, day)[0]
+
+
+def _window_mean(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The window's daily mean, to three decimals (the data's own carry one or two)."""
+    coords, now = _where(s, p)
+    values = _series(s, coords, now, p["var"], *window(now, p["when"], p["span"]))
+    return round(sum(values) / len(values), 3)
+
+
+def _rainy_days(s: Solver, p: Mapping[str, Any]) -> Any:
+    coords, now = _where(s, p)
+    return sum(1 for v in _series(s, coords, now, p["var"], *window(now, p["when"], p["span"])) if v > 0)
+
+
+def _wet_streak(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Days in a row with rain (snow) from the start day, over the next STREAK_DAYS days."""
+    coords, now = _where(s, p)
+    start = now + timedelta(days=2 if p["start"] == "the day after tomorrow" else 1)
+    streak = 0
+    for value in _series(s, coords, now, p["var"], start, start + timedelta(days=STREAK_DAYS - 1)):
+        if value <= 0:
+            break
+        streak += 1
+    return streak
+
+
 def _window_total(s: Solver, p: Mapping[str, Any]) -> Any:
     if "city" in p:
         now = today(s.call("get_user_current_date"))
@@ -189,6 +244,11 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "rain_day_order": _rain_day_order,
     "window_total": _window_total,
     "window_compare": _window_compare,
+    "rain_today": _rain_today,
+    "day_of_month": _day_of_month,
+    "window_mean": _window_mean,
+    "rainy_days": _rainy_days,
+    "wet_streak": _wet_streak,
 }
 
 

@@ -1,7 +1,8 @@
 """Pin rules for a loaded question's days (data/templates.json "recognise" ... "pin"): each sets
 the sandbox's daily values at a place so the tools return the file's answer.
 
-Exact rules (`day_value`, `window_total`) run first; order rules (`day_order`, `window_order`)
+Exact rules (`day_value`, `date_value`, `window_total`, `window_mean`, `wet_days`,
+`wet_streak`) run first; order rules (`day_order`, `window_order`)
 then only touch days no exact rule pinned, so a later rule never undoes an earlier one. A rule
 that cannot hold (an answer of the wrong type, a window an earlier task already fixed to
 another total) returns False; the loader then finds the expert's answer differs and lists it.
@@ -13,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from coevo.envs.weather.recognise import day_of_last_month, window
+from coevo.envs.weather.recognise import day_of_last_month, day_of_month, window
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
-FIELDS = {"rain": ("rain_sum", 1), "snow": ("snowfall_sum", 2)}
+FIELDS = {"rain": ("rain_sum", 1), "snow": ("snowfall_sum", 2), "average temperature": ("temperature_2m_mean", 1)}
 _DAYS: dict[str, Callable[[date], date]] = {
     "yesterday": lambda now: now - timedelta(days=1),
     "today": lambda now: now,
@@ -51,27 +52,92 @@ def day_value(world: WeatherWorld, home: City, now: date, pin: Mapping[str, Any]
     return True
 
 
-def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """A window's rain or snow sums to the answer: the days no earlier rule pinned keep their
-    generated shape, scaled to the rest of the total."""
-    if not is_number(answer) or answer < 0:
-        return False
-    field, decimals = FIELDS[params["var"]]
-    decimals = max(decimals, len(repr(float(answer)).split(".")[1]))
-    days = _days(*window(now, params["when"], params["span"]))
+def _decimals(value: float, least: int) -> int:
+    return max(least, len(repr(float(round(value, 6))).split(".")[1]))
+
+
+def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float, decimals: int) -> bool:
+    """Make the days' values sum to `target`: the days no earlier rule pinned keep their
+    generated shape, scaled (temperatures: shifted) to the rest of the total."""
     free = [d for d in days if not _pinned(world, place, d, field)]
-    rest = round(answer - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
-    if rest < 0 or (not free and rest != 0):
+    rest = round(target - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
+    shifted = field.startswith("temperature")
+    if (rest < 0 and not shifted) or (not free and rest != 0):
         return False
     shape = [_value(world, place, d, field) for d in free]
     total = sum(shape)
-    values = [round(v * rest / total, decimals) for v in shape] if total > 0 else [rest] + [0.0] * (len(free) - 1)
+    if shifted:
+        values = [round(v + (rest - total) / len(free), decimals) for v in shape] if free else []
+    elif total > 0:
+        values = [round(v * rest / total, decimals) for v in shape]
+    else:
+        values = [rest] + [0.0] * (len(free) - 1)
     if values:
         biggest = values.index(max(values))
         values[biggest] = round(values[biggest] + rest - sum(values), decimals)
     for day, value in zip(free, values):
         world.pin(place.latitude, place.longitude, day, {field: value})
     return True
+
+
+def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A window's rain or snow sums to the answer."""
+    if not is_number(answer) or answer < 0:
+        return False
+    field, decimals = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    return _fill(world, place, days, field, answer, _decimals(answer, decimals))
+
+
+def window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A window's daily mean (temperature, rain or snow) averages to the answer."""
+    if not is_number(answer):
+        return False
+    field, decimals = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    target = answer * len(days)
+    return _fill(world, place, days, field, target, _decimals(target, decimals))
+
+
+def date_value(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day of this, next or last month has the answer as its value."""
+    if not is_number(answer):
+        return False
+    field, _ = FIELDS[params["var"]]
+    world.pin(place.latitude, place.longitude, day_of_month(now, params["month"], params["day"]), {field: answer})
+    return True
+
+
+def _wet(world: WeatherWorld, place: City, day: date, field: str, wet: bool) -> bool:
+    """Make a day wet (at least 0.5) or dry (0.0), and pinned so, unless a rule pinned it
+    otherwise."""
+    value = _value(world, place, day, field)
+    if _pinned(world, place, day, field):
+        return (value > 0) == wet
+    world.pin(place.latitude, place.longitude, day, {field: (max(value, 0.5) if wet else 0.0)})
+    return True
+
+
+def wet_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days of the window have rain (or snow): the first ones do."""
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    if not isinstance(answer, int) or not 0 <= answer <= len(days):
+        return False
+    return all([_wet(world, place, d, field, i < answer) for i, d in enumerate(days)])
+
+
+#: Days a streak question looks ahead (a longer streak is not counted to its end).
+STREAK_DAYS = 16
+
+
+def wet_streak(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days in a row, from the start day, have rain (or snow)."""
+    if not isinstance(answer, int) or not 0 <= answer < STREAK_DAYS:
+        return False
+    field, _ = FIELDS[params["var"]]
+    start = now + timedelta(days=2 if params["start"] == "the day after tomorrow" else 1)
+    return all([_wet(world, place, start + timedelta(days=i), field, i < answer) for i in range(answer + 1)])
 
 
 def _raise(world: WeatherWorld, place: City, more: Sequence[date], less_total: float, field: str) -> bool:

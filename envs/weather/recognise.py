@@ -3,7 +3,8 @@
 sandbox hold the file's answer; the first kind with a matching expression wins).
 
 Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, last or next),
-`span` (how many days: "week", "2 weeks", "5 days", "48 hours"), `most` (higher, highest,
+`span` (how many days: "week", "2 weeks", "5 days", "48 hours"), `day` and `month` (a day of
+this, next or last month), `start` (tomorrow or the day after), `most` (higher, highest,
 lowest or least), `first` and `second` (days of last month as written, "3rd", "22th").
 """
 
@@ -45,9 +46,13 @@ def recognise(goal: str) -> Question | None:
     return None
 
 
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+
 def span_days(span: str) -> int:
-    """Days in a question's span: "week" 7, "2 weeks" 14, "5 days" 5, "48 hours" 2."""
-    number = int(span.split()[0]) if span[0].isdigit() else 1
+    """Days in a question's span: "week" 7, "2 weeks" 14, "5 days" or "five days" 5, "48 hours" 2."""
+    first = span.split()[0]
+    number = int(first) if first.isdigit() else _WORDS.get(first, 1)
     if "week" in span:
         return 7 * number
     if "hour" in span:
@@ -56,12 +61,22 @@ def span_days(span: str) -> int:
 
 
 def window(now: date, when: str, span: str) -> tuple[date, date]:
-    """The days a question's window covers: the past N days end yesterday, the next N days
-    start tomorrow."""
+    """The days a question's window covers: the past (last) N days end yesterday, the next
+    (upcoming) N days start tomorrow."""
     days = span_days(span)
-    if when == "next":
+    if when in ("next", "upcoming"):
         return now + timedelta(days=1), now + timedelta(days=days)
     return now - timedelta(days=days), now - timedelta(days=1)
+
+
+def day_of_month(now: date, month: str, day: str) -> date:
+    """The `day` of this, next or last month (relative to `now`)."""
+    first = now.replace(day=1)
+    if month == "last":
+        first = (first - timedelta(days=1)).replace(day=1)
+    elif month == "next":
+        first = (first + timedelta(days=32)).replace(day=1)
+    return first.replace(day=int(day))
 
 
 def day_of_last_month(now: date, written: str) -> date:

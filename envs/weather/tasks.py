@@ -128,6 +128,16 @@ def _pairs(loaded: list[_Loaded], rule: str) -> list[tuple[str, str, float]]:
     return pairs
 
 
+#: The exact pin rules about a window or a day of a place (the question's city, else home).
+_EXACT_RULES = {
+    "window_total": pins.window_total,
+    "window_mean": pins.window_mean,
+    "date_value": pins.date_value,
+    "wet_days": pins.wet_days,
+    "wet_streak": pins.wet_streak,
+}
+
+
 def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
     """The exact rules (`order` False) or the order rules of one question."""
     question, home, now = item.question, item.home, item.now
@@ -136,8 +146,8 @@ def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
     rule, p = question.pin["rule"], question.params
     if not order and rule == "day_value":
         pins.day_value(world, home, now, question.pin, item.answer)
-    elif not order and rule == "window_total":
-        pins.window_total(world, _place(world, p["city"]) if "city" in p else home, now, p, item.answer)
+    elif not order and rule in _EXACT_RULES:
+        _EXACT_RULES[rule](world, _place(world, p["city"]) if "city" in p else home, now, p, item.answer)
     elif order and rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
     elif order and rule == "window_order":

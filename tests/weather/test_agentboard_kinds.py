@@ -86,6 +86,29 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Moscow",
         "window_compare",
     ),
+    (
+        "What is the average temperature forecast for Paris next week? Please provide the answer in Celsius as a "
+        "number.",
+        17.3,
+        "2023-09-20",
+        "Paris",
+        "window_mean",
+    ),
+    (
+        "What is the average temperature in Rome on the 25th of this month? Please provide the answer as a number.",
+        19.2,
+        "2023-09-20",
+        "Rome",
+        "day_of_month",
+    ),
+    ("How many days of rain were recorded last week in your current city?", 3, "2023-03-20", "Chicago", "rainy_days"),
+    (
+        "How many consecutive days of snow are expected starting from tomorrow in your current location?",
+        2,
+        "2023-01-10",
+        "Chicago",
+        "wet_streak",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
