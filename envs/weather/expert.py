@@ -10,7 +10,7 @@ from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
 from coevo.envs.weather.pins import STREAK_DAYS
-from coevo.envs.weather.recognise import day_of_last_month, day_of_month, window
+from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, window
 from coevo.envs.weather.toolkit import WeatherToolkit, today
 
 #: Per variable a question names: the archive's tool, the forecast's, and the daily field.
@@ -148,10 +148,42 @@ def _rain_day_order(s: Solver, p: Mapping[str, Any]) -> Any:
 
 
 def _window_sum(s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any]) -> Any:
-    archive, forecast, field = SERIES[p["var"]]
-    start, end = window(now, p["when"], p["span"])
-    series = s.daily(forecast if p["when"] == "next" else archive, coords, start, end)[field]
+    """A window's total, to two decimals (in inches, to four, where the question asks so)."""
+    series = _series(s, coords, now, p["var"], *window(now, p["when"], p["span"]))
+    if p.get("unit") == "inches":
+        return round(sum(series) / PER_INCH[p["var"]], 4)
     return round(sum(series), 2)
+
+
+def _meets(rain: float, snow: float, condition: tuple[bool | None, bool | None]) -> bool:
+    return all(want is None or (value > 0) == want for value, want in zip((rain, snow), condition))
+
+
+def _days_meeting(s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    """(rain, snow) of each day of the window that meets the question's condition."""
+    start, end = window(now, p["when"], p["span"])
+    days = zip(_series(s, coords, now, "rain", start, end), _series(s, coords, now, "snow", start, end))
+    return [(rain, snow) for rain, snow in days if _meets(rain, snow, CONDITIONS[p["which"]])]
+
+
+def _days_with(s: Solver, p: Mapping[str, Any]) -> Any:
+    coords, now = _where(s, p)
+    count = len(_days_meeting(s, coords, now, p))
+    return ("Yes" if count else "No") if p["goal"].startswith("Will") else count
+
+
+def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Rain plus snow over the days that meet the condition."""
+    coords, now = _where(s, p)
+    return round(sum(rain + snow for rain, snow in _days_meeting(s, coords, now, p)), 2)
+
+
+def _snow_difference(s: Solver, p: Mapping[str, Any]) -> Any:
+    now = today(s.call("get_user_current_date"))
+    day = now + timedelta(days=1 if p["day"] == "tomorrow" else 0)
+    first = _series(s, s.place(p["city"]), now, "snow", day, day)[0]
+    second = _series(s, s.place(p["other"]), now, "snow", day, day)[0]
+    return round(first - second, 2)
 
 
 def _where(s: Solver, p: Mapping[str, Any]) -> tuple[tuple[float, float], date]:
@@ -249,6 +281,9 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "window_mean": _window_mean,
     "rainy_days": _rainy_days,
     "wet_streak": _wet_streak,
+    "days_with": _days_with,
+    "precipitation_on_days_with": _precipitation_on_days_with,
+    "snow_difference": _snow_difference,
 }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from coevo.envs.weather.recognise import day_of_last_month, day_of_month, window
+from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, window
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
@@ -81,12 +81,13 @@ def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, ta
 
 
 def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """A window's rain or snow sums to the answer."""
+    """A window's rain or snow sums to the answer (in inches where the question asks so)."""
     if not is_number(answer) or answer < 0:
         return False
     field, decimals = FIELDS[params["var"]]
     days = _days(*window(now, params["when"], params["span"]))
-    return _fill(world, place, days, field, answer, _decimals(answer, decimals))
+    target = answer * PER_INCH[params["var"]] if params.get("unit") == "inches" else answer
+    return _fill(world, place, days, field, target, _decimals(target, decimals))
 
 
 def window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
@@ -125,6 +126,60 @@ def wet_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, s
     if not isinstance(answer, int) or not 0 <= answer <= len(days):
         return False
     return all([_wet(world, place, d, field, i < answer) for i, d in enumerate(days)])
+
+
+def _condition(
+    world: WeatherWorld, place: City, day: date, condition: tuple[bool | None, bool | None], holds: bool
+) -> bool:
+    """Make the day meet a (rain, snow) condition, or fail it (by drying the variable it needs,
+    snow first)."""
+    rain, snow = condition
+    if holds:
+        wanted = [("rain_sum", rain), ("snowfall_sum", snow)]
+        return all([_wet(world, place, day, f, w) for f, w in wanted if w is not None])
+    field = "snowfall_sum" if snow else "rain_sum"
+    return _wet(world, place, day, field, False)
+
+
+def days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days of the window meet the condition (Yes: some, No: none): the
+    first ones do, the others do not."""
+    days = _days(*window(now, params["when"], params["span"]))
+    count = {"Yes": 1, "No": 0}.get(answer, answer) if isinstance(answer, str) else answer
+    if not isinstance(count, int) or not 0 <= count <= len(days):
+        return False
+    condition = CONDITIONS[params["which"]]
+    return all([_condition(world, place, d, condition, i < count) for i, d in enumerate(days)])
+
+
+def precipitation_on_days_with(
+    world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """No precipitation on days meeting the condition: none of the window's days meets it (the
+    only answer this rule builds; any other fails)."""
+    if answer != 0 or not is_number(answer):
+        return False
+    condition = CONDITIONS[params["which"]]
+    return all([_condition(world, place, d, condition, False) for d in _days(*window(now, "past", params["span"]))])
+
+
+def snow_difference(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """The first city's snowfall that day exceeds the second's by the answer."""
+    if not is_number(answer) or answer < 0:
+        return False
+    day = now + timedelta(days=1 if params["day"] == "tomorrow" else 0)
+    first, second = places[params["city"]], places[params["other"]]
+    if not _pinned(world, first, day, "snowfall_sum"):
+        value = round(_value(world, second, day, "snowfall_sum") + answer, 2)
+        world.pin(first.latitude, first.longitude, day, {"snowfall_sum": value})
+        return True
+    value = round(_value(world, first, day, "snowfall_sum") - answer, 2)
+    if value < 0 or _pinned(world, second, day, "snowfall_sum"):
+        return False
+    world.pin(second.latitude, second.longitude, day, {"snowfall_sum": value})
+    return True
 
 
 #: Days a streak question looks ahead (a longer streak is not counted to its end).

@@ -18,6 +18,19 @@ from typing import Any
 
 from coevo.envs.weather.world import DATA
 
+#: What a question's `which` asks of a day: (rain, snow), each True (some), False (none) or
+#: None (either).
+CONDITIONS: dict[str, tuple[bool | None, bool | None]] = {
+    "both snowfall and rainfall": (True, True),
+    "both rain and snow": (True, True),
+    "snowfall and rainfall": (True, True),
+    "rain but no snow": (True, False),
+    "rain but no snowfall": (True, False),
+    "snow but no rain": (False, True),
+    "snowfall": (None, True),
+}
+#: Inches in the unit each variable comes in (rain mm, snow cm).
+PER_INCH = {"rain": 25.4, "snow": 2.54}
 #: Where a city's name may stand in a pattern (`{city}` in the data file).
 CITY = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*"
 RULES: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))["recognise"]
@@ -42,6 +55,8 @@ def recognise(goal: str) -> Question | None:
             found = pattern.search(goal)
             if found:
                 params = {k: v for k, v in found.groupdict().items() if v is not None}
+                if "span" in params:
+                    params.setdefault("when", "next")  # "tomorrow": the next day
                 return Question(kind, params, dict(RULES[kind]["pin"]))
     return None
 
@@ -50,11 +65,14 @@ _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten
 
 
 def span_days(span: str) -> int:
-    """Days in a question's span: "week" 7, "2 weeks" 14, "5 days" or "five days" 5, "48 hours" 2."""
+    """Days in a question's span: "week" 7, "2 weeks" 14, "month" 30, "5 days" or "five days" 5,
+    "48 hours" 2, "tomorrow" 1."""
     first = span.split()[0]
     number = int(first) if first.isdigit() else _WORDS.get(first, 1)
     if "week" in span:
         return 7 * number
+    if "month" in span:
+        return 30 * number
     if "hour" in span:
         return number // 24
     return number

@@ -135,6 +135,8 @@ _EXACT_RULES = {
     "date_value": pins.date_value,
     "wet_days": pins.wet_days,
     "wet_streak": pins.wet_streak,
+    "days_with": pins.days_with,
+    "precipitation_on_days_with": pins.precipitation_on_days_with,
 }
 
 
@@ -150,6 +152,10 @@ def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
         _EXACT_RULES[rule](world, _place(world, p["city"]) if "city" in p else home, now, p, item.answer)
     elif order and rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif not order and rule == "snow_difference":
+        pins.snow_difference(
+            world, {name: _place(world, name) for name in (p["city"], p["other"])}, now, p, item.answer
+        )
     elif order and rule == "window_order":
         places = {name: _place(world, name) for name in (p["city"], p["other"])}
         pins.window_order(world, places, now, p, item.answer)

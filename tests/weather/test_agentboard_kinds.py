@@ -109,6 +109,36 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Chicago",
         "wet_streak",
     ),
+    (
+        "How many days in the upcoming week are expected to have rain but no snow? Please provide the answer as a "
+        "number.",
+        4,
+        "2023-01-08",
+        "Minneapolis",
+        "days_with",
+    ),
+    (
+        "Will there be snowfall and rainfall on the same day next week? Tell me Yes or No.",
+        "Yes",
+        "2023-01-08",
+        "Boston",
+        "days_with",
+    ),
+    (
+        "How much more snowfall is expected in Chicago compared to Denver tomorrow? Please provide the answer as a "
+        "number.",
+        1.25,
+        "2023-02-20",
+        "Chicago",
+        "snow_difference",
+    ),
+    (
+        "What is the total snowfall in inches over the past month in Denver? Please provide the answer as a number.",
+        12.5,
+        "2023-01-15",
+        "Denver",
+        "window_total",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
