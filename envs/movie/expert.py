@@ -224,6 +224,11 @@ def _r_actor_name(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     return next(c["name"] for c in cast if c["character"] == q["character"])
 
 
+def _r_lead_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    lead = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"][0]
+    return _person_field(s, lead["id"], PERSON_FIELDS[q["field"]]) if "field" in q else lead["name"]
+
+
 def _r_has_any(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     movie_id = s.movie_id(q["movie"])
     if r["field"] == "revenue":
@@ -311,6 +316,7 @@ RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] 
     "profit": _r_profit,
     "credited": _r_credited,
     "actor_name": _r_actor_name,
+    "lead_actor": _r_lead_actor,
     "has_any": _r_has_any,
     "has_item": _r_has_item,
     "same_list": _r_same_list,

@@ -4,8 +4,9 @@ given attributes consistent with the recorded answer; expert.py answers the same
 tools.
 
 Exact rules (a value, a list, a credit) run first and fix what they set; relational rules (an
-order, a shared genre, a profit, a credit's absence) then change only what no rule fixed, so a
-later task never undoes an earlier one. A rule that cannot hold (an answer of the wrong type,
+order, a shared genre, a profit, a credit's absence) then change only what no exact rule fixed,
+in a few passes so that one moved by another is settled again; what still does not hold is
+found when the expert answers. A rule that cannot hold (an answer of the wrong type,
 something another task fixed otherwise, a list in an order the tools never return) returns
 False; the loader then finds the expert's answer differs and lists the task.
 """
@@ -222,6 +223,21 @@ def _role_movie_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, s
     return set_movie_field(cat, film, MOVIE_FIELDS[q["field"]], answer)
 
 
+def _lead_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The film's first-billed actor is the answer (a name) or has it (biography, birthday)."""
+    m = movie(cat, q["movie"])
+    lead = cat.people[m.cast[0][0]] if m.cast else None
+    if "field" not in q:  # the question asks for the name
+        if not _name(answer) or (lead is not None and lead.name != answer):
+            return lead is not None and lead.name == answer
+        m.cast.insert(0, (person(cat, answer).id, cat.new_name(f"{m.title}|lead")))
+        return True
+    if lead is None:
+        lead = cat.add_person(cat.new_name(f"{m.title}|lead"))
+        m.cast.insert(0, (lead.id, cat.new_name(f"{m.title}|lead role")))
+    return set_person_field(cat, lead, PERSON_FIELDS[q["field"]], answer)
+
+
 def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
     if not _name(answer):
         return False
@@ -286,7 +302,6 @@ def _share(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer
         set_list(free, field, sorted(set(list_names(free, field)) | set(items)))
     else:
         set_list(free, field, [n for n in list_names(free, field) if n not in common] or [f"{free.title} {field}"])
-    cat.fixed.add((free.id, field))
     return True
 
 
@@ -303,7 +318,6 @@ def _shared_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], 
             if (m.id, field) in cat.fixed:
                 continue
             set_list(m, field, sorted({n for n in names if n not in extra} | {answer}))
-            cat.fixed.add((m.id, field))
     return set(list_names(first, field)) & set(list_names(second, field)) == {answer}
 
 
@@ -411,7 +425,8 @@ def _more_items(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], a
     if missing > 0 and (winner.id, field) not in cat.fixed:
         set_list(winner, field, sorted(list_names(winner, field) + _extra_items(cat, winner, field, missing)))
     elif missing > 0 and (loser.id, field) not in cat.fixed:
-        set_list(loser, field, list_names(loser, field)[: max(0, len(list_names(winner, field)) - 1)])
+        shared_first = sorted(list_names(loser, field), key=lambda n: n not in list_names(winner, field))
+        set_list(loser, field, sorted(shared_first[: max(0, len(list_names(winner, field)) - 1)]))
     return len(list_names(winner, field)) > len(list_names(loser, field))
 
 
@@ -523,7 +538,7 @@ def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
 
 Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
 #: Rules that name who holds a credit run before the rest, which find or make that person.
-FIRST: dict[str, Rule] = {"actor_name": _actor_name}
+FIRST: dict[str, Rule] = {"actor_name": _actor_name, "lead_actor": _lead_actor}
 EXACT: dict[str, Rule] = {
     "movie_field": _movie_field,
     "person_field": _person_field,

@@ -82,6 +82,12 @@ CASES: list[tuple[str, Any, str | None]] = [
         "Paper Moons",
         "director_best",
     ),
+    (
+        'What is the birthdate of the actor who portrayed the lead character in the film adaptation of "Paper Moons"? '
+        "Please provide the date in the format YYYY-MM-DD.",
+        "1980-05-06",
+        "lead_actor",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
 ]
 
