@@ -10,7 +10,8 @@ from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
 from coevo.envs.weather.pins import STREAK_DAYS
-from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, window
+from coevo.envs.weather.recognise import RULES as RECOGNISED
+from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, point_day, window
 from coevo.envs.weather.toolkit import WeatherToolkit, today
 
 #: Per variable a question names: the archive's tool, the forecast's, and the daily field.
@@ -178,6 +179,25 @@ def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
     return round(sum(rain + snow for rain, snow in _days_meeting(s, coords, now, p)), 2)
 
 
+def _compare(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Two (place, day) values compared, answered in the words the question offers: a city's
+    name, warmer/colder/same, higher/lower/same, or Yes (the first is higher) / No."""
+    pin, goal = p["pin"], p["goal"]
+    now = today(s.call("get_user_current_date"))
+    values = []
+    for where, day_key in (pin["a"], pin["b"]):
+        coords = s.place(s.call("get_user_current_location") if where == "home" else p[where])
+        day = point_day(now, day_key, p)
+        values.append(_series(s, coords, now, pin["var"], day, day)[0])
+    a, b = values
+    if goal.startswith("Which city"):
+        return p["city"] if a > b else p["other"] if a < b else "Same"
+    for words in (("warmer", "colder"), ("higher", "lower")):
+        if f"'{words[0]}'" in goal or f"{words[0]} or {words[1]}" in goal:
+            return words[0] if a > b else words[1] if a < b else "same"
+    return "Yes" if a > b else "No"
+
+
 def _snow_difference(s: Solver, p: Mapping[str, Any]) -> Any:
     now = today(s.call("get_user_current_date"))
     day = now + timedelta(days=1 if p["day"] == "tomorrow" else 0)
@@ -285,11 +305,13 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "precipitation_on_days_with": _precipitation_on_days_with,
     "snow_difference": _snow_difference,
 }
+#: Kinds the loader recognises that are all one comparison (the sides are in their pin rule).
+COMPARISONS = {kind for kind, rule in RECOGNISED.items() if kind != "about" and rule["pin"]["rule"] == "compare"}
 
 
 def solve(kind: str, toolkit: WeatherToolkit, params: Mapping[str, Any]) -> tuple[Any, list[str]]:
     """(answer, action lines ending with finish) for a question of `kind`."""
     solver = Solver(toolkit)
-    answer = KINDS[kind](solver, params)
+    answer = _compare(solver, params) if kind in COMPARISONS else KINDS[kind](solver, params)
     solver.lines.append(tool_line("finish", {"answer": answer}))
     return answer, solver.lines

@@ -182,6 +182,45 @@ def snow_difference(
     return True
 
 
+#: An answer's word -> how the first side of a comparison relates to the second.
+RELATIONS = {"Yes": ">", "higher": ">", "warmer": ">", "No": "<=", "lower": "<", "colder": "<", "same": "="}
+
+
+def compare(
+    world: WeatherWorld,
+    sides: Sequence[tuple[City, date]],
+    pin: Mapping[str, Any],
+    params: Mapping[str, str],
+    answer: Any,
+) -> bool:
+    """Two (place, day) values relate as the answer says (a city's name: that side is higher).
+    The first side is moved to just above, below or onto the second, else the second side."""
+    if answer in (params.get("city"), params.get("other")):
+        relation = ">" if answer == params["city"] else "<"
+    elif isinstance(answer, str) and answer in RELATIONS:
+        relation = RELATIONS[answer]
+    else:
+        return False
+    field, _ = FIELDS[pin["var"]]
+    (a_place, a_day), (b_place, b_day) = sides
+    a, b = _value(world, a_place, a_day, field), _value(world, b_place, b_day, field)
+    holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}
+    if not holds[relation]:
+        low = field != "temperature_2m_mean"  # rain cannot go below 0
+        wanted_a = {">": b + 1.0, "<": b - 1.0, "<=": b, "=": b}[relation]
+        wanted_b = {">": a - 1.0, "<": a + 1.0, "<=": a, "=": a}[relation]
+        if not _pinned(world, a_place, a_day, field) and not (low and wanted_a < 0):
+            a = round(wanted_a, 1)
+        elif not _pinned(world, b_place, b_day, field) and not (low and wanted_b < 0):
+            b = round(wanted_b, 1)
+        else:
+            return False
+    for place, day, value in ((a_place, a_day, a), (b_place, b_day, b)):
+        if not _pinned(world, place, day, field):
+            world.pin(place.latitude, place.longitude, day, {field: value})
+    return True
+
+
 #: Days a streak question looks ahead (a longer streak is not counted to its end).
 STREAK_DAYS = 16
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -95,6 +96,21 @@ def day_of_month(now: date, month: str, day: str) -> date:
     elif month == "next":
         first = (first + timedelta(days=32)).replace(day=1)
     return first.replace(day=int(day))
+
+
+def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
+    """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
+    this day last year / five years ago / last month, or a day of a month the question gives."""
+    shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
+    if key in shifts:
+        return now + timedelta(days=shifts[key])
+    if key == "last_year":
+        return now.replace(year=now.year - 1)
+    if key == "five_years_ago":
+        return now.replace(year=now.year - 5)
+    if key == "last_month":
+        return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
+    return day_of_month(now, params["month"], params["day"])
 
 
 def day_of_last_month(now: date, written: str) -> date:

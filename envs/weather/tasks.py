@@ -18,7 +18,7 @@ from typing import Any
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
 from coevo.envs.weather import expert, layout, pins
-from coevo.envs.weather.recognise import Question, recognise
+from coevo.envs.weather.recognise import Question, point_day, recognise
 from coevo.envs.weather.toolkit import WeatherToolkit, today
 from coevo.envs.weather.world import DATA, City, WeatherWorld, load_cities
 
@@ -156,6 +156,12 @@ def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
         pins.snow_difference(
             world, {name: _place(world, name) for name in (p["city"], p["other"])}, now, p, item.answer
         )
+    elif order and rule == "compare":
+        sides = [
+            (home if where == "home" else _place(world, p[where]), point_day(now, day, p))
+            for where, day in (question.pin["a"], question.pin["b"])
+        ]
+        pins.compare(world, sides, question.pin, p, item.answer)
     elif order and rule == "window_order":
         places = {name: _place(world, name) for name in (p["city"], p["other"])}
         pins.window_order(world, places, now, p, item.answer)
@@ -176,10 +182,11 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
     for index, item in enumerate(loaded):
         plan: list[str] = []
         kind = item.question.kind if item.question else None
-        if kind is not None:
+        if item.question is not None and kind is not None:
             config = item.row["additional_info"]["init_config"]
             toolkit = _toolkit(specs, world, config["current_date"], config["current_location"])
-            answer, lines = expert.solve(kind, toolkit, {**item.params, "goal": item.row["goal"]})
+            question = {**item.params, "goal": item.row["goal"], "pin": item.question.pin}
+            answer, lines = expert.solve(kind, toolkit, question)
             if answer == item.answer and all(g == answer for g in item.row["subgoals"]):
                 plan = lines
         tasks.append(task_from_row(item.row, index, kind, plan))

@@ -139,6 +139,29 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Denver",
         "window_total",
     ),
+    (
+        "Is the average temperature today higher than yesterday? Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2023-05-15",
+        "Pittsburgh",
+        "today_vs_yesterday",
+    ),
+    (
+        "How does today's average temperature compare to the average temperature on the same day five years ago? "
+        "Please provide the answer with 'warmer', 'colder', or 'same'.",
+        "colder",
+        "2023-07-10",
+        "Phoenix",
+        "today_vs_five_years_ago",
+    ),
+    (
+        "Which city will have a higher temperature tomorrow, Denver or Miami? Please provide the answer with "
+        "'Denver' or 'Miami'.",
+        "Denver",
+        "2023-07-10",
+        "Denver",
+        "warmer_city_tomorrow",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
