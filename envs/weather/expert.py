@@ -198,6 +198,18 @@ def _compare(s: Solver, p: Mapping[str, Any]) -> Any:
     return "Yes" if a > b else "No"
 
 
+def _difference(s: Solver, p: Mapping[str, Any]) -> Any:
+    """One (place, day, field) value less another, to two decimals."""
+    now = today(s.call("get_user_current_date"))
+    values = []
+    for where, day_key, field in (p["pin"]["a"], p["pin"]["b"]):
+        day = point_day(now, day_key, p)
+        tool = "get_historical_temp" if day < now else "get_temp_forecast" if day > now else "get_current_temp"
+        place = s.call("get_user_current_location") if where == "home" else p[where]
+        values.append(s.daily(tool, s.place(place), day)[field][0])
+    return round(values[0] - values[1], 2)
+
+
 def _snow_difference(s: Solver, p: Mapping[str, Any]) -> Any:
     now = today(s.call("get_user_current_date"))
     day = now + timedelta(days=1 if p["day"] == "tomorrow" else 0)
@@ -305,13 +317,21 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "precipitation_on_days_with": _precipitation_on_days_with,
     "snow_difference": _snow_difference,
 }
-#: Kinds the loader recognises that are all one comparison (the sides are in their pin rule).
-COMPARISONS = {kind for kind, rule in RECOGNISED.items() if kind != "about" and rule["pin"]["rule"] == "compare"}
+#: Kinds the loader recognises that are one comparison or one difference (the sides are in
+#: their pin rule): solved by that rule.
+BY_RULE = {
+    kind: {"compare": _compare, "difference": _difference}[rule["pin"]["rule"]]
+    for kind, rule in RECOGNISED.items()
+    if kind != "about" and rule["pin"]["rule"] in ("compare", "difference")
+}
 
 
 def solve(kind: str, toolkit: WeatherToolkit, params: Mapping[str, Any]) -> tuple[Any, list[str]]:
     """(answer, action lines ending with finish) for a question of `kind`."""
     solver = Solver(toolkit)
-    answer = _compare(solver, params) if kind in COMPARISONS else KINDS[kind](solver, params)
+    if kind in BY_RULE:
+        answer = BY_RULE[kind](solver, params)
+    else:
+        answer = KINDS[kind](solver, params)
     solver.lines.append(tool_line("finish", {"answer": answer}))
     return answer, solver.lines

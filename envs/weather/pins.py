@@ -221,6 +221,24 @@ def compare(
     return True
 
 
+def difference(world: WeatherWorld, sides: Sequence[tuple[City, date, str]], answer: Any) -> bool:
+    """The first (place, day, field) value exceeds the second by the answer: the first is set
+    so, else the second."""
+    if not is_number(answer):
+        return False
+    (a_place, a_day, a_field), (b_place, b_day, b_field) = sides
+    decimals = _decimals(answer, 1)
+    if not _pinned(world, a_place, a_day, a_field):
+        value = round(_value(world, b_place, b_day, b_field) + answer, decimals)
+        world.pin(a_place.latitude, a_place.longitude, a_day, {a_field: value})
+    elif not _pinned(world, b_place, b_day, b_field):
+        value = round(_value(world, a_place, a_day, a_field) - answer, decimals)
+        world.pin(b_place.latitude, b_place.longitude, b_day, {b_field: value})
+    else:
+        return False
+    return True
+
+
 #: Days a streak question looks ahead (a longer streak is not counted to its end).
 STREAK_DAYS = 16
 

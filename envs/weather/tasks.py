@@ -162,6 +162,12 @@ def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
             for where, day in (question.pin["a"], question.pin["b"])
         ]
         pins.compare(world, sides, question.pin, p, item.answer)
+    elif not order and rule == "difference":
+        ends = [
+            (home if where == "home" else _place(world, p[where]), point_day(now, day, p), str(field))
+            for where, day, field in (question.pin["a"], question.pin["b"])
+        ]
+        pins.difference(world, ends, item.answer)
     elif order and rule == "window_order":
         places = {name: _place(world, name) for name in (p["city"], p["other"])}
         pins.window_order(world, places, now, p, item.answer)

@@ -162,6 +162,22 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Denver",
         "warmer_city_tomorrow",
     ),
+    (
+        "What is the temperature variation between sunrise and sunset in Dubai tomorrow? Please provide the answer "
+        "as a number.",
+        13.3,
+        "2023-07-01",
+        "Dubai",
+        "day_range_tomorrow",
+    ),
+    (
+        "What is the current temperature difference in Dubai compared to Singapore right now? Please provide the "
+        "answer as a number.",
+        -2.6,
+        "2023-11-30",
+        "Dubai",
+        "two_cities_now",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
