@@ -19,9 +19,15 @@ SERIES = {
     "rain": ("get_historical_rain", "get_rain_forecast", "rain_sum"),
     "snow": ("get_historical_snow", "get_snow_forecast", "snowfall_sum"),
     "average temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_mean"),
+    "temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_mean"),
 }
 #: The tool for one day that is today, per variable.
-CURRENT = {"rain": "get_current_rain", "snow": "get_current_snow", "average temperature": "get_current_temp"}
+CURRENT = {
+    "rain": "get_current_rain",
+    "snow": "get_current_snow",
+    "average temperature": "get_current_temp",
+    "temperature": "get_current_temp",
+}
 
 
 class Solver:
@@ -210,6 +216,40 @@ def _difference(s: Solver, p: Mapping[str, Any]) -> Any:
     return round(values[0] - values[1], 2)
 
 
+def _trend(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Increasing or decreasing (every day above / below the one before), stable (all equal),
+    else fluctuating; capitalised where the question's options are."""
+    coords, now = _where(s, p)
+    values = _series(s, coords, now, p.get("var", "temperature"), *window(now, p["when"], p["span"]))
+    steps = [b - a for a, b in zip(values, values[1:])]
+    if all(d == 0 for d in steps):
+        word = "stable"
+    elif all(d > 0 for d in steps):
+        word = "increasing"
+    elif all(d < 0 for d in steps):
+        word = "decreasing"
+    else:
+        word = "fluctuating"
+    return word.capitalize() if word.capitalize() in p["goal"] else word
+
+
+def _temperature_range(s: Solver, p: Mapping[str, Any]) -> Any:
+    """[the lowest minimum, the highest maximum] over the window."""
+    coords, now = _where(s, p)
+    start, end = window(now, p["when"], p["span"])
+    daily = s.daily("get_temp_forecast", coords, start, end)
+    return [min(daily["temperature_2m_min"]), max(daily["temperature_2m_max"])]
+
+
+def _day_forecast(s: Solver, p: Mapping[str, Any]) -> Any:
+    """A day's minimum, mean and maximum, in order."""
+    coords, now = _where(s, p)
+    day = day_of_month(now, p["month"], p["day"])
+    tool = "get_historical_temp" if day < now else "get_temp_forecast" if day > now else "get_current_temp"
+    daily = s.daily(tool, coords, day)
+    return sorted(daily[f"temperature_2m_{key}"][0] for key in ("min", "mean", "max"))
+
+
 def _snow_difference(s: Solver, p: Mapping[str, Any]) -> Any:
     now = today(s.call("get_user_current_date"))
     day = now + timedelta(days=1 if p["day"] == "tomorrow" else 0)
@@ -316,6 +356,9 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "days_with": _days_with,
     "precipitation_on_days_with": _precipitation_on_days_with,
     "snow_difference": _snow_difference,
+    "trend": _trend,
+    "temperature_range": _temperature_range,
+    "day_forecast": _day_forecast,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.

@@ -18,7 +18,12 @@ from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
-FIELDS = {"rain": ("rain_sum", 1), "snow": ("snowfall_sum", 2), "average temperature": ("temperature_2m_mean", 1)}
+FIELDS = {
+    "temperature": ("temperature_2m_mean", 1),
+    "rain": ("rain_sum", 1),
+    "snow": ("snowfall_sum", 2),
+    "average temperature": ("temperature_2m_mean", 1),
+}
 _DAYS: dict[str, Callable[[date], date]] = {
     "yesterday": lambda now: now - timedelta(days=1),
     "today": lambda now: now,
@@ -236,6 +241,64 @@ def difference(world: WeatherWorld, sides: Sequence[tuple[City, date, str]], ans
         world.pin(b_place.latitude, b_place.longitude, b_day, {b_field: value})
     else:
         return False
+    return True
+
+
+#: The series a trend answer names: (value at day i of n) from a base and a step.
+_TRENDS: dict[str, Callable[[float, float, int, int], float]] = {
+    "increasing": lambda base, step, i, n: base + i * step,
+    "decreasing": lambda base, step, i, n: base + (n - 1 - i) * step,
+    "stable": lambda base, step, i, n: base,
+    "fluctuating": lambda base, step, i, n: base + (i % 2) * step,
+}
+
+
+def trend(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's values rise, fall, stay or fluctuate as the answer says."""
+    word = str(answer).lower()
+    days = _days(*window(now, params["when"], params["span"]))
+    if word not in _TRENDS or (word == "fluctuating" and len(days) < 3):
+        return False
+    field, _ = FIELDS[params.get("var", "temperature")]
+    if any(_pinned(world, place, d, field) for d in days):
+        return False
+    temperature = field.startswith("temperature")
+    base = _value(world, place, days[0], field) if temperature else max(0.0, _value(world, place, days[0], field))
+    step = 1.0 if temperature else 0.5
+    for i, day in enumerate(days):
+        world.pin(place.latitude, place.longitude, day, {field: round(_TRENDS[word](base, step, i, len(days)), 1)})
+    return True
+
+
+def temperature_range(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's lowest minimum and highest maximum are the answer's two values."""
+    if not isinstance(answer, list) or len(answer) != 2 or not all(is_number(v) for v in answer):
+        return False
+    low, high = answer
+    days = _days(*window(now, params["when"], params["span"]))
+    if low > high or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+        return False
+    for i, day in enumerate(days):
+        record = world.day(place.latitude, place.longitude, day)
+        smallest = low if i == 0 else min(max(record.temperature_2m_min, low), high)
+        largest = high if i == len(days) - 1 else max(min(record.temperature_2m_max, high), smallest)
+        world.pin(place.latitude, place.longitude, day, {"temperature_2m_min": smallest, "temperature_2m_max": largest})
+    return True
+
+
+def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day's minimum, mean and maximum are the answer's three values."""
+    if (
+        not isinstance(answer, list)
+        or len(answer) != 3
+        or not all(is_number(v) for v in answer)
+        or answer != sorted(answer)
+    ):
+        return False
+    day = day_of_month(now, params["month"], params["day"])
+    low, mean, high = answer
+    values = {"temperature_2m_min": low, "temperature_2m_mean": mean, "temperature_2m_max": high}
+    world.pin(place.latitude, place.longitude, day, values)
     return True
 
 

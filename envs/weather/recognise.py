@@ -81,7 +81,10 @@ def span_days(span: str) -> int:
 
 def window(now: date, when: str, span: str) -> tuple[date, date]:
     """The days a question's window covers: the past (last) N days end yesterday, the next
-    (upcoming) N days start tomorrow."""
+    (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday."""
+    if span == "weekend":  # the first Saturday after today, and its Sunday
+        saturday = now + timedelta(days=(5 - now.weekday()) % 7 or 7)
+        return saturday, saturday + timedelta(days=1)
     days = span_days(span)
     if when in ("next", "upcoming"):
         return now + timedelta(days=1), now + timedelta(days=days)

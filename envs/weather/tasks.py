@@ -137,6 +137,9 @@ _EXACT_RULES = {
     "wet_streak": pins.wet_streak,
     "days_with": pins.days_with,
     "precipitation_on_days_with": pins.precipitation_on_days_with,
+    "trend": pins.trend,
+    "temperature_range": pins.temperature_range,
+    "day_forecast": pins.day_forecast,
 }
 
 

@@ -178,6 +178,30 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Dubai",
         "two_cities_now",
     ),
+    (
+        "What is the temperature trend in Portland for the next three days? Please provide the answer with "
+        "'Increasing', 'Decreasing', or 'Stable'.",
+        "Increasing",
+        "2023-02-10",
+        "Portland",
+        "trend",
+    ),
+    (
+        "What is the expected temperature range in Atlanta for the upcoming weekend? Please provide the answer in "
+        "Celsius as an array.",
+        [18.5, 30.25],
+        "2023-07-05",
+        "Atlanta",
+        "temperature_range",
+    ),
+    (
+        "What is the temperature forecast for Paris on the 20th of next month? Please provide the answer in Celsius "
+        "as an array.",
+        [4.9, 7.9, 9.8],
+        "2023-11-10",
+        "London",
+        "day_forecast",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
