@@ -1,9 +1,11 @@
 """Weather's tasks: generated questions of the kinds in data/templates.json (answers solved on
 the sandbox by the expert), and AgentBoard's `weather.jsonl` loaded from a directory.
 
-A loaded question the loader recognises (data/templates.json "recognise") gets the world's day
-pinned so the tools return the file's answer, and a plan; any other keeps the generated world,
-and the expert has no plan for it (bench/weather.py lists those).
+A loaded question the loader recognises (data/templates.json "recognise", envs/weather/
+recognise.py) has the world built for its recorded answer by its pin rule (places set out and
+heights pinned by envs/weather/layout.py, days pinned by envs/weather/pins.py), and a plan where
+the expert, solving it with the tools, reaches that answer. Any other question, or one whose
+answer the world cannot also hold, has no plan (bench/weather.py lists those by reason).
 """
 
 from __future__ import annotations
