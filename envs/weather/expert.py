@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
-from coevo.envs.weather.pins import STREAK_DAYS
+from coevo.envs.weather.pins import STREAK_DAYS, air_days, extreme_days
 from coevo.envs.weather.recognise import RULES as RECOGNISED
 from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, point_day, window
 from coevo.envs.weather.toolkit import WeatherToolkit, today
@@ -176,7 +176,7 @@ def _days_meeting(s: Solver, coords: tuple[float, float], now: date, p: Mapping[
 def _days_with(s: Solver, p: Mapping[str, Any]) -> Any:
     coords, now = _where(s, p)
     count = len(_days_meeting(s, coords, now, p))
-    return ("Yes" if count else "No") if p["goal"].startswith("Will") else count
+    return count if "how many" in p["goal"].lower() else ("Yes" if count else "No")
 
 
 def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -248,6 +248,49 @@ def _day_forecast(s: Solver, p: Mapping[str, Any]) -> Any:
     tool = "get_historical_temp" if day < now else "get_temp_forecast" if day > now else "get_current_temp"
     daily = s.daily(tool, coords, day)
     return sorted(daily[f"temperature_2m_{key}"][0] for key in ("min", "mean", "max"))
+
+
+def _temperature_tool(day: date, now: date) -> str:
+    return "get_historical_temp" if day < now else "get_temp_forecast" if day > now else "get_current_temp"
+
+
+def _window_max(s: Solver, p: Mapping[str, Any]) -> Any:
+    coords, now = _where(s, p)
+    start, end = window(now, p["when"], p["span"])
+    return max(s.daily(_temperature_tool(start, now), coords, start, end)["temperature_2m_max"])
+
+
+def _extreme_of_days(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The date whose daily mean is the highest (lowest, coldest) of the days weighed."""
+    coords, now = s.home()
+    days = extreme_days(now, p)
+    if "first" in p:
+        means = {d: s.daily(_temperature_tool(d, now), coords, d)["temperature_2m_mean"][0] for d in days}
+    else:
+        means = dict(zip(days, s.daily("get_historical_temp", coords, days[0], days[-1])["temperature_2m_mean"]))
+    pick = max if p["most"] == "highest" else min
+    return pick(means, key=lambda d: means[d]).isoformat()
+
+
+def _air_quality_on_a_day(s: Solver, p: Mapping[str, Any]) -> Any:
+    now = today(s.call("get_user_current_date"))
+    coords = s.place(p["city"])
+    day = day_of_month(now, p["month"], p["day"])
+    tool = "get_historical_air_quality_index" if day < now else "get_current_air_quality_index"
+    index = s.daily(tool, coords, day)["european_aqi_pm2_5"][0]
+    return s.call("get_air_quality_level", air_quality_index=index)
+
+
+def _best_air(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city with the lowest air-quality index (summed over the days asked)."""
+    now = today(s.call("get_user_current_date"))
+    totals = {}
+    for name in (p["city"], p["other"], p["third"]):
+        coords = s.place(name)
+        days = air_days(now, p["span"])
+        tool = "get_current_air_quality_index" if p["span"] == "today" else "get_historical_air_quality_index"
+        totals[name] = sum(s.daily(tool, coords, days[0], days[-1])["european_aqi_pm2_5"])
+    return min(totals, key=lambda name: totals[name])
 
 
 def _snow_difference(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -359,6 +402,12 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "trend": _trend,
     "temperature_range": _temperature_range,
     "day_forecast": _day_forecast,
+    "window_max": _window_max,
+    "rain_tomorrow": _days_with,
+    "rain_weekend": _days_with,
+    "extreme_of_days": _extreme_of_days,
+    "air_quality_on_a_day": _air_quality_on_a_day,
+    "best_air": _best_air,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.

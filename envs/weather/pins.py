@@ -302,6 +302,75 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
     return True
 
 
+def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's highest maximum is the answer (its first day's; the others' stay at or below)."""
+    days = _days(*window(now, params["when"], params["span"]))
+    if not is_number(answer) or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+        return False
+    for i, day in enumerate(days):
+        high = world.day(place.latitude, place.longitude, day).temperature_2m_max
+        world.pin(place.latitude, place.longitude, day, {"temperature_2m_max": answer if i == 0 else min(high, answer)})
+    return True
+
+
+def extreme_days(now: date, params: Mapping[str, str]) -> list[date]:
+    """The days an extreme question weighs: the three it names, or this month's so far."""
+    if "first" in params:
+        return [day_of_month(now, params["month"], params[key]) for key in ("first", "second", "third")]
+    return _days(now.replace(day=1), now - timedelta(days=1))
+
+
+def extreme_day(world: WeatherWorld, home: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's day has the highest (lowest, coldest) daily mean of the days weighed."""
+    field = "temperature_2m_mean"
+    days = extreme_days(now, params)
+    chosen = next((d for d in days if d.isoformat() == answer), None)
+    if chosen is None or _pinned(world, home, chosen, field):
+        return False
+    others = [_value(world, home, d, field) for d in days if d != chosen]
+    value = max(others) + 1.0 if params["most"] == "highest" else min(others) - 1.0
+    world.pin(home.latitude, home.longitude, chosen, {field: round(value, 1)})
+    return True
+
+
+#: An air-quality level -> a European AQI (PM2.5) inside its band (get_air_quality_level's).
+LEVEL_INDEX = {"good": 10, "fair": 30, "moderate": 50, "poor": 70, "very poor": 90, "extremely poor": 120}
+
+
+def air_quality_level(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day's air-quality index lies in the answer's level."""
+    if answer not in LEVEL_INDEX:
+        return False
+    day = day_of_month(now, params["month"], params["day"])
+    world.pin(place.latitude, place.longitude, day, {"european_aqi_pm2_5": LEVEL_INDEX[answer]})
+    return True
+
+
+def air_days(now: date, span: str) -> list[date]:
+    return [now] if span == "today" else _days(now - timedelta(days=3), now - timedelta(days=1))
+
+
+def best_air(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """The answer's city has the lowest (best) air-quality index on the days asked: 1 there, at
+    least 2 in the others."""
+    names = [params["city"], params["other"], params["third"]]
+    if answer not in names:
+        return False
+    field = "european_aqi_pm2_5"
+    for day in air_days(now, params["span"]):
+        for name in names:
+            place, value = places[name], _value(world, places[name], day, field)
+            wanted = 1 if name == answer else max(value, 2)
+            if _pinned(world, place, day, field):
+                if (value == 1) != (name == answer):
+                    return False
+            else:
+                world.pin(place.latitude, place.longitude, day, {field: wanted})
+    return True
+
+
 #: Days a streak question looks ahead (a longer streak is not counted to its end).
 STREAK_DAYS = 16
 

@@ -1,5 +1,6 @@
 """Reading a loaded Weather question: which kind it is and what it names (data/templates.json
-"recognise": per kind, regular expressions with named groups and the pin rule that makes the
+"recognise": per kind, regular expressions with named groups (and "defaults" for what the
+kind implies but does not name) and the pin rule that makes the
 sandbox hold the file's answer; the first kind with a matching expression wins).
 
 Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, last or next),
@@ -29,6 +30,7 @@ CONDITIONS: dict[str, tuple[bool | None, bool | None]] = {
     "rain but no snowfall": (True, False),
     "snow but no rain": (False, True),
     "snowfall": (None, True),
+    "rain": (True, None),
 }
 #: Inches in the unit each variable comes in (rain mm, snow cm).
 PER_INCH = {"rain": 25.4, "snow": 2.54}
@@ -55,7 +57,8 @@ def recognise(goal: str) -> Question | None:
         for pattern in patterns:
             found = pattern.search(goal)
             if found:
-                params = {k: v for k, v in found.groupdict().items() if v is not None}
+                named = {k: v for k, v in found.groupdict().items() if v is not None}
+                params = {**RULES[kind].get("defaults", {}), **named}  # what the kind implies
                 if "span" in params:
                     params.setdefault("when", "next")  # "tomorrow": the next day
                 return Question(kind, params, dict(RULES[kind]["pin"]))

@@ -108,7 +108,7 @@ def _read(world: WeatherWorld, rows: list[dict[str, Any]]) -> list[_Loaded]:
             loaded.append(_Loaded(row, None))
             continue
         home = _place(world, str(config["current_location"]))
-        for key in ("city", "other"):
+        for key in ("city", "other", "third"):
             if key in question.params:
                 _place(world, question.params[key])
         loaded.append(_Loaded(row, question, home, today(config["current_date"])))
@@ -142,6 +142,8 @@ _EXACT_RULES = {
     "trend": pins.trend,
     "temperature_range": pins.temperature_range,
     "day_forecast": pins.day_forecast,
+    "window_max": pins.window_max,
+    "air_quality_level": pins.air_quality_level,
 }
 
 
@@ -157,6 +159,11 @@ def _pin_days(world: WeatherWorld, item: _Loaded, order: bool) -> None:
         _EXACT_RULES[rule](world, _place(world, p["city"]) if "city" in p else home, now, p, item.answer)
     elif order and rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif not order and rule == "extreme_day":
+        pins.extreme_day(world, home, now, p, item.answer)
+    elif not order and rule == "best_air":
+        places = {p[key]: _place(world, p[key]) for key in ("city", "other", "third")}
+        pins.best_air(world, places, now, p, item.answer)
     elif not order and rule == "snow_difference":
         pins.snow_difference(
             world, {name: _place(world, name) for name in (p["city"], p["other"])}, now, p, item.answer

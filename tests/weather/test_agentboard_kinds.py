@@ -202,6 +202,43 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "London",
         "day_forecast",
     ),
+    (
+        "What is the highest temperature recorded in Seattle in the last week? Please provide the answer as a number.",
+        21.5,
+        "2023-02-28",
+        "Seattle",
+        "window_max",
+    ),
+    (
+        "Do I need to bring an umbrella tomorrow? Answer with 'Yes' or 'No'",
+        "Yes",
+        "2023-05-10",
+        "Phoenix",
+        "rain_tomorrow",
+    ),
+    (
+        "Among the 5th, 12th, and 19th of this month, which day has the lowest average temperature? Please provide "
+        "the answer in the form of a date 'YYYY-MM-DD'.",
+        "2023-03-19",
+        "2023-03-15",
+        "Houston",
+        "extreme_of_days",
+    ),
+    (
+        "I went to Chicago on a business trip on the 2nd of this month. How was the air quality level there that day?",
+        "moderate",
+        "2023-11-15",
+        "Pittsburgh",
+        "air_quality_on_a_day",
+    ),
+    (
+        "Which city has the better air quality index in the past three days: Boston, Denver or Miami? Tell me the "
+        "city name.",
+        "Denver",
+        "2023-12-01",
+        "Boston",
+        "best_air",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
