@@ -355,7 +355,7 @@ def _credited(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], ans
     return True
 
 
-def _extra_items(cat: Catalogue, m: Movie, field: str, count: int) -> list[str]:
+def _extra_items(m: Movie, field: str, count: int) -> list[str]:
     """Made-up items to lengthen a film's list (vocabulary words it lacks, for countries and
     keywords)."""
     vocab = {"countries": [n for _, n in vocabulary()["countries"]], "keywords": list(vocabulary()["keywords"])}
@@ -423,7 +423,7 @@ def _more_items(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], a
     loser = movie(cat, q["movie2"] if answer == q["movie"] else q["movie"])
     missing = len(list_names(loser, field)) + 1 - len(list_names(winner, field))
     if missing > 0 and (winner.id, field) not in cat.fixed:
-        set_list(winner, field, sorted(list_names(winner, field) + _extra_items(cat, winner, field, missing)))
+        set_list(winner, field, sorted(list_names(winner, field) + _extra_items(winner, field, missing)))
     elif missing > 0 and (loser.id, field) not in cat.fixed:
         shared_first = sorted(list_names(loser, field), key=lambda n: n not in list_names(winner, field))
         set_list(loser, field, sorted(shared_first[: max(0, len(list_names(winner, field)) - 1)]))
