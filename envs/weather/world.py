@@ -114,8 +114,13 @@ class WeatherWorld:
         self.heights[(grid(lat), grid(lon))] = float(value)
 
     def add_place(self, name: str) -> City:
-        """A place the cities lack (a loaded task's location or destination), at made-up
-        coordinates more than 60 km from every other place, so it has its own weather."""
+        """A place the cities lack (a loaded task's location or destination): from
+        data/places.json where it is there, else at made-up coordinates more than 60 km from
+        every other place, so it has its own weather."""
+        known = next((c for c in load_cities(DATA / "places.json") if c.name == name), None)
+        if known is not None:
+            self.cities.append(known)
+            return known
         rng = seeded_rng("place", name)
         while True:
             lat, lon = round(rng.uniform(-45, 60), 5), round(rng.uniform(-150, 150), 5)
