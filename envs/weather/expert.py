@@ -11,7 +11,15 @@ from typing import Any
 from coevo.envs.toolusage.env import tool_line
 from coevo.envs.weather.pins import STREAK_DAYS, air_days, extreme_days
 from coevo.envs.weather.recognise import RULES as RECOGNISED
-from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, point_day, window
+from coevo.envs.weather.recognise import (
+    CONDITIONS,
+    PER_INCH,
+    day_of_last_month,
+    named_day,
+    question_days,
+    point_day,
+    window,
+)
 from coevo.envs.weather.toolkit import WeatherToolkit, today
 
 #: Per variable a question names: the archive's tool, the forecast's, and the daily field.
@@ -168,7 +176,7 @@ def _meets(rain: float, snow: float, condition: tuple[bool | None, bool | None])
 
 def _days_meeting(s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
     """(rain, snow) of each day of the window that meets the question's condition."""
-    start, end = window(now, p["when"], p["span"])
+    start, end = question_days(now, p)
     days = zip(_series(s, coords, now, "rain", start, end), _series(s, coords, now, "snow", start, end))
     return [(rain, snow) for rain, snow in days if _meets(rain, snow, CONDITIONS[p["which"]])]
 
@@ -244,7 +252,7 @@ def _temperature_range(s: Solver, p: Mapping[str, Any]) -> Any:
 def _day_forecast(s: Solver, p: Mapping[str, Any]) -> Any:
     """A day's minimum, mean and maximum, in order."""
     coords, now = _where(s, p)
-    day = day_of_month(now, p["month"], p["day"])
+    day = named_day(now, p)
     tool = "get_historical_temp" if day < now else "get_temp_forecast" if day > now else "get_current_temp"
     daily = s.daily(tool, coords, day)
     return sorted(daily[f"temperature_2m_{key}"][0] for key in ("min", "mean", "max"))
@@ -275,7 +283,7 @@ def _extreme_of_days(s: Solver, p: Mapping[str, Any]) -> Any:
 def _air_quality_on_a_day(s: Solver, p: Mapping[str, Any]) -> Any:
     now = today(s.call("get_user_current_date"))
     coords = s.place(p["city"])
-    day = day_of_month(now, p["month"], p["day"])
+    day = named_day(now, p)
     tool = "get_historical_air_quality_index" if day < now else "get_current_air_quality_index"
     index = s.daily(tool, coords, day)["european_aqi_pm2_5"][0]
     return s.call("get_air_quality_level", air_quality_index=index)
@@ -324,7 +332,7 @@ def _rain_today(s: Solver, p: Mapping[str, Any]) -> Any:
 
 def _day_of_month(s: Solver, p: Mapping[str, Any]) -> Any:
     coords, now = _where(s, p)
-    day = day_of_month(now, p["month"], p["day"])
+    day = named_day(now, p)
     return _series(s, coords, now, p["var"], day, day)[0]
 
 

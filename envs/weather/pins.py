@@ -14,7 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from coevo.envs.weather.recognise import CONDITIONS, PER_INCH, day_of_last_month, day_of_month, window
+from coevo.envs.weather.recognise import (
+    CONDITIONS,
+    PER_INCH,
+    day_of_last_month,
+    day_of_month,
+    named_day,
+    question_days,
+    window,
+)
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
@@ -110,7 +118,7 @@ def date_value(world: WeatherWorld, place: City, now: date, params: Mapping[str,
     if not is_number(answer):
         return False
     field, _ = FIELDS[params["var"]]
-    world.pin(place.latitude, place.longitude, day_of_month(now, params["month"], params["day"]), {field: answer})
+    world.pin(place.latitude, place.longitude, named_day(now, params), {field: answer})
     return True
 
 
@@ -149,7 +157,7 @@ def _condition(
 def days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
     """The answer is how many days of the window meet the condition (Yes: some, No: none): the
     first ones do, the others do not."""
-    days = _days(*window(now, params["when"], params["span"]))
+    days = _days(*question_days(now, params))
     count = {"Yes": 1, "No": 0}.get(answer, answer) if isinstance(answer, str) else answer
     if not isinstance(count, int) or not 0 <= count <= len(days):
         return False
@@ -295,7 +303,7 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
         or answer != sorted(answer)
     ):
         return False
-    day = day_of_month(now, params["month"], params["day"])
+    day = named_day(now, params)
     low, mean, high = answer
     values = {"temperature_2m_min": low, "temperature_2m_mean": mean, "temperature_2m_max": high}
     world.pin(place.latitude, place.longitude, day, values)
@@ -341,7 +349,7 @@ def air_quality_level(world: WeatherWorld, place: City, now: date, params: Mappi
     """A day's air-quality index lies in the answer's level."""
     if answer not in LEVEL_INDEX:
         return False
-    day = day_of_month(now, params["month"], params["day"])
+    day = named_day(now, params)
     world.pin(place.latitude, place.longitude, day, {"european_aqi_pm2_5": LEVEL_INDEX[answer]})
     return True
 

@@ -31,12 +31,17 @@ CONDITIONS: dict[str, tuple[bool | None, bool | None]] = {
     "snow but no rain": (False, True),
     "snowfall": (None, True),
     "rain": (True, None),
+    "snow and rain": (True, True),
+    "snowfall and rain showers": (True, True),
 }
 #: Inches in the unit each variable comes in (rain mm, snow cm).
 PER_INCH = {"rain": 25.4, "snow": 2.54}
 #: Where a city's name may stand in a pattern (`{city}` in the data file).
 CITY = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*"
-RULES: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))["recognise"]
+_DATA: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))
+RULES: dict[str, Any] = _DATA["recognise"]
+#: A holiday's name -> (month, day) in the current year.
+HOLIDAYS: dict[str, tuple[int, int]] = {k: tuple(v) for k, v in _DATA["holidays"].items() if k != "about"}
 _PATTERNS = {
     kind: [re.compile(p.replace("{city}", CITY)) for p in rule["patterns"]]
     for kind, rule in RULES.items()
@@ -104,6 +109,22 @@ def day_of_month(now: date, month: str, day: str) -> date:
     return first.replace(day=int(day))
 
 
+def named_day(now: date, params: Mapping[str, Any]) -> date:
+    """The one day a question names: a holiday this year, or a day of this, next or last month."""
+    if "holiday" in params:
+        month, day = HOLIDAYS[params["holiday"]]
+        return date(now.year, month, day)
+    return day_of_month(now, params["month"], params["day"])
+
+
+def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
+    """The days a question asks about: the one day it names, else its window."""
+    if "holiday" in params or "day" in params:
+        day = named_day(now, params)
+        return day, day
+    return window(now, params["when"], params["span"])
+
+
 def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
     """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
     this day last year / five years ago / last month, or a day of a month the question gives."""
@@ -116,7 +137,7 @@ def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
         return now.replace(year=now.year - 5)
     if key == "last_month":
         return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
-    return day_of_month(now, params["month"], params["day"])
+    return named_day(now, params)
 
 
 def day_of_last_month(now: date, written: str) -> date:

@@ -239,6 +239,20 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Boston",
         "best_air",
     ),
+    (
+        "What is the average temperature in Denver on Christmas Day? Please provide the answer as a number.",
+        -3.4,
+        "2023-12-20",
+        "Denver",
+        "day_of_month",
+    ),
+    (
+        "Will there be any rainfall on the 10th of next month? Answer with 'Yes' or 'No'.",
+        "Yes",
+        "2023-07-15",
+        "Phoenix",
+        "days_with",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
