@@ -95,6 +95,10 @@ _EXACT_RULES = {
 }
 
 
+#: Exact rules over a whole window, run after the others.
+_WINDOWS = ("window_total", "window_mean")
+
+
 def _side(world: WeatherWorld, item: _Loaded, where: str) -> City:
     """A comparison's place: the user's home or the place the question names there."""
     assert item.home is not None
@@ -149,7 +153,10 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
     layout.place_distances(world, _pairs(loaded, "distance"))
     layout.pin_heights(world, _pairs(loaded, "elevation"))
     recognised = [item for item in loaded if item.question is not None]
-    for item in recognised:
+    # Totals and means over windows last: they fit around the days other rules pinned.
+    for item in sorted(
+        recognised, key=lambda item: item.question is not None and item.question.pin["rule"] in _WINDOWS
+    ):
         _pin_exact(world, item)
     for _ in range(2):  # a second pass of orders settles one raised by another
         for item in recognised:

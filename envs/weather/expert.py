@@ -170,15 +170,19 @@ def _window_sum(s: Solver, coords: tuple[float, float], now: date, p: Mapping[st
     return round(sum(series), 2)
 
 
-def _meets(rain: float, snow: float, condition: tuple[bool | None, bool | None]) -> bool:
-    return all(want is None or (value > 0) == want for value, want in zip((rain, snow), condition))
-
-
 def _days_meeting(s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
-    """(rain, snow) of each day of the window that meets the question's condition."""
+    """(rain, snow) of each day of the window that meets the question's condition (the
+    temperatures fetched only where the condition names one)."""
+    condition = CONDITIONS[p["which"]]
     start, end = question_days(now, p)
-    days = zip(_series(s, coords, now, "rain", start, end), _series(s, coords, now, "snow", start, end))
-    return [(rain, snow) for rain, snow in days if _meets(rain, snow, CONDITIONS[p["which"]])]
+    rain = _series(s, coords, now, "rain", start, end)
+    snow = _series(s, coords, now, "snow", start, end)
+    temperature = [0.0] * len(rain)
+    if condition.temperature is not None:
+        tool = "get_historical_temp" if end < now else "get_temp_forecast" if start > now else "get_current_temp"
+        temperature = s.daily(tool, coords, start, end)[condition.temperature[0]]
+    days = zip(rain, snow, temperature)
+    return [(r, sn) for r, sn, t in days if condition.meets(r, sn, t)]
 
 
 def _days_with(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -188,9 +192,12 @@ def _days_with(s: Solver, p: Mapping[str, Any]) -> Any:
 
 
 def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
-    """Rain plus snow over the days that meet the condition."""
+    """Rain plus snow (or snow alone, where the question asks for snowfall) over the days that
+    meet the condition; in inches where the question asks so."""
     coords, now = _where(s, p)
-    return round(sum(rain + snow for rain, snow in _days_meeting(s, coords, now, p)), 2)
+    days = _days_meeting(s, coords, now, p)
+    total = sum(snow if p.get("total") == "snowfall" else rain + snow for rain, snow in days)
+    return round(total / PER_INCH["snow"], 4) if "in inches" in p["goal"] else round(total, 2)
 
 
 def _compare(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -405,6 +412,7 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "rainy_days": _rainy_days,
     "wet_streak": _wet_streak,
     "days_with": _days_with,
+    "days_with_tomorrow": _days_with,
     "precipitation_on_days_with": _precipitation_on_days_with,
     "snow_difference": _snow_difference,
     "trend": _trend,

@@ -16,6 +16,7 @@ from typing import Any
 
 from coevo.envs.weather.recognise import (
     CONDITIONS,
+    Condition,
     PER_INCH,
     day_of_last_month,
     day_of_month,
@@ -141,17 +142,44 @@ def wet_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, s
     return all([_wet(world, place, d, field, i < answer) for i, d in enumerate(days)])
 
 
-def _condition(
-    world: WeatherWorld, place: City, day: date, condition: tuple[bool | None, bool | None], holds: bool
-) -> bool:
-    """Make the day meet a (rain, snow) condition, or fail it (by drying the variable it needs,
-    snow first)."""
-    rain, snow = condition
-    if holds:
-        wanted = [("rain_sum", rain), ("snowfall_sum", snow)]
-        return all([_wet(world, place, day, f, w) for f, w in wanted if w is not None])
-    field = "snowfall_sum" if snow else "rain_sum"
-    return _wet(world, place, day, field, False)
+def _set(world: WeatherWorld, place: City, day: date, field: str, ok: Callable[[float], bool], value: float) -> bool:
+    """Pin `field` to `value` unless it already passes `ok` (pinned so either way); False where
+    a rule pinned it to a failing value."""
+    current = _value(world, place, day, field)
+    if _pinned(world, place, day, field):
+        return ok(current)
+    world.pin(place.latitude, place.longitude, day, {field: current if ok(current) else value})
+    return True
+
+
+def _condition(world: WeatherWorld, place: City, day: date, condition: Condition, holds: bool) -> bool:
+    """Make the day meet a condition (its rain and snow, then its temperature), or fail it by
+    drying the precipitation it needs (snow first), else by its temperature."""
+    rain = _value(world, place, day, "rain_sum")
+    if not holds:
+        if condition.snow:
+            return _wet(world, place, day, "snowfall_sum", False)
+        if condition.rain:
+            return _wet(world, place, day, "rain_sum", False)
+        assert condition.temperature is not None
+        field, op, limit = condition.temperature
+        return _set(
+            world, place, day, field, lambda v: not condition.temperature_ok(v), limit - 1 if op == ">" else limit + 1
+        )
+    ok = True
+    if condition.rain is not None:
+        wet = (
+            (condition.rain_above or 0.0) + 1.0
+            if condition.rain_below is None
+            else min(max(rain, 0.5), condition.rain_below - 0.5)
+        )
+        ok = _set(world, place, day, "rain_sum", condition.rain_ok, round(wet, 1) if condition.rain else 0.0)
+    if condition.snow is not None:
+        ok = _wet(world, place, day, "snowfall_sum", condition.snow) and ok
+    if condition.temperature is not None:
+        field, op, limit = condition.temperature
+        ok = _set(world, place, day, field, condition.temperature_ok, limit + 1 if op == ">" else limit - 1) and ok
+    return ok
 
 
 def days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
@@ -168,12 +196,16 @@ def days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, 
 def precipitation_on_days_with(
     world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any
 ) -> bool:
-    """No precipitation on days meeting the condition: none of the window's days meets it (the
-    only answer this rule builds; any other fails)."""
+    """No precipitation (snowfall, where the question sums only that) on the days meeting the
+    condition: none of the window's days meets it, or none has snow (the only answer this rule
+    builds; any other fails)."""
     if answer != 0 or not is_number(answer):
         return False
     condition = CONDITIONS[params["which"]]
-    return all([_condition(world, place, d, condition, False) for d in _days(*window(now, "past", params["span"]))])
+    days = _days(*window(now, "past", params["span"]))
+    if params.get("total") == "snowfall":
+        return all([_wet(world, place, d, "snowfall_sum", False) for d in days])
+    return all([_condition(world, place, d, condition, False) for d in days])
 
 
 def snow_difference(

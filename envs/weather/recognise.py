@@ -20,26 +20,58 @@ from typing import Any
 
 from coevo.envs.weather.world import DATA
 
-#: What a question's `which` asks of a day: (rain, snow), each True (some), False (none) or
-#: None (either).
-CONDITIONS: dict[str, tuple[bool | None, bool | None]] = {
-    "both snowfall and rainfall": (True, True),
-    "both rain and snow": (True, True),
-    "snowfall and rainfall": (True, True),
-    "rain but no snow": (True, False),
-    "rain but no snowfall": (True, False),
-    "snow but no rain": (False, True),
-    "snowfall": (None, True),
-    "rain": (True, None),
-    "snow and rain": (True, True),
-    "snowfall and rain showers": (True, True),
-}
 #: Inches in the unit each variable comes in (rain mm, snow cm).
 PER_INCH = {"rain": 25.4, "snow": 2.54}
 #: Where a city's name may stand in a pattern (`{city}` in the data file).
 CITY = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*"
 _DATA: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))
 RULES: dict[str, Any] = _DATA["recognise"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What a question's `which` asks of a day (data/templates.json "conditions")."""
+
+    rain: bool | None = None
+    snow: bool | None = None
+    rain_above: float | None = None
+    rain_below: float | None = None
+    #: (daily temperature field, "<" or ">", degrees)
+    temperature: tuple[str, str, float] | None = None
+
+    def rain_ok(self, rain: float) -> bool:
+        if self.rain is None:
+            return True
+        if not self.rain:
+            return rain <= 0
+        above = self.rain_above if self.rain_above is not None else 0.0
+        return rain > above and (self.rain_below is None or rain < self.rain_below)
+
+    def snow_ok(self, snow: float) -> bool:
+        return self.snow is None or (snow > 0) == self.snow
+
+    def temperature_ok(self, value: float) -> bool:
+        if self.temperature is None:
+            return True
+        _, op, limit = self.temperature
+        return value < limit if op == "<" else value > limit
+
+    def meets(self, rain: float, snow: float, temperature: float) -> bool:
+        return self.rain_ok(rain) and self.snow_ok(snow) and self.temperature_ok(temperature)
+
+
+def _condition(row: dict[str, Any]) -> Condition:
+    temperature = row.get("temperature")
+    return Condition(
+        row.get("rain"),
+        row.get("snow"),
+        row.get("rain_above"),
+        row.get("rain_below"),
+        (str(temperature[0]), str(temperature[1]), float(temperature[2])) if temperature else None,
+    )
+
+
+CONDITIONS: dict[str, Condition] = {k: _condition(v) for k, v in _DATA["conditions"].items() if k != "about"}
 #: A holiday's name -> (month, day) in the current year.
 HOLIDAYS: dict[str, tuple[int, int]] = {k: tuple(v) for k, v in _DATA["holidays"].items() if k != "about"}
 _PATTERNS = {

@@ -253,6 +253,28 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Phoenix",
         "days_with",
     ),
+    (
+        "How many days of light rain (less than 10mm) are expected next week in your current location?",
+        5,
+        "2023-06-15",
+        "Portland",
+        "days_with",
+    ),
+    (
+        "Will tomorrow be a rainy day with temperatures exceeding 30 degrees? Answer with 'Yes' or 'No'.",
+        "Yes",
+        "2023-06-15",
+        "Houston",
+        "days_with_tomorrow",
+    ),
+    (
+        "What is the total snowfall accumulation on days when the temperature drops below freezing in the last "
+        "three days? Please provide the answer as a number.",
+        0,
+        "2023-01-20",
+        "Chicago",
+        "precipitation_on_days_with",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
