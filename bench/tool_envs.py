@@ -16,6 +16,7 @@ import argparse
 import json
 import time
 import tracemalloc
+from collections import Counter
 from typing import Any
 
 from coevo.client import EnvClient
@@ -29,11 +30,17 @@ def _quantile(values: list[float], q: float, digits: int) -> float | None:
     return round(percentile(values, q), digits) if values else None
 
 
-def _why(plan: tuple[str, ...], note: str | None, reward: float) -> str:
-    """An exception's reason: the loader's note for a task it gave no plan, else the reward reached."""
+def _why(kind: str | None, plan: tuple[str, ...], note: str | None, reward: float) -> str:
+    """An exception's reason: the loader's note for a task it gave no plan (what the tools answer
+    instead), a question of no kind the loader knows, a recognised one whose recorded answer the
+    sandbox cannot hold (the expert reaches another), or a lost episode."""
     if plan:
         return f"reward {reward}"
-    return f"no plan: {note}" if note else "no plan: the loader does not recognise the question"
+    if note:
+        return f"no plan: {note}"
+    if kind is None:
+        return "no plan: the loader does not recognise the question"
+    return "no plan: recognised, but the sandbox cannot hold the recorded answer"
 
 
 def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str, Any]:
@@ -53,12 +60,13 @@ def expert_rate(env_name: str, options: dict[str, Any], split: str) -> dict[str,
             success = bool(result.info.get("success")) and result.info.get("state_matches", True) is not False
         if not success:
             task = env.taskset.by_id[task_id][1]  # type: ignore[attr-defined]
-            why = _why(task.plan, task.note, reward)
+            why = _why(task.kind, task.plan, task.note, reward)
             exceptions.append({"task_id": task_id, "kind": task.kind, "why": why})
     return {
         "split": split,
         "tasks": len(ids),
         "expert_rate": round(1 - len(exceptions) / max(1, len(ids)), 4),
+        "exception_reasons": dict(Counter(e["why"] for e in exceptions).most_common()),
         "exceptions": exceptions,
         "inprocess_step_ms_p50": _quantile(latencies, 0.5, 3),
         "inprocess_step_ms_p95": _quantile(latencies, 0.95, 3),

@@ -3,8 +3,8 @@
 Tools, argument formats, observation texts, the action line and `finish` are the original's
 (envs/toolusage/); TMDB is replaced by a generated database shared read-only.
 
-Options: `data_dir` (AgentBoard's data folder or its movie.jsonl: the `test` split, served
-without plans), `train_tasks` (1000), `test_tasks` (238), `seed` (0).
+Options: `data_dir` (AgentBoard's data folder or its movie.jsonl: the `test` split, its films
+and people added to the database for the questions the loader recognises), `train_tasks` (1000), `test_tasks` (238), `seed` (0).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 
 from coevo.envs.movie import agentgym
 from coevo.envs.movie.catalogue import DATA, Catalogue, generate
-from coevo.envs.movie.tasks import AGENTGYM_TASKS, load_file
+from coevo.envs.movie.tasks import AGENTGYM_TASKS, file_path, load_file
 from coevo.envs.movie.tasks import generate as generate_tasks
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.env import ToolEnv
 from coevo.envs.toolusage.prompt import tool_prompt
 from coevo.envs.toolusage.spec import load_specs
-from coevo.envs.toolusage.tasks import TaskSet, ToolTask
+from coevo.envs.toolusage.tasks import TaskSet, ToolTask, read_agentboard
 from coevo.envs.toolusage.toolkit import Toolkit
 
 SPECS = load_specs(DATA / "tools.json")
@@ -53,9 +53,15 @@ class MovieEnv(ToolEnv):
         **_: Any,
     ) -> MovieShared:
         catalogue = generate(int(seed))
-        test = load_file(data_dir) if data_dir else generate_tasks(SPECS, catalogue, "test", int(test_tasks), int(seed))
-        held_out = frozenset(t.goal for t in test)  # training never repeats a held-out question
-        train = generate_tasks(SPECS, catalogue, "train", int(train_tasks), int(seed), held_out)
+        if data_dir:
+            # Training is generated before the file's films are added, so it never asks about them.
+            held_out = frozenset(row["goal"] for row in read_agentboard(file_path(data_dir), "file"))
+            train = generate_tasks(SPECS, catalogue, "train", int(train_tasks), int(seed), held_out)
+            test = load_file(SPECS, catalogue, data_dir)
+        else:
+            test = generate_tasks(SPECS, catalogue, "test", int(test_tasks), int(seed))
+            held_out = frozenset(t.goal for t in test)  # training never repeats a held-out question
+            train = generate_tasks(SPECS, catalogue, "train", int(train_tasks), int(seed), held_out)
         return MovieShared(TaskSet({"train": train, "test": test}), catalogue)
 
     def agentgym_reward(self, done: bool) -> float:

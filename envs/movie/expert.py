@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from coevo.envs.movie.rules import MOVIE_FIELDS, PERSON_FIELDS
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.env import tool_line
 
@@ -85,6 +86,256 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "release_date": _release_date,
     "person_birthday": _person_birthday,
 }
+
+
+# ------------------------------------------------------------------ loaded questions' rules
+# Each answers a rule of data/templates.json "recognise" (envs/movie/rules.py builds the
+# database for it) from the tools' answers; `q` holds the question's names and its text.
+
+
+def _listed(names: list[str], goal: str) -> Any:
+    """A sorted list, or its one name where the question asks for no array or list."""
+    if len(names) == 1 and not any(word in goal.lower() for word in ("array", "list")):
+        return names[0]
+    return sorted(names)
+
+
+def _details(s: Solver, title: str) -> dict[str, Any]:
+    details: dict[str, Any] = s.call("get_movie_details", movie_id=s.movie_id(title))
+    return details
+
+
+def _crew_names(s: Solver, title: str, job: str) -> list[str]:
+    crew = s.call("get_movie_crew", movie_id=s.movie_id(title))["crew"]
+    return [c["name"] for c in crew if c["job"] == job]
+
+
+def _person_field(s: Solver, person_id: int, field: str) -> Any:
+    if field in ("imdb_id", "facebook_id", "instagram_id", "twitter_id"):
+        return s.call("get_person_external_ids", person_id=person_id)[field]
+    return s.call("get_person_details", person_id=person_id)[field]
+
+
+def _list(s: Solver, title: str, field: str) -> list[str]:
+    movie_id = s.movie_id(title)
+    if field == "genres":
+        return [g["name"] for g in s.call("get_movie_details", movie_id=movie_id)["genres"]]
+    if field == "companies":
+        return [c["name"] for c in s.call("get_movie_production_companies", movie_id=movie_id)["production_companies"]]
+    if field == "countries":
+        return [c["name"] for c in s.call("get_movie_production_countries", movie_id=movie_id)["production_countries"]]
+    if field == "keywords":
+        return list(s.call("get_movie_keywords", movie_id=movie_id)["keywords"])
+    return [t["title"] for t in s.call("get_movie_alternative_titles", movie_id=movie_id)["titles"]]
+
+
+def _actor(s: Solver, title: str, character: str) -> int:
+    cast = s.call("get_movie_cast", movie_id=s.movie_id(title))["cast"]
+    found: int = next(c["id"] for c in cast if c["character"] == character)
+    return found
+
+
+def _yes(value: bool) -> str:
+    return "Yes" if value else "No"
+
+
+def _r_movie_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _details(s, q["movie"])[r["field"]]
+
+
+def _r_person_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _person_field(s, s.person_id(q["person"]), r["field"])
+
+
+def _r_crew(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    names = _crew_names(s, q["movie"], r["job"])
+    return names[0] if len(names) == 1 else sorted(names)
+
+
+def _r_director_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    crew = s.call("get_movie_crew", movie_id=s.movie_id(q["movie"]))["crew"]
+    return _person_field(s, next(c["id"] for c in crew if c["job"] == "Director"), r["field"])
+
+
+def _r_role(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    return next(c["character"] for c in cast if c["name"] == q["person"])
+
+
+def _r_movie_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _listed(_list(s, q["movie"], r["field"]), q["goal"])
+
+
+def _r_translation(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    translations = s.call("get_movie_translation", movie_id=s.movie_id(q["movie"]))["translations"]
+    return next(t["data"]["overview"] for t in translations if t["english_name"] == q["language"])
+
+
+def _r_role_chain(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    credits = s.call("get_person_cast", person_id=_actor(s, q["movie"], q["character"]))["cast"]
+    return next(c["character"] for c in credits if c["title"] == q["movie2"])
+
+
+def _r_actor_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _person_field(s, _actor(s, q["movie"], q["character"]), PERSON_FIELDS[q["field"]])
+
+
+def _r_role_movie_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    credits = s.call("get_person_cast", person_id=s.person_id(q["person"]))["cast"]
+    film = next(c["id"] for c in credits if c["character"] == q["character"])
+    return s.call("get_movie_details", movie_id=film)[MOVIE_FIELDS[q["field"]]]
+
+
+def _r_order(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    one, two = _details(s, q["movie"])[r["field"]], _details(s, q["movie2"])[r["field"]]
+    if one == two:
+        return "Same"
+    first_higher = one > two
+    return q["movie"] if first_higher == (r["most"] == "most") else q["movie2"]
+
+
+def _r_order_yes_no(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(_details(s, q["movie"])[r["field"]] > _details(s, q["movie2"])[r["field"]])
+
+
+def _r_share(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(bool(set(_list(s, q["movie"], r["field"])) & set(_list(s, q["movie2"], r["field"]))))
+
+
+def _r_shared_name(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    common = set(_list(s, q["movie"], r["field"])) & set(_list(s, q["movie2"], r["field"]))
+    return _listed(sorted(common), q["goal"]) if common else "None"
+
+
+def _r_profit(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    details = _details(s, q["movie"])
+    return _yes(details["revenue"] > details["budget"])
+
+
+def _r_credited(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    if r["job"] == "cast":
+        cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+        return _yes(any(c["name"] == q["person"] for c in cast))
+    return _yes(q["person"] in _crew_names(s, q["movie"], r["job"]))
+
+
+def _r_actor_name(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    return next(c["name"] for c in cast if c["character"] == q["character"])
+
+
+def _r_lead_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    lead = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"][0]
+    return _person_field(s, lead["id"], PERSON_FIELDS[q["field"]]) if "field" in q else lead["name"]
+
+
+def _r_has_any(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    movie_id = s.movie_id(q["movie"])
+    if r["field"] == "revenue":
+        return _yes(s.call("get_movie_details", movie_id=movie_id)["revenue"] > 0)
+    if r["field"] == "translations":
+        return _yes(bool(s.call("get_movie_translation", movie_id=movie_id)["translations"]))
+    return _yes(bool(s.call("get_movie_alternative_titles", movie_id=movie_id)["titles"]))
+
+
+def _r_has_item(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    item = q["item"].title() if r["field"] == "genres" else q["item"]
+    return _yes(item in _list(s, q["movie"], r["field"]))
+
+
+def _r_same_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(set(_list(s, q["movie"], r["field"])) == set(_list(s, q["movie2"], r["field"])))
+
+
+def _r_more_items(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    one, two = len(_list(s, q["movie"], r["field"])), len(_list(s, q["movie2"], r["field"]))
+    return "Same" if one == two else q["movie"] if one > two else q["movie2"]
+
+
+def _r_same_director(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(sorted(_crew_names(s, q["movie"], "Director")) == sorted(_crew_names(s, q["movie2"], "Director")))
+
+
+def _films(s: Solver, person_id: int) -> list[dict[str, Any]]:
+    films: list[dict[str, Any]] = s.call("get_person_cast", person_id=person_id)["cast"]
+    return films
+
+
+def _r_actor_also_in(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(any(f["title"] == q["movie2"] for f in _films(s, _actor(s, q["movie"], q["character"]))))
+
+
+def _r_actor_in_films_of(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    for film in _films(s, _actor(s, q["movie"], q["character"])):
+        crew = s.call("get_movie_crew", movie_id=film["id"])["crew"]
+        if any(c["job"] == "Director" and c["name"] == q["person"] for c in crew):
+            return "Yes"
+    return "No"
+
+
+def _r_costars(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    second = {f["id"] for f in _films(s, s.person_id(q["person2"]))}
+    together = [f for f in _films(s, s.person_id(q["person"])) if f["id"] in second]
+    if "movie" in q:
+        after = _details(s, q["movie"])["release_date"]
+        together = [f for f in together if s.call("get_movie_details", movie_id=f["id"])["release_date"] > after]
+    if "film name" in q["goal"]:
+        return together[0]["title"] if len(together) == 1 else "None"
+    return _yes(bool(together))
+
+
+def _r_common_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    first = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    second = {c["name"] for c in s.call("get_movie_cast", movie_id=s.movie_id(q["movie2"]))["cast"]}
+    common = [c["name"] for c in first if c["name"] in second]
+    return common[0] if len(common) == 1 else sorted(common)
+
+
+def _r_director_best(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    field = MOVIE_FIELDS[q["field"]]
+    crew = s.call("get_person_crew", person_id=s.person_id(q["person"]))["crew"]
+    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in crew if f["job"] == "Director"}
+    return max(values, key=lambda title: values[title])
+
+
+RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] = {
+    "movie_field": _r_movie_field,
+    "person_field": _r_person_field,
+    "crew": _r_crew,
+    "director_field": _r_director_field,
+    "role": _r_role,
+    "movie_list": _r_movie_list,
+    "translation": _r_translation,
+    "role_chain": _r_role_chain,
+    "actor_field": _r_actor_field,
+    "role_movie_field": _r_role_movie_field,
+    "order": _r_order,
+    "order_yes_no": _r_order_yes_no,
+    "share": _r_share,
+    "shared_name": _r_shared_name,
+    "profit": _r_profit,
+    "credited": _r_credited,
+    "actor_name": _r_actor_name,
+    "lead_actor": _r_lead_actor,
+    "has_any": _r_has_any,
+    "has_item": _r_has_item,
+    "same_list": _r_same_list,
+    "more_items": _r_more_items,
+    "same_director": _r_same_director,
+    "actor_also_in": _r_actor_also_in,
+    "actor_in_films_of": _r_actor_in_films_of,
+    "costars": _r_costars,
+    "common_actor": _r_common_actor,
+    "director_best": _r_director_best,
+}
+
+
+def solve_rule(rule: Mapping[str, Any], toolkit: MovieToolkit, question: Mapping[str, str]) -> tuple[Any, list[str]]:
+    """(answer, action lines ending with finish) for a loaded question of a recognised kind."""
+    solver = Solver(toolkit)
+    answer = RULES[rule["name"]](solver, rule, question)
+    solver.lines.append(tool_line("finish", {"answer": answer}))
+    return answer, solver.lines
 
 
 def solve(kind: str, toolkit: MovieToolkit, params: Mapping[str, Any]) -> tuple[Any, list[str]]:

@@ -2,7 +2,10 @@
 expert with the tools), and AgentBoard's `movie.jsonl` loaded from a directory.
 
 AgentBoard's questions name TMDB's real films and people, which the generated database lacks
-(the original asks TMDB online), so they are served without a plan.
+(the original asks TMDB online). A question the loader recognises (data/templates.json
+"recognise") has its films and people added with attributes consistent with its recorded answer
+(envs/movie/rules.py) and gets a plan; any other is served without one (bench/movie.py lists
+those).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 from coevo.envs.movie import expert
 from coevo.envs.movie.catalogue import DATA, Catalogue
+from coevo.envs.movie.recognise import recognise
+from coevo.envs.movie.rules import EXACT, FIRST, RELATIONAL
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
@@ -75,8 +80,35 @@ def generate(
     return tasks
 
 
-def load_file(data_dir: str) -> list[ToolTask]:
-    """AgentBoard's movie tasks in file order (AgentGym's index), without plans."""
+def file_path(data_dir: str) -> Path:
+    """`data_dir` is AgentBoard's data folder (holding movie.jsonl) or the file itself."""
     path = Path(data_dir)
-    path = path / "movie.jsonl" if path.is_dir() else path
-    return [task_from_row(row, index) for index, row in enumerate(read_agentboard(path, "file"))]
+    return path / "movie.jsonl" if path.is_dir() else path
+
+
+def load_file(specs: tuple[ToolSpec, ...], cat: Catalogue, data_dir: str) -> list[ToolTask]:
+    """AgentBoard's movie tasks in file order (AgentGym's index). The films and people of the
+    recognised questions are added to `cat` and given the recorded answers (exact rules before
+    relational ones); then the expert answers each with the tools, and a task gets a plan only
+    where its answer is the file's."""
+    rows = read_agentboard(file_path(data_dir), "file")
+    questions = [recognise(row["goal"]) for row in rows]
+    for rules in (FIRST, EXACT, RELATIONAL, RELATIONAL, RELATIONAL):  # later passes settle one moved by another
+        for row, question in zip(rows, questions):
+            if question is not None and question.rule["name"] in rules:
+                answer = row["additional_info"].get("answer")
+                rules[question.rule["name"]](cat, question.rule, question.params, answer)
+    tasks = []
+    for index, (row, question) in enumerate(zip(rows, questions)):
+        plan: list[str] = []
+        if question is not None:
+            try:
+                answer, lines = expert.solve_rule(
+                    question.rule, MovieToolkit(specs, cat), {**question.params, "goal": row["goal"]}
+                )
+            except (StopIteration, IndexError, KeyError):  # the database cannot answer it
+                answer, lines = None, []
+            if answer == row["additional_info"].get("answer") and all(g == answer for g in row["subgoals"]):
+                plan = lines
+        tasks.append(task_from_row(row, index, question.kind if question else None, plan))
+    return tasks

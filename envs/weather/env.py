@@ -19,7 +19,8 @@ from coevo.envs.toolusage.spec import load_specs
 from coevo.envs.toolusage.tasks import TaskSet, ToolTask
 from coevo.envs.toolusage.toolkit import Toolkit
 from coevo.envs.weather import agentgym, scoring
-from coevo.envs.weather.tasks import AGENTGYM_TASKS, file_in, generate, load_file
+from coevo.envs.weather.agentboard import file_in, load_file
+from coevo.envs.weather.tasks import AGENTGYM_TASKS, generate
 from coevo.envs.weather.toolkit import WeatherToolkit
 from coevo.envs.weather.world import DATA, WeatherWorld, load_cities
 

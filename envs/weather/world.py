@@ -80,6 +80,8 @@ class WeatherWorld:
     def __init__(self, cities: list[City]) -> None:
         self.cities = list(cities)
         self.pins: dict[tuple[float, float, str], dict[str, float]] = {}
+        #: Elevations pinned per grid cell (a loaded task's elevation difference).
+        self.heights: dict[tuple[float, float], float] = {}
 
     # ------------------------------------------------------------ places
     def geocode(self, name: str) -> list[City]:
@@ -105,7 +107,36 @@ class WeatherWorld:
         return City("", lat, lon, "", round(rng.uniform(0, 800)), mean, 0.25 * abs(lat), 9.0, 0.3, 20.0)
 
     def elevation(self, lat: float, lon: float) -> float:
-        return float(self.climate(lat, lon).elevation)
+        pinned = self.heights.get((grid(lat), grid(lon)))
+        return pinned if pinned is not None else float(self.climate(lat, lon).elevation)
+
+    def pin_elevation(self, lat: float, lon: float, value: float) -> None:
+        self.heights[(grid(lat), grid(lon))] = float(value)
+
+    def add_place(self, name: str) -> City:
+        """A place the cities lack (a loaded task's location or destination): from
+        data/places.json where it is there, else at made-up coordinates more than 60 km from
+        every other place, so it has its own weather."""
+        known = next((c for c in load_cities(DATA / "places.json") if c.name == name), None)
+        if known is not None:
+            self.cities.append(known)
+            return known
+        rng = seeded_rng("place", name)
+        while True:
+            lat, lon = round(rng.uniform(-45, 60), 5), round(rng.uniform(-150, 150), 5)
+            if not any(near((lat, lon), (c.latitude, c.longitude), 60.0) for c in self.cities):
+                break
+        city = City(name, lat, lon, "", 100, 13, 10, 9, 0.3, 20)
+        self.cities.append(city)
+        return city
+
+    def move(self, name: str, latitude: float, longitude: float) -> City:
+        """Put the named place at new coordinates (a loaded task's distance needs them)."""
+        for i, c in enumerate(self.cities):
+            if c.name == name:
+                self.cities[i] = replace(c, latitude=latitude, longitude=longitude)
+                return self.cities[i]
+        raise KeyError(name)
 
     # ------------------------------------------------------------ days
     def day(self, lat: float, lon: float, when: date) -> Day:

@@ -1,0 +1,571 @@
+"""How a loaded Movie question's answer is written into the database (data/templates.json
+"recognise" ... "rule"): the films and people it names are added (envs/movie/catalogue.py) and
+given attributes consistent with the recorded answer; expert.py answers the same rule with the
+tools.
+
+Exact rules (a value, a list, a credit) run first and fix what they set; relational rules (an
+order, a shared genre, a profit, a credit's absence) then change only what no exact rule fixed,
+in a few passes so that one moved by another is settled again; what still does not hold is
+found when the expert answers. A rule that cannot hold (an answer of the wrong type,
+something another task fixed otherwise, a list in an order the tools never return) returns
+False; the loader then finds the expert's answer differs and lists the task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from coevo.envs.movie.catalogue import Catalogue, Movie, Person, vocabulary
+
+#: A question's words for a person's attribute -> the field (details or external ids).
+PERSON_FIELDS = {
+    "birthday": "birthday",
+    "birthdate": "birthday",
+    "place of birth": "place_of_birth",
+    "biography": "biography",
+    "IMDB ID": "imdb_id",
+    "Twitter ID": "twitter_id",
+    "Instagram ID": "instagram_id",
+    "Facebook ID": "facebook_id",
+}
+EXTERNAL_IDS = ("imdb_id", "facebook_id", "instagram_id", "twitter_id")
+#: A question's words for a film's attribute -> the field of its details.
+MOVIE_FIELDS = {
+    "release date": "release_date",
+    "budget": "budget",
+    "revenue": "revenue",
+    "average vote score": "vote_average",
+    "vote average": "vote_average",
+}
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
+#: Steps an order rule moves a value by.
+_STEPS: dict[str, Any] = {"budget": 1_000_000, "revenue": 1_000_000, "vote_average": 0.1, "release_date": 30}
+
+
+def movie(cat: Catalogue, title: str) -> Movie:
+    return cat.movie_named(title) or cat.add_movie(title)
+
+
+def person(cat: Catalogue, name: str) -> Person:
+    return cat.person_named(name) or cat.add_person(name)
+
+
+def _name(answer: Any) -> bool:
+    """A name a credit can carry (not a sentence such as "X did not have a role")."""
+    return isinstance(answer, str) and 0 < len(answer) < 80 and " not " not in answer
+
+
+def _valid(field: str, value: Any) -> bool:
+    if field == "release_date":
+        return isinstance(value, str) and bool(_DATE.match(value))
+    if field in ("budget", "revenue"):
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if field == "vote_average":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def _fix(cat: Catalogue, owner: int, key: str, same: bool) -> bool:
+    """Claim (owner, key) for a value; False where another task fixed it to something else."""
+    if (owner, key) in cat.fixed and not same:
+        return False
+    cat.fixed.add((owner, key))
+    return True
+
+
+# ------------------------------------------------------------------ exact rules
+def set_movie_field(cat: Catalogue, m: Movie, field: str, value: Any) -> bool:
+    if not _valid(field, value) or not _fix(cat, m.id, field, getattr(m, field) == value):
+        return False
+    setattr(m, field, value)
+    return True
+
+
+def set_person_field(cat: Catalogue, p: Person, field: str, value: Any) -> bool:
+    current = p.external_ids.get(field) if field in EXTERNAL_IDS else getattr(p, field)
+    if not isinstance(value, str) or not _fix(cat, p.id, field, current == value):
+        return False
+    if field in EXTERNAL_IDS:
+        p.external_ids[field] = value
+    else:
+        setattr(p, field, value)
+    return True
+
+
+def _movie_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    return set_movie_field(cat, movie(cat, q["movie"]), rule["field"], answer)
+
+
+def _person_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    return set_person_field(cat, person(cat, q["person"]), rule["field"], answer)
+
+
+def _crew(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    names = answer if isinstance(answer, list) else [answer]
+    if not names or not all(_name(n) for n in names) or (isinstance(answer, list) and answer != sorted(answer)):
+        return False
+    m, job = movie(cat, q["movie"]), rule["job"]
+    current = sorted(cat.people[p].name for p, j in m.crew if j == job)
+    if not _fix(cat, m.id, f"crew:{job}", current == sorted(names)):
+        return False
+    m.crew = [(p, j) for p, j in m.crew if j != job] + [(person(cat, n).id, job) for n in names]
+    return True
+
+
+def _director_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    m = movie(cat, q["movie"])
+    director = next(p for p, j in m.crew if j == "Director")
+    return set_person_field(cat, cat.people[director], rule["field"], answer)
+
+
+def cast_as(cat: Catalogue, m: Movie, p: Person, character: str) -> bool:
+    """`p` plays `character` in `m` (added to its cast, or the credit is already so)."""
+    if not _name(character):
+        return False
+    current = next((c for pid, c in m.cast if pid == p.id), None)
+    if current is not None:
+        return current == character
+    m.cast.append((p.id, character))
+    return True
+
+
+def _role(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    return cast_as(cat, movie(cat, q["movie"]), person(cat, q["person"]), answer)
+
+
+def _movie_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    names = answer if isinstance(answer, list) else [answer]
+    if not names or not all(isinstance(n, str) for n in names) or names != sorted(names):
+        return False  # the expert answers a sorted list, as `finish` sorts one
+    m, field = movie(cat, q["movie"]), rule["field"]
+    if not _fix(cat, m.id, field, sorted(list_names(m, field)) == names):
+        return False
+    set_list(m, field, names)
+    return True
+
+
+def list_names(m: Movie, field: str) -> list[str]:
+    if field == "translations":
+        return [str(t["english_name"]) for t in m.translations]
+    if field == "keywords":
+        return list(m.keywords)
+    key = "title" if field == "titles" else "name"
+    items: list[dict[str, Any]] = getattr(m, field)
+    return [str(item[key]) for item in items]
+
+
+def set_list(m: Movie, field: str, names: list[str]) -> None:
+    if field == "keywords":
+        m.keywords = list(names)
+    elif field == "titles":
+        m.titles = [{"iso_3166_1": "", "title": n, "type": ""} for n in names]
+    elif field == "genres":
+        m.genres = [{"id": 9000 + i, "name": n} for i, n in enumerate(names)]
+    elif field == "companies":
+        m.companies = [
+            {"id": 9000 + i, "logo_path": None, "name": n, "origin_country": ""} for i, n in enumerate(names)
+        ]
+    else:
+        m.countries = [{"iso_3166_1": n[:2].upper(), "name": n} for n in names]
+
+
+def _translation(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not isinstance(answer, str):
+        return False
+    m = movie(cat, q["movie"])
+    found = next((t for t in m.translations if t["english_name"] == q["language"]), None)
+    if found is None:
+        codes = {"Mandarin": ("CN", "zh"), "German": ("DE", "de"), "Russian": ("RU", "ru")}
+        codes |= {"Japanese": ("JP", "ja"), "Dutch": ("NL", "nl")}
+        country, language = codes[q["language"]]
+        found = {"iso_3166_1": country, "iso_639_1": language, "name": q["language"], "english_name": q["language"]}
+        found["data"] = {"homepage": "", "overview": "", "runtime": 0, "tagline": ""}
+        m.translations.append(found)
+    if not _fix(cat, m.id, f"translation:{q['language']}", found["data"]["overview"] == answer):
+        return False
+    found["data"]["overview"] = answer
+    return True
+
+
+def actor_of(cat: Catalogue, m: Movie, character: str) -> Person:
+    """Who plays `character` in `m`: the credited actor, or a made-up one added to the cast."""
+    credited = next((pid for pid, c in m.cast if c == character), None)
+    if credited is not None:
+        return cat.people[credited]
+    actor = cat.add_person(cat.new_name(f"{m.title}|{character}"))
+    m.cast.append((actor.id, character))
+    return actor
+
+
+def _role_chain(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not _name(answer) or not _name(q["character"]):
+        return False
+    actor = actor_of(cat, movie(cat, q["movie"]), q["character"])
+    return cast_as(cat, movie(cat, q["movie2"]), actor, answer)
+
+
+def _actor_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    actor = actor_of(cat, movie(cat, q["movie"]), q["character"])
+    return set_person_field(cat, actor, PERSON_FIELDS[q["field"]], answer)
+
+
+def _role_movie_field(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The film `person` played `character` in (one added under a made-up title where the
+    database has none) carries the answer."""
+    p = person(cat, q["person"])
+    film = next((m for m in cat.movies.values() for pid, c in m.cast if pid == p.id and c == q["character"]), None)
+    if film is None:
+        film = cat.add_movie(f"{q['character']}: {cat.new_name(q['person']).split()[-1]}")
+        film.cast.append((p.id, q["character"]))
+    return set_movie_field(cat, film, MOVIE_FIELDS[q["field"]], answer)
+
+
+def _lead_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The film's first-billed actor is the answer (a name) or has it (biography, birthday)."""
+    m = movie(cat, q["movie"])
+    lead = cat.people[m.cast[0][0]] if m.cast else None
+    if "field" not in q:  # the question asks for the name
+        if not _name(answer) or (lead is not None and lead.name != answer):
+            return lead is not None and lead.name == answer
+        m.cast.insert(0, (person(cat, answer).id, cat.new_name(f"{m.title}|lead")))
+        return True
+    if lead is None:
+        lead = cat.add_person(cat.new_name(f"{m.title}|lead"))
+        m.cast.insert(0, (lead.id, cat.new_name(f"{m.title}|lead role")))
+    return set_person_field(cat, lead, PERSON_FIELDS[q["field"]], answer)
+
+
+def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not _name(answer):
+        return False
+    m = movie(cat, q["movie"])
+    credited = next((pid for pid, c in m.cast if c == q["character"]), None)
+    if credited is not None:
+        return cat.people[credited].name == answer
+    return cast_as(cat, m, person(cat, answer), q["character"])
+
+
+# ------------------------------------------------------------------ relational rules
+def _shift(field: str, value: Any, up: bool) -> Any:
+    step = _STEPS[field]
+    if field == "release_date":
+        return (date.fromisoformat(value) + timedelta(days=step if up else -step)).isoformat()
+    return round(value + step, 3) if up else max(0, round(value - step, 3))
+
+
+def order(cat: Catalogue, high: Movie, low: Movie, field: str) -> bool:
+    """`high`'s value exceeds `low`'s (for dates: later): `high` is raised past `low` unless an
+    exact rule fixed it, else `low` is lowered. Order rules only ever raise the higher side, so
+    repeated passes settle any set of orders without a cycle."""
+    if getattr(high, field) > getattr(low, field):
+        return True
+    if (high.id, field) not in cat.fixed:
+        setattr(high, field, _shift(field, getattr(low, field), up=True))
+    elif (low.id, field) not in cat.fixed:
+        setattr(low, field, _shift(field, getattr(high, field), up=False))
+    return bool(getattr(high, field) > getattr(low, field))
+
+
+def _order(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if answer not in (q["movie"], q["movie2"]):
+        return False
+    winner, loser = (q["movie"], q["movie2"]) if answer == q["movie"] else (q["movie2"], q["movie"])
+    high, low = (loser, winner) if rule["most"] == "least" else (winner, loser)
+    return order(cat, movie(cat, high), movie(cat, low), rule["field"])
+
+
+def _order_yes_no(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if answer not in ("Yes", "No"):
+        return False
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    return order(cat, first, second, rule["field"]) if answer == "Yes" else order(cat, second, first, rule["field"])
+
+
+def _share(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the two films have an item of the list in common; No: none."""
+    if answer not in ("Yes", "No"):
+        return False
+    field = rule["field"]
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    common = set(list_names(first, field)) & set(list_names(second, field))
+    if (answer == "Yes") == bool(common):
+        return True
+    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
+    if free is None:
+        return False
+    other = first if free is second else second
+    if answer == "Yes":
+        items = list_names(other, field)[:1]
+        set_list(free, field, sorted(set(list_names(free, field)) | set(items)))
+    else:
+        set_list(free, field, [n for n in list_names(free, field) if n not in common] or [f"{free.title} {field}"])
+    return True
+
+
+def _shared_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer is the one item of the list the two films share."""
+    if not isinstance(answer, str):
+        return False
+    field = rule["field"]
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    for m, other in ((first, second), (second, first)):
+        names = list_names(m, field)
+        extra = set(names) & set(list_names(other, field)) - {answer}
+        if answer not in names or extra:
+            if (m.id, field) in cat.fixed:
+                continue
+            set_list(m, field, sorted({n for n in names if n not in extra} | {answer}))
+    return set(list_names(first, field)) & set(list_names(second, field)) == {answer}
+
+
+def _profit(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: revenue above budget; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    m = movie(cat, q["movie"])
+    if (m.revenue > m.budget) == (answer == "Yes"):
+        return True
+    if (m.id, "revenue") not in cat.fixed:
+        m.revenue = m.budget + 1_000_000 if answer == "Yes" else max(0, m.budget - 1_000_000)
+    elif (m.id, "budget") not in cat.fixed:
+        m.budget = max(0, m.revenue - 1_000_000) if answer == "Yes" else m.revenue + 1_000_000
+    return (m.revenue > m.budget) == (answer == "Yes")
+
+
+def _credited(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the person has the job on the film (cast: a role); No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    m, p, job = movie(cat, q["movie"]), person(cat, q["person"]), rule["job"]
+    credits = [pid for pid, _ in m.cast] if job == "cast" else [pid for pid, j in m.crew if j == job]
+    if (p.id in credits) == (answer == "Yes"):
+        return True
+    if job == "cast":
+        if answer == "Yes":
+            m.cast.append((p.id, cat.new_name(f"{m.title}|role|{p.name}")))
+        else:
+            m.cast = [(pid, c) for pid, c in m.cast if pid != p.id]
+        return True
+    if not _fix(cat, m.id, f"crew:{job}", False):
+        return False
+    m.crew = [(pid, j) for pid, j in m.crew if j != job] + ([(p.id, job)] if answer == "Yes" else [])
+    return True
+
+
+def _extra_items(m: Movie, field: str, count: int) -> list[str]:
+    """Made-up items to lengthen a film's list (vocabulary words it lacks, for countries and
+    keywords)."""
+    vocab = {"countries": [n for _, n in vocabulary()["countries"]], "keywords": list(vocabulary()["keywords"])}
+    have = set(list_names(m, field))
+    return [n for n in vocab.get(field, []) if n not in have][:count]
+
+
+def _has_any(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the film has alternative titles / translations / revenue; No: none."""
+    if answer not in ("Yes", "No"):
+        return False
+    m, field = movie(cat, q["movie"]), rule["field"]
+    if field == "revenue":
+        if (m.revenue > 0) != (answer == "Yes") and (m.id, "revenue") not in cat.fixed:
+            m.revenue = 0 if answer == "No" else 1_000_000
+        return (m.revenue > 0) == (answer == "Yes")
+    if bool(list_names(m, field)) != (answer == "Yes") and (m.id, field) not in cat.fixed:
+        if field == "translations":
+            m.translations = [] if answer == "No" else m.translations
+        else:
+            set_list(m, field, [] if answer == "No" else [f"{m.title} (alternative)"])
+    return bool(list_names(m, field)) == (answer == "Yes")
+
+
+def _item(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
+    return q["item"].title() if rule["field"] == "genres" else q["item"]
+
+
+def _has_item(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the film's genres (companies) include the item; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    m, field, item = movie(cat, q["movie"]), rule["field"], _item(rule, q)
+    names = list_names(m, field)
+    if (item in names) != (answer == "Yes") and (m.id, field) not in cat.fixed:
+        set_list(m, field, sorted(set(names) | {item}) if answer == "Yes" else [n for n in names if n != item])
+    return (item in list_names(m, field)) == (answer == "Yes")
+
+
+def _same_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the two films' lists are the same set; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    field = rule["field"]
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    if (set(list_names(first, field)) == set(list_names(second, field))) == (answer == "Yes"):
+        return True
+    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
+    if free is None:
+        return False
+    other = first if free is second else second
+    if answer == "Yes":
+        set_list(free, field, sorted(list_names(other, field)))
+    else:
+        set_list(free, field, sorted(set(list_names(free, field)) ^ set(list_names(other, field)[:1])))
+    return (set(list_names(first, field)) == set(list_names(second, field))) == (answer == "Yes")
+
+
+def _more_items(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer's film has more items in the list than the other."""
+    if answer not in (q["movie"], q["movie2"]):
+        return False
+    field = rule["field"]
+    winner = movie(cat, answer)
+    loser = movie(cat, q["movie2"] if answer == q["movie"] else q["movie"])
+    missing = len(list_names(loser, field)) + 1 - len(list_names(winner, field))
+    if missing > 0 and (winner.id, field) not in cat.fixed:
+        set_list(winner, field, sorted(list_names(winner, field) + _extra_items(winner, field, missing)))
+    elif missing > 0 and (loser.id, field) not in cat.fixed:
+        shared_first = sorted(list_names(loser, field), key=lambda n: n not in list_names(winner, field))
+        set_list(loser, field, sorted(shared_first[: max(0, len(list_names(winner, field)) - 1)]))
+    return len(list_names(winner, field)) > len(list_names(loser, field))
+
+
+def _directors(m: Movie) -> list[int]:
+    return [pid for pid, job in m.crew if job == "Director"]
+
+
+def _set_director(cat: Catalogue, m: Movie, p: Person) -> bool:
+    if _directors(m) == [p.id]:
+        return True
+    if not _fix(cat, m.id, "crew:Director", False):
+        return False
+    m.crew = [(pid, j) for pid, j in m.crew if j != "Director"] + [(p.id, "Director")]
+    return True
+
+
+def _same_director(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if answer not in ("Yes", "No"):
+        return False
+    first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
+    if (_directors(first) == _directors(second)) == (answer == "Yes"):
+        return True
+    if answer == "Yes":
+        return _set_director(cat, second, cat.people[_directors(first)[0]])
+    return _set_director(cat, second, cat.add_person(cat.new_name(f"{second.title}|director")))
+
+
+def _actor_also_in(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the actor of the role also plays in the second film; No: not."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, other = actor_of(cat, movie(cat, q["movie"]), q["character"]), movie(cat, q["movie2"])
+    there = any(pid == actor.id for pid, _ in other.cast)
+    if there != (answer == "Yes"):
+        if answer == "Yes":
+            other.cast.append((actor.id, cat.new_name(f"{other.title}|role|{actor.name}")))
+        else:
+            other.cast = [(pid, c) for pid, c in other.cast if pid != actor.id]
+    return True
+
+
+def _films_of(cat: Catalogue, p: Person) -> list[Movie]:
+    return [m for m in cat.movies.values() if any(pid == p.id for pid, _ in m.cast)]
+
+
+def _actor_in_films_of(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: the actor of the role plays in a film the person directs; No: in none."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, director = actor_of(cat, movie(cat, q["movie"]), q["character"]), person(cat, q["person"])
+    shared = [m for m in _films_of(cat, actor) if director.id in _directors(m)]
+    if bool(shared) == (answer == "Yes"):
+        return True
+    if answer == "Yes":
+        film = cat.add_movie(f"{cat.new_name(director.name).split()[-1]} Street")
+        film.cast.append((actor.id, cat.new_name(f"{film.title}|role")))
+        return _set_director(cat, film, director)
+    for m in shared:
+        m.cast = [(pid, c) for pid, c in m.cast if pid != actor.id]
+    return True
+
+
+def _costars(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes (or a title): the two people play in a film together (after the named one, if any)."""
+    one, two = person(cat, q["person"]), person(cat, q["person2"])
+    after = movie(cat, q["movie"]).release_date if "movie" in q else ""
+    together = [m for m in _films_of(cat, one) if m in _films_of(cat, two) and m.release_date > after]
+    if answer not in ("Yes", "No"):
+        if not _name(answer) or "movie" in q:
+            return False
+        film = movie(cat, answer)
+        for p in (one, two):
+            if not any(pid == p.id for pid, _ in film.cast):
+                film.cast.append((p.id, cat.new_name(f"{film.title}|role|{p.name}")))
+        return [m.title for m in _films_of(cat, one) if m in _films_of(cat, two)] == [answer]
+    if bool(together) == (answer == "Yes"):
+        return True
+    if answer == "No":
+        for m in together:
+            m.cast = [(pid, c) for pid, c in m.cast if pid != two.id]
+        return True
+    film = cat.add_movie(f"{cat.new_name(one.name + two.name).split()[-1]} Avenue")
+    film.cast += [(one.id, cat.new_name(f"{film.title}|1")), (two.id, cat.new_name(f"{film.title}|2"))]
+    if after and film.release_date <= after:
+        film.release_date = _shift("release_date", after, up=True)
+    return True
+
+
+def _common_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    if not _name(answer):
+        return False
+    actor = person(cat, answer)
+    for m in (movie(cat, q["movie"]), movie(cat, q["movie2"])):
+        if not any(pid == actor.id for pid, _ in m.cast):
+            m.cast.append((actor.id, cat.new_name(f"{m.title}|role|{answer}")))
+    return True
+
+
+def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer is the film the person directs with the highest value of the field."""
+    if not _name(answer):
+        return False
+    director, best, field = person(cat, q["person"]), movie(cat, answer), MOVIE_FIELDS[q["field"]]
+    if not _set_director(cat, best, director):
+        return False
+    others = [m for m in cat.movies.values() if director.id in _directors(m) and m is not best]
+    return all(order(cat, best, m, field) for m in others)
+
+
+Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
+#: Rules that name who holds a credit run before the rest, which find or make that person.
+FIRST: dict[str, Rule] = {"actor_name": _actor_name, "lead_actor": _lead_actor}
+EXACT: dict[str, Rule] = {
+    "movie_field": _movie_field,
+    "person_field": _person_field,
+    "crew": _crew,
+    "director_field": _director_field,
+    "role": _role,
+    "movie_list": _movie_list,
+    "translation": _translation,
+    "role_chain": _role_chain,
+    "actor_field": _actor_field,
+    "role_movie_field": _role_movie_field,
+}
+RELATIONAL: dict[str, Rule] = {
+    "order": _order,
+    "order_yes_no": _order_yes_no,
+    "share": _share,
+    "shared_name": _shared_name,
+    "profit": _profit,
+    "credited": _credited,
+    "has_any": _has_any,
+    "has_item": _has_item,
+    "same_list": _same_list,
+    "more_items": _more_items,
+    "same_director": _same_director,
+    "actor_also_in": _actor_also_in,
+    "actor_in_films_of": _actor_in_films_of,
+    "costars": _costars,
+    "common_actor": _common_actor,
+    "director_best": _director_best,
+}

@@ -1,0 +1,472 @@
+"""Pin rules for a loaded question's days (data/templates.json "recognise" ... "pin"): each sets
+the sandbox's daily values at a place so the tools return the file's answer.
+
+Exact rules (`day_value`, `date_value`, `window_total`, `window_mean`, `wet_days`,
+`wet_streak`) run first; order rules (`day_order`, `window_order`)
+then only touch days no exact rule pinned, so a later rule never undoes an earlier one. A rule
+that cannot hold (an answer of the wrong type, a window an earlier task already fixed to
+another total) returns False; the loader then finds the expert's answer differs and lists it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from coevo.envs.weather.recognise import (
+    CONDITIONS,
+    Condition,
+    PER_INCH,
+    day_of_last_month,
+    day_of_month,
+    named_day,
+    question_days,
+    window,
+)
+from coevo.envs.weather.world import City, WeatherWorld, grid
+
+#: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
+FIELDS = {
+    "temperature": ("temperature_2m_mean", 1),
+    "rain": ("rain_sum", 1),
+    "snow": ("snowfall_sum", 2),
+    "average temperature": ("temperature_2m_mean", 1),
+}
+_DAYS: dict[str, Callable[[date], date]] = {
+    "yesterday": lambda now: now - timedelta(days=1),
+    "today": lambda now: now,
+    "tomorrow": lambda now: now + timedelta(days=1),
+    "last_year": lambda now: now.replace(year=now.year - 1),
+}
+
+
+def is_number(answer: Any) -> bool:
+    return isinstance(answer, (int, float)) and not isinstance(answer, bool)
+
+
+def _pinned(world: WeatherWorld, place: City, day: date, field: str) -> bool:
+    return field in world.pins.get((grid(place.latitude), grid(place.longitude), day.isoformat()), {})
+
+
+def _value(world: WeatherWorld, place: City, day: date, field: str) -> float:
+    value: float = getattr(world.day(place.latitude, place.longitude, day), field)
+    return value
+
+
+def _days(start: date, end: date) -> list[date]:
+    return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def day_value(world: WeatherWorld, home: City, now: date, pin: Mapping[str, Any], answer: Any) -> bool:
+    """One day's value (relative to today) is the answer."""
+    if not is_number(answer):
+        return False
+    world.pin(home.latitude, home.longitude, _DAYS[pin["day"]](now), {pin["field"]: float(answer)})
+    return True
+
+
+def _decimals(value: float, least: int) -> int:
+    return max(least, len(repr(float(round(value, 6))).split(".")[1]))
+
+
+def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float, decimals: int) -> bool:
+    """Make the days' values sum to `target`: the days no earlier rule pinned keep their
+    generated shape, scaled (temperatures: shifted) to the rest of the total."""
+    free = [d for d in days if not _pinned(world, place, d, field)]
+    rest = round(target - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
+    shifted = field.startswith("temperature")
+    if (rest < 0 and not shifted) or (not free and rest != 0):
+        return False
+    shape = [_value(world, place, d, field) for d in free]
+    total = sum(shape)
+    if shifted:
+        values = [round(v + (rest - total) / len(free), decimals) for v in shape] if free else []
+    elif total > 0:
+        values = [round(v * rest / total, decimals) for v in shape]
+    else:
+        values = [rest] + [0.0] * (len(free) - 1)
+    if values:
+        biggest = values.index(max(values))
+        values[biggest] = round(values[biggest] + rest - sum(values), decimals)
+    for day, value in zip(free, values):
+        world.pin(place.latitude, place.longitude, day, {field: value})
+    return True
+
+
+def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A window's rain or snow sums to the answer (in inches where the question asks so)."""
+    if not is_number(answer) or answer < 0:
+        return False
+    field, decimals = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    target = answer * PER_INCH[params["var"]] if params.get("unit") == "inches" else answer
+    return _fill(world, place, days, field, target, _decimals(target, decimals))
+
+
+def window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A window's daily mean (temperature, rain or snow) averages to the answer."""
+    if not is_number(answer):
+        return False
+    field, decimals = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    target = answer * len(days)
+    return _fill(world, place, days, field, target, _decimals(target, decimals))
+
+
+def date_value(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day of this, next or last month has the answer as its value."""
+    if not is_number(answer):
+        return False
+    field, _ = FIELDS[params["var"]]
+    world.pin(place.latitude, place.longitude, named_day(now, params), {field: answer})
+    return True
+
+
+def _wet(world: WeatherWorld, place: City, day: date, field: str, wet: bool) -> bool:
+    """Make a day wet (at least 0.5) or dry (0.0), and pinned so, unless a rule pinned it
+    otherwise."""
+    value = _value(world, place, day, field)
+    if _pinned(world, place, day, field):
+        return (value > 0) == wet
+    world.pin(place.latitude, place.longitude, day, {field: (max(value, 0.5) if wet else 0.0)})
+    return True
+
+
+def wet_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days of the window have rain (or snow): the first ones do."""
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    if not isinstance(answer, int) or not 0 <= answer <= len(days):
+        return False
+    return all([_wet(world, place, d, field, i < answer) for i, d in enumerate(days)])
+
+
+def _set(world: WeatherWorld, place: City, day: date, field: str, ok: Callable[[float], bool], value: float) -> bool:
+    """Pin `field` to `value` unless it already passes `ok` (pinned so either way); False where
+    a rule pinned it to a failing value."""
+    current = _value(world, place, day, field)
+    if _pinned(world, place, day, field):
+        return ok(current)
+    world.pin(place.latitude, place.longitude, day, {field: current if ok(current) else value})
+    return True
+
+
+def _condition(world: WeatherWorld, place: City, day: date, condition: Condition, holds: bool) -> bool:
+    """Make the day meet a condition (its rain and snow, then its temperature), or fail it by
+    drying the precipitation it needs (snow first), else by its temperature."""
+    rain = _value(world, place, day, "rain_sum")
+    if not holds:
+        if condition.snow:
+            return _wet(world, place, day, "snowfall_sum", False)
+        if condition.rain:
+            return _wet(world, place, day, "rain_sum", False)
+        assert condition.temperature is not None
+        field, op, limit = condition.temperature
+        return _set(
+            world, place, day, field, lambda v: not condition.temperature_ok(v), limit - 1 if op == ">" else limit + 1
+        )
+    ok = True
+    if condition.rain is not None:
+        wet = (
+            (condition.rain_above or 0.0) + 1.0
+            if condition.rain_below is None
+            else min(max(rain, 0.5), condition.rain_below - 0.5)
+        )
+        ok = _set(world, place, day, "rain_sum", condition.rain_ok, round(wet, 1) if condition.rain else 0.0)
+    if condition.snow is not None:
+        ok = _wet(world, place, day, "snowfall_sum", condition.snow) and ok
+    if condition.temperature is not None:
+        field, op, limit = condition.temperature
+        ok = _set(world, place, day, field, condition.temperature_ok, limit + 1 if op == ">" else limit - 1) and ok
+    return ok
+
+
+def days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days of the window meet the condition (Yes: some, No: none): the
+    first ones do, the others do not."""
+    days = _days(*question_days(now, params))
+    count = {"Yes": 1, "No": 0}.get(answer, answer) if isinstance(answer, str) else answer
+    if not isinstance(count, int) or not 0 <= count <= len(days):
+        return False
+    condition = CONDITIONS[params["which"]]
+    return all([_condition(world, place, d, condition, i < count) for i, d in enumerate(days)])
+
+
+def precipitation_on_days_with(
+    world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """No precipitation (snowfall, where the question sums only that) on the days meeting the
+    condition: none of the window's days meets it, or none has snow (the only answer this rule
+    builds; any other fails)."""
+    if answer != 0 or not is_number(answer):
+        return False
+    condition = CONDITIONS[params["which"]]
+    days = _days(*window(now, "past", params["span"]))
+    if params.get("total") == "snowfall":
+        return all([_wet(world, place, d, "snowfall_sum", False) for d in days])
+    return all([_condition(world, place, d, condition, False) for d in days])
+
+
+def snow_difference(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """The first city's snowfall that day exceeds the second's by the answer."""
+    if not is_number(answer) or answer < 0:
+        return False
+    day = now + timedelta(days=1 if params["day"] == "tomorrow" else 0)
+    first, second = places[params["city"]], places[params["other"]]
+    if not _pinned(world, first, day, "snowfall_sum"):
+        value = round(_value(world, second, day, "snowfall_sum") + answer, 2)
+        world.pin(first.latitude, first.longitude, day, {"snowfall_sum": value})
+        return True
+    value = round(_value(world, first, day, "snowfall_sum") - answer, 2)
+    if value < 0 or _pinned(world, second, day, "snowfall_sum"):
+        return False
+    world.pin(second.latitude, second.longitude, day, {"snowfall_sum": value})
+    return True
+
+
+#: An answer's word -> how the first side of a comparison relates to the second.
+RELATIONS = {"Yes": ">", "higher": ">", "warmer": ">", "No": "<=", "lower": "<", "colder": "<", "same": "="}
+
+
+def compare(
+    world: WeatherWorld,
+    sides: Sequence[tuple[City, date]],
+    pin: Mapping[str, Any],
+    params: Mapping[str, str],
+    answer: Any,
+) -> bool:
+    """Two (place, day) values relate as the answer says (a city's name: that side is higher).
+    The first side is moved to just above, below or onto the second, else the second side."""
+    if answer in (params.get("city"), params.get("other")):
+        relation = ">" if answer == params["city"] else "<"
+    elif isinstance(answer, str) and answer in RELATIONS:
+        relation = RELATIONS[answer]
+    else:
+        return False
+    field, _ = FIELDS[pin["var"]]
+    (a_place, a_day), (b_place, b_day) = sides
+    a, b = _value(world, a_place, a_day, field), _value(world, b_place, b_day, field)
+    holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}
+    if not holds[relation]:
+        low = field != "temperature_2m_mean"  # rain cannot go below 0
+        wanted_a = {">": b + 1.0, "<": b - 1.0, "<=": b, "=": b}[relation]
+        wanted_b = {">": a - 1.0, "<": a + 1.0, "<=": a, "=": a}[relation]
+        if not _pinned(world, a_place, a_day, field) and not (low and wanted_a < 0):
+            a = round(wanted_a, 1)
+        elif not _pinned(world, b_place, b_day, field) and not (low and wanted_b < 0):
+            b = round(wanted_b, 1)
+        else:
+            return False
+    for place, day, value in ((a_place, a_day, a), (b_place, b_day, b)):
+        if not _pinned(world, place, day, field):
+            world.pin(place.latitude, place.longitude, day, {field: value})
+    return True
+
+
+def difference(world: WeatherWorld, sides: Sequence[tuple[City, date, str]], answer: Any) -> bool:
+    """The first (place, day, field) value exceeds the second by the answer: the first is set
+    so, else the second."""
+    if not is_number(answer):
+        return False
+    (a_place, a_day, a_field), (b_place, b_day, b_field) = sides
+    decimals = _decimals(answer, 1)
+    if not _pinned(world, a_place, a_day, a_field):
+        value = round(_value(world, b_place, b_day, b_field) + answer, decimals)
+        world.pin(a_place.latitude, a_place.longitude, a_day, {a_field: value})
+    elif not _pinned(world, b_place, b_day, b_field):
+        value = round(_value(world, a_place, a_day, a_field) - answer, decimals)
+        world.pin(b_place.latitude, b_place.longitude, b_day, {b_field: value})
+    else:
+        return False
+    return True
+
+
+#: The series a trend answer names: (value at day i of n) from a base and a step.
+_TRENDS: dict[str, Callable[[float, float, int, int], float]] = {
+    "increasing": lambda base, step, i, n: base + i * step,
+    "decreasing": lambda base, step, i, n: base + (n - 1 - i) * step,
+    "stable": lambda base, step, i, n: base,
+    "fluctuating": lambda base, step, i, n: base + (i % 2) * step,
+}
+
+
+def trend(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's values rise, fall, stay or fluctuate as the answer says."""
+    word = str(answer).lower()
+    days = _days(*window(now, params["when"], params["span"]))
+    if word not in _TRENDS or (word == "fluctuating" and len(days) < 3):
+        return False
+    field, _ = FIELDS[params.get("var", "temperature")]
+    if any(_pinned(world, place, d, field) for d in days):
+        return False
+    temperature = field.startswith("temperature")
+    base = _value(world, place, days[0], field) if temperature else max(0.0, _value(world, place, days[0], field))
+    step = 1.0 if temperature else 0.5
+    for i, day in enumerate(days):
+        world.pin(place.latitude, place.longitude, day, {field: round(_TRENDS[word](base, step, i, len(days)), 1)})
+    return True
+
+
+def temperature_range(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's lowest minimum and highest maximum are the answer's two values."""
+    if not isinstance(answer, list) or len(answer) != 2 or not all(is_number(v) for v in answer):
+        return False
+    low, high = answer
+    days = _days(*window(now, params["when"], params["span"]))
+    if low > high or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+        return False
+    for i, day in enumerate(days):
+        record = world.day(place.latitude, place.longitude, day)
+        smallest = low if i == 0 else min(max(record.temperature_2m_min, low), high)
+        largest = high if i == len(days) - 1 else max(min(record.temperature_2m_max, high), smallest)
+        world.pin(place.latitude, place.longitude, day, {"temperature_2m_min": smallest, "temperature_2m_max": largest})
+    return True
+
+
+def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day's minimum, mean and maximum are the answer's three values."""
+    if (
+        not isinstance(answer, list)
+        or len(answer) != 3
+        or not all(is_number(v) for v in answer)
+        or answer != sorted(answer)
+    ):
+        return False
+    day = named_day(now, params)
+    low, mean, high = answer
+    values = {"temperature_2m_min": low, "temperature_2m_mean": mean, "temperature_2m_max": high}
+    world.pin(place.latitude, place.longitude, day, values)
+    return True
+
+
+def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's highest maximum is the answer (its first day's; the others' stay at or below)."""
+    days = _days(*window(now, params["when"], params["span"]))
+    if not is_number(answer) or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+        return False
+    for i, day in enumerate(days):
+        high = world.day(place.latitude, place.longitude, day).temperature_2m_max
+        world.pin(place.latitude, place.longitude, day, {"temperature_2m_max": answer if i == 0 else min(high, answer)})
+    return True
+
+
+def extreme_days(now: date, params: Mapping[str, str]) -> list[date]:
+    """The days an extreme question weighs: the three it names, or this month's so far."""
+    if "first" in params:
+        return [day_of_month(now, params["month"], params[key]) for key in ("first", "second", "third")]
+    return _days(now.replace(day=1), now - timedelta(days=1))
+
+
+def extreme_day(world: WeatherWorld, home: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's day has the highest (lowest, coldest) daily mean of the days weighed."""
+    field = "temperature_2m_mean"
+    days = extreme_days(now, params)
+    chosen = next((d for d in days if d.isoformat() == answer), None)
+    if chosen is None or _pinned(world, home, chosen, field):
+        return False
+    others = [_value(world, home, d, field) for d in days if d != chosen]
+    value = max(others) + 1.0 if params["most"] == "highest" else min(others) - 1.0
+    world.pin(home.latitude, home.longitude, chosen, {field: round(value, 1)})
+    return True
+
+
+#: An air-quality level -> a European AQI (PM2.5) inside its band (get_air_quality_level's).
+LEVEL_INDEX = {"good": 10, "fair": 30, "moderate": 50, "poor": 70, "very poor": 90, "extremely poor": 120}
+
+
+def air_quality_level(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """A day's air-quality index lies in the answer's level."""
+    if answer not in LEVEL_INDEX:
+        return False
+    day = named_day(now, params)
+    world.pin(place.latitude, place.longitude, day, {"european_aqi_pm2_5": LEVEL_INDEX[answer]})
+    return True
+
+
+def air_days(now: date, span: str) -> list[date]:
+    return [now] if span == "today" else _days(now - timedelta(days=3), now - timedelta(days=1))
+
+
+def best_air(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """The answer's city has the lowest (best) air-quality index on the days asked: 1 there, at
+    least 2 in the others."""
+    names = [params["city"], params["other"], params["third"]]
+    if answer not in names:
+        return False
+    field = "european_aqi_pm2_5"
+    for day in air_days(now, params["span"]):
+        for name in names:
+            place, value = places[name], _value(world, places[name], day, field)
+            wanted = 1 if name == answer else max(value, 2)
+            if _pinned(world, place, day, field):
+                if (value == 1) != (name == answer):
+                    return False
+            else:
+                world.pin(place.latitude, place.longitude, day, {field: wanted})
+    return True
+
+
+#: Days a streak question looks ahead (a longer streak is not counted to its end).
+STREAK_DAYS = 16
+
+
+def wet_streak(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer is how many days in a row, from the start day, have rain (or snow)."""
+    if not isinstance(answer, int) or not 0 <= answer < STREAK_DAYS:
+        return False
+    field, _ = FIELDS[params["var"]]
+    start = now + timedelta(days=2 if params["start"] == "the day after tomorrow" else 1)
+    return all([_wet(world, place, start + timedelta(days=i), field, i < answer) for i in range(answer + 1)])
+
+
+def _raise(world: WeatherWorld, place: City, more: Sequence[date], less_total: float, field: str) -> bool:
+    """Make `more`'s total exceed `less_total` by raising its first unpinned day."""
+    total = sum(_value(world, place, d, field) for d in more)
+    if total > less_total:
+        return True
+    free = [d for d in more if not _pinned(world, place, d, field)]
+    if not free:
+        return False
+    value = _value(world, place, free[0], field) + (less_total - total) + 1.0
+    world.pin(place.latitude, place.longitude, free[0], {field: round(value, 1)})
+    return True
+
+
+def day_order(world: WeatherWorld, home: City, now: date, params: Mapping[str, str], field: str, answer: Any) -> bool:
+    """Of two days of last month, the answer's has more rain ("Both": the same)."""
+    first, second = day_of_last_month(now, params["first"]), day_of_last_month(now, params["second"])
+    one, two = _value(world, home, first, field), _value(world, home, second, field)
+    if answer == "Both":
+        if one == two:
+            return True
+        day, value = (second, one) if not _pinned(world, home, second, field) else (first, two)
+        if _pinned(world, home, day, field):
+            return False
+        world.pin(home.latitude, home.longitude, day, {field: value})
+        return True
+    if answer in (first.isoformat(), params["first"]):
+        return _raise(world, home, [first], two, field)
+    if answer in (second.isoformat(), params["second"]):
+        return _raise(world, home, [second], one, field)
+    return False
+
+
+def window_order(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Of two cities, the answer has the most (or, for "lowest"/"least", the least) rain or snow
+    in the window."""
+    names = (params["city"], params["other"])
+    if answer not in names:
+        return False
+    other = names[1] if answer == names[0] else names[0]
+    more, less = (other, answer) if params["most"] in ("lowest", "least") else (answer, other)
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    less_total = sum(_value(world, places[less], d, field) for d in days)
+    return _raise(world, places[more], days, less_total, field)

@@ -1,0 +1,179 @@
+"""Reading a loaded Weather question: which kind it is and what it names (data/templates.json
+"recognise": per kind, regular expressions with named groups (and "defaults" for what the
+kind implies but does not name) and the pin rule that makes the
+sandbox hold the file's answer; the first kind with a matching expression wins).
+
+Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, last or next),
+`span` (how many days: "week", "2 weeks", "5 days", "48 hours"), `day` and `month` (a day of
+this, next or last month), `start` (tomorrow or the day after), `most` (higher, highest,
+lowest or least), `first` and `second` (days of last month as written, "3rd", "22th").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from coevo.envs.weather.world import DATA
+
+#: Inches in the unit each variable comes in (rain mm, snow cm).
+PER_INCH = {"rain": 25.4, "snow": 2.54}
+#: Where a city's name may stand in a pattern (`{city}` in the data file).
+CITY = r"[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*"
+_DATA: dict[str, Any] = json.loads((DATA / "templates.json").read_text(encoding="utf-8"))
+RULES: dict[str, Any] = _DATA["recognise"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What a question's `which` asks of a day (data/templates.json "conditions")."""
+
+    rain: bool | None = None
+    snow: bool | None = None
+    rain_above: float | None = None
+    rain_below: float | None = None
+    #: (daily temperature field, "<" or ">", degrees)
+    temperature: tuple[str, str, float] | None = None
+
+    def rain_ok(self, rain: float) -> bool:
+        if self.rain is None:
+            return True
+        if not self.rain:
+            return rain <= 0
+        above = self.rain_above if self.rain_above is not None else 0.0
+        return rain > above and (self.rain_below is None or rain < self.rain_below)
+
+    def snow_ok(self, snow: float) -> bool:
+        return self.snow is None or (snow > 0) == self.snow
+
+    def temperature_ok(self, value: float) -> bool:
+        if self.temperature is None:
+            return True
+        _, op, limit = self.temperature
+        return value < limit if op == "<" else value > limit
+
+    def meets(self, rain: float, snow: float, temperature: float) -> bool:
+        return self.rain_ok(rain) and self.snow_ok(snow) and self.temperature_ok(temperature)
+
+
+def _condition(row: dict[str, Any]) -> Condition:
+    temperature = row.get("temperature")
+    return Condition(
+        row.get("rain"),
+        row.get("snow"),
+        row.get("rain_above"),
+        row.get("rain_below"),
+        (str(temperature[0]), str(temperature[1]), float(temperature[2])) if temperature else None,
+    )
+
+
+CONDITIONS: dict[str, Condition] = {k: _condition(v) for k, v in _DATA["conditions"].items() if k != "about"}
+#: A holiday's name -> (month, day) in the current year.
+HOLIDAYS: dict[str, tuple[int, int]] = {k: tuple(v) for k, v in _DATA["holidays"].items() if k != "about"}
+_PATTERNS = {
+    kind: [re.compile(p.replace("{city}", CITY)) for p in rule["patterns"]]
+    for kind, rule in RULES.items()
+    if kind != "about"
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str
+    params: dict[str, str]
+    #: The pin rule of the kind (data/templates.json), read by envs/weather/pins.py.
+    pin: dict[str, Any]
+
+
+def recognise(goal: str) -> Question | None:
+    for kind, patterns in _PATTERNS.items():
+        for pattern in patterns:
+            found = pattern.search(goal)
+            if found:
+                named = {k: v for k, v in found.groupdict().items() if v is not None}
+                params = {**RULES[kind].get("defaults", {}), **named}  # what the kind implies
+                if "span" in params:
+                    params.setdefault("when", "next")  # "tomorrow": the next day
+                return Question(kind, params, dict(RULES[kind]["pin"]))
+    return None
+
+
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+
+def span_days(span: str) -> int:
+    """Days in a question's span: "week" 7, "2 weeks" 14, "month" 30, "5 days" or "five days" 5,
+    "48 hours" 2, "tomorrow" 1."""
+    first = span.split()[0]
+    number = int(first) if first.isdigit() else _WORDS.get(first, 1)
+    if "week" in span:
+        return 7 * number
+    if "month" in span:
+        return 30 * number
+    if "hour" in span:
+        return number // 24
+    return number
+
+
+def window(now: date, when: str, span: str) -> tuple[date, date]:
+    """The days a question's window covers: the past (last) N days end yesterday, the next
+    (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday."""
+    if span == "weekend":  # the first Saturday after today, and its Sunday
+        saturday = now + timedelta(days=(5 - now.weekday()) % 7 or 7)
+        return saturday, saturday + timedelta(days=1)
+    days = span_days(span)
+    if when in ("next", "upcoming"):
+        return now + timedelta(days=1), now + timedelta(days=days)
+    return now - timedelta(days=days), now - timedelta(days=1)
+
+
+def day_of_month(now: date, month: str, day: str) -> date:
+    """The `day` of this, next or last month (relative to `now`)."""
+    first = now.replace(day=1)
+    if month == "last":
+        first = (first - timedelta(days=1)).replace(day=1)
+    elif month == "next":
+        first = (first + timedelta(days=32)).replace(day=1)
+    return first.replace(day=int(day))
+
+
+def named_day(now: date, params: Mapping[str, Any]) -> date:
+    """The one day a question names: a holiday this year, or a day of this, next or last month."""
+    if "holiday" in params:
+        month, day = HOLIDAYS[params["holiday"]]
+        return date(now.year, month, day)
+    return day_of_month(now, params["month"], params["day"])
+
+
+def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
+    """The days a question asks about: the one day it names, else its window."""
+    if "holiday" in params or "day" in params:
+        day = named_day(now, params)
+        return day, day
+    return window(now, params["when"], params["span"])
+
+
+def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
+    """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
+    this day last year / five years ago / last month, or a day of a month the question gives."""
+    shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
+    if key in shifts:
+        return now + timedelta(days=shifts[key])
+    if key == "last_year":
+        return now.replace(year=now.year - 1)
+    if key == "five_years_ago":
+        return now.replace(year=now.year - 5)
+    if key == "last_month":
+        return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
+    return named_day(now, params)
+
+
+def day_of_last_month(now: date, written: str) -> date:
+    """ "22nd" (or "22th") of the month before `now`'s."""
+    first_of_this = now.replace(day=1)
+    last_month = first_of_this - timedelta(days=1)
+    return last_month.replace(day=int(re.match(r"\d+", written).group()))  # type: ignore[union-attr]

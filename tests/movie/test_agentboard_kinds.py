@@ -1,0 +1,151 @@
+"""AgentBoard-format Movie files: the films and people a recognised question names are added to
+the database with attributes consistent with its recorded answer, and the expert reaches that
+answer through the tools; an unrecognised question, or one whose answer conflicts with another
+task's, stays an exception (no plan, no win).
+
+The questions, films and people are made up here, in AgentBoard's format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coevo.envs.movie.env import MovieEnv
+from coevo.envs.movie.recognise import recognise
+from coevo.envs.registry import make
+
+#: (question, recorded answer, the kind the loader should see)
+CASES: list[tuple[str, Any, str | None]] = [
+    (
+        'Who directed the movie "The Glass Lighthouse"? Please answer me with the director\'s name as a string.',
+        "Ada Quill",
+        "director",
+    ),
+    (
+        'What is the release date of the movie "The Glass Lighthouse"? Please provide the date in the format '
+        "YYYY-MM-DD.",
+        "2001-02-03",
+        "release_date",
+    ),
+    ('What is the budget of the movie "Paper Moons"? Please provide the budget as a number.', 12_000_000, "budget"),
+    (
+        'Which movie has a higher revenue, "The Glass Lighthouse" or "Paper Moons"? Please answer me with the film '
+        "name as a string.",
+        "Paper Moons",
+        "higher_revenue",
+    ),
+    (
+        'What are the genres of the movie "Paper Moons"? Please answer me with an array.',
+        ["Comedy", "Western"],
+        "genres",
+    ),
+    (
+        'Do the movies "The Glass Lighthouse" and "Paper Moons" share a common genre? Please answer me with Yes or No.',
+        "Yes",
+        "common_genre",
+    ),
+    (
+        "What role did Ada Quill play in Paper Moons? Please answer me with the character's name as a string.",
+        "Nora Vale",
+        "role",
+    ),
+    (
+        'The actress who played Nora Vale in "Paper Moons", what role did she play in "The Glass Lighthouse"? '
+        "Please answer me with the character name as a string.",
+        "Keeper Jun",
+        "role_chain",
+    ),
+    (
+        'What is the birthday of the actor who played Keeper Jun in "The Glass Lighthouse"? Please provide the date '
+        "in the format YYYY-MM-DD.",
+        "1970-01-02",
+        "actor_field",
+    ),
+    ('Did the movie "Paper Moons" make a profit? Please answer with Yes or No.', "Yes", "profit"),
+    (
+        'What is the German translation of the overview for the film "Paper Moons"? Please provide the translation '
+        "as a string.",
+        "Zwei Monde aus Papier.",
+        "translation",
+    ),
+    (
+        "Is there any movie where both Ada Quill and Bo Reed starred together? Please answer me with Yes or No.",
+        "Yes",
+        "costars",
+    ),
+    (
+        "Among the movies directed by Ada Quill, which one has the highest revenue? Please answer me with the film "
+        "name as a string.",
+        "Paper Moons",
+        "director_best",
+    ),
+    (
+        'What is the birthdate of the actor who portrayed the lead character in the film adaptation of "Paper Moons"? '
+        "Please provide the date in the format YYYY-MM-DD.",
+        "1980-05-06",
+        "lead_actor",
+    ),
+    ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
+]
+
+
+def _write(path: Path, cases: list[tuple[str, Any, str | None]]) -> None:
+    rows = [
+        {
+            "id": i,
+            "goal": goal,
+            "subgoals": [answer],
+            "additional_info": {"answer": answer, "init_config": None, "goal_type": 0, "tool": "movie"},
+            "difficulty": "hard",
+        }
+        for i, (goal, answer, _) in enumerate(cases)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _play(env: MovieEnv, task_id: str) -> tuple[list[str], dict[str, Any]]:
+    env.reset(task_id=task_id)
+    observations, info = [], {}
+    while (action := env.expert_action()) is not None:
+        result = env.step(action)
+        observations.append(result.observation)
+        info = result.info
+    return observations, info
+
+
+@pytest.mark.parametrize(("goal", "kind"), [(c[0], c[2]) for c in CASES])
+def test_the_loader_recognises_each_kind(goal: str, kind: str | None) -> None:
+    found = recognise(goal)
+    assert (found.kind if found else None) == kind
+
+
+def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
+    _write(tmp_path / "movie.jsonl", CASES)
+    env = make("movie", data_dir=str(tmp_path), train_tasks=50)
+    for index, (goal, _, kind) in enumerate(CASES):
+        if kind is None:
+            env.reset(task_id=f"file-{index}")
+            assert env.expert_action() is None, goal  # not recognised: an exception, not a fake win
+            continue
+        _, info = _play(env, f"file-{index}")
+        assert info.get("success") is True, goal
+    # the budget came from get_movie_details on the film the loader added
+    observations, _ = _play(env, "file-2")
+    assert "'budget': 12000000" in observations[1]
+    # training was generated before the file's films were added: it never asks about them
+    assert not any("Paper Moons" in t.goal or "Glass Lighthouse" in t.goal for t in env.taskset.splits["train"])
+
+
+def test_an_answer_the_database_cannot_also_hold_stays_an_exception(tmp_path: Path) -> None:
+    first = CASES[1]
+    second = (first[0], "1999-09-09", first[2])  # the same film, another release date
+    _write(tmp_path / "movie.jsonl", [first, second])
+    env = make("movie", data_dir=str(tmp_path), train_tasks=5)
+    _, info = _play(env, "file-0")
+    assert info.get("success") is True
+    env.reset(task_id="file-1")
+    assert env.expert_action() is None
+    assert env.taskset.by_id["file-1"][1].kind == "release_date"  # recognised, but not reachable
