@@ -13,8 +13,9 @@ held-out lists every stage is evaluated on.
 
 Everything runs over the env servers' HTTP API (started locally unless URLs are given). Every
 stage leaves its checkpoint, data and evaluation in `output_dir`, one line in metrics.jsonl
-and its trajectories in the SQL store; a restarted run skips finished stages and resumes an
-interrupted training from its last epoch checkpoint.
+and its trajectories in the SQL store; a restarted run skips finished stages, evaluates a stage
+whose model was saved but not evaluated, and resumes an interrupted training from its last
+epoch checkpoint.
 
 Under `accelerate launch` (several processes), only the main process starts servers, rolls
 out, evaluates and writes state; the others wait at a barrier, read the stage's data files,
@@ -57,6 +58,10 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 Log = Callable[[str], None]
+
+#: Beside a stage's checkpoint: what its learning measured, written once the model is saved, so a
+#: run stopped during the stage's evaluation evaluates the saved model instead of training again.
+LEARNED_ROW = "learned_row.json"
 
 
 class Layout(RunDirectory):
@@ -191,6 +196,17 @@ class AgentEvolTrainer:
         write_json(self.layout.state, {"stages": stages}, indent=2)
         at = {"stage": row["stage"], "arm": "agentevol"}
         self.run_log.record({"kind": "stage", **row}, at=at, heldout=row.get("heldout", []))
+
+    def learned_row(self, stage: str) -> dict[str, Any] | None:
+        """The row of a stage whose model was trained and saved but not yet evaluated (a run
+        stopped during the evaluation resumes there instead of training again), else None."""
+        path = self.layout.checkpoint(stage) / LEARNED_ROW
+        return dict(json.loads(path.read_text())) if path.is_file() else None
+
+    def keep_learned_row(self, row: Mapping[str, Any]) -> None:
+        """Save what learning measured beside the stage's checkpoint (see learned_row)."""
+        if self.main:
+            write_json(self.layout.checkpoint(row["stage"]) / LEARNED_ROW, dict(row), indent=2)
 
     def results_tables(self) -> list[Table]:
         """The end-of-run table (rich): the held-out evaluation after each stage."""
@@ -544,8 +560,13 @@ class AgentEvolTrainer:
                 continue
             started = time.monotonic()
             row: dict[str, Any] = {"stage": stage}
+            learned = self.learned_row(stage)
             if stage == "base":
                 current = model_of("base")
+            elif learned is not None:  # stopped after learning, before its evaluation ended
+                self.log(f"[{stage}] learned before the restart: evaluating {self.layout.checkpoint(stage)}")
+                current = model_of(stage)
+                row.update(learned)
             elif stage == "bc":
                 bc = await self.main_first(self.bc_records)
                 start = model_of("base")
@@ -554,6 +575,7 @@ class AgentEvolTrainer:
                 )
                 current = (model, start[1])
                 row.update(bc_trajectories=len(bc), **train_row)
+                self.keep_learned_row(row)
             else:
                 iteration = int(stage[len("iter") :])
                 explorer = current if current is not None else model_of(previous_stage)
@@ -581,6 +603,7 @@ class AgentEvolTrainer:
                 model, train_row = self.learn(start, stage, demonstrations=bc, explored=explored, objective=c.objective)
                 current = (model, start[1])
                 row.update(train_row, explored_trajectories=len(explored))
+                self.keep_learned_row(row)
             if self.main:
                 policy = self.policy(*current, name=stage)
                 try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 import math
 from pathlib import Path
 
@@ -289,10 +290,21 @@ def test_ci_preset_end_to_end_and_resume(tmp_path: Path) -> None:
     assert not any("learning on" in line for line in again[0]["_logs"])
     assert len((out / "metrics.jsonl").read_text().splitlines()) == 8
 
-    # losing the last stage re-runs just that stage, reusing its saved exploration data
+    # stopped during the last stage's evaluation: its saved model is evaluated, not trained again
     state = json.loads((out / "state.json").read_text())
     del state["stages"]["iter2"]
     (out / "state.json").write_text(json.dumps(state))
+    resumed = _run_ci(out)
+    logs = resumed[0]["_logs"]
+    assert not any("learning on" in line or "explore:" in line for line in logs)
+    assert any(line.startswith("[iter2] learned before the restart") for line in logs)
+    assert (resumed[3]["train_loss"], resumed[3]["explore_episodes"]) == (rows[3]["train_loss"], 4)
+    assert resumed[3]["finished_at"] != rows[3]["finished_at"] and resumed[2]["finished_at"] == rows[2]["finished_at"]
+
+    # stopped during its learning (no model saved yet): just that stage learns again, reusing its
+    # saved exploration data
+    (out / "state.json").write_text(json.dumps(state))
+    shutil.rmtree(out / "checkpoints" / "iter2")
     resumed = _run_ci(out)
     logs = resumed[0]["_logs"]
     assert [line.split("]")[0] for line in logs if "learning on" in line] == ["[iter2"]
