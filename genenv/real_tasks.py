@@ -2,7 +2,7 @@
 
 GenEnv's agent answers a task with one reply. A real-task arm (`real`, `real-uniform`) draws its
 tasks from a real env's train split (the server's task list, never a held-out split: refused at
-start) and scores every reply by playing it as a one-step episode on that env's server: create
+start; nor a train task whose prompt a held-out task shares: left out of the pool) and scores every reply by playing it as a one-step episode on that env's server: create
 a session on the task (tagged with the arm's policy tag of the epoch), step the reply, read the
 env's reward and end status. The env must end an episode after one reply (API-Bank with
 `decisions=first`: the dialogue's first API call; docs/genenv.md, "The real-task arms").
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import random
 from collections import Counter
@@ -80,8 +81,10 @@ class RealTasks:
         self.env = info.env
         refuse_heldout_split(self.env, config.real_split, list(info.splits), list(info.heldout_splits))
         self.split = config.real_split
-        self.task_ids = self._split_ids()
         self._prompts: dict[str, str] = {}
+        self.heldout_splits = list(info.heldout_splits)
+        #: The split's tasks the arm may draw: those whose prompt no held-out task shares.
+        self.task_ids, self.twins = self._pool()
         self.epoch = -1
         self.run_dir = str(Path(config.output_dir).resolve())
         self.tag = policy_tag(self.run_dir, arm, 0)
@@ -90,13 +93,37 @@ class RealTasks:
         self.statuses: Counter[str] = Counter()
 
     # ------------------------------------------------------------------ tasks
-    def _split_ids(self) -> list[str]:
+    def _split_ids(self, split: str) -> list[str]:
         ids: list[str] = []
         while True:
-            page = self.client.tasks(self.split, len(ids), MAX_TASKS_PAGE)
+            page = self.client.tasks(split, len(ids), MAX_TASKS_PAGE)
             ids += [t.task_id for t in page.tasks]
             if not page.tasks or len(ids) >= page.total:
                 return ids
+
+    def _pool(self) -> tuple[list[str], int]:
+        """The train split's tasks whose prompt (what the agent reads) is not also the prompt of a
+        task of a held-out split, and how many were left out for it. Distinct task ids can read
+        the same: API-Bank's first API calls repeat across generated dialogues (298 of the 500
+        `test` tasks read exactly as some `train` task). Computed once per run directory
+        (`real-pool-ENV-SPLIT.json`), since it reads every prompt of both."""
+        cache = Path(self.config.output_dir) / f"real-pool-{self.env}-{self.split}.json"
+        if cache.exists():
+            saved = json.loads(cache.read_text())
+            return list(saved["pool"]), int(saved["twins"])
+        train = self._split_ids(self.split)
+        heldout = [t for split in self.heldout_splits for t in self._split_ids(split)]
+        asyncio.run(self._fetch_prompts([*train, *heldout]))
+        held = {self._prompts.pop(t) for t in heldout if t not in train}
+        pool = [t for t in train if self._prompts[t] not in held]
+        twins = len(train) - len(pool)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        document = {"env": self.env, "split": self.split, "heldout_splits": self.heldout_splits, "twins": twins}
+        cache.write_text(json.dumps({**document, "pool": pool}))
+        log.info(
+            "%s:%s: %d tasks, %d left out (a held-out task reads the same)", self.env, self.split, len(pool), twins
+        )
+        return pool, twins
 
     def estimates(self, epoch: int) -> dict[str, Estimate]:
         """Each task's success estimate under the freshest of the arm's earlier epochs' tags that
@@ -166,6 +193,8 @@ class RealTasks:
             **self.selection.counts(),
             "real_env": self.env,
             "real_split": self.split,
+            "real_pool": len(self.task_ids),
+            "real_heldout_twins": self.twins,
             "real_end_statuses": end_status.count(self.statuses.elements()),
         }
 

@@ -71,6 +71,21 @@ def test_a_held_out_split_is_refused_as_a_training_source(apibank: str, tmp_path
         skill_preset(arms=("real", "genenv")).validated()
 
 
+def test_train_tasks_that_read_as_a_held_out_task_are_never_drawn(apibank: str, tmp_path: Path) -> None:
+    """API-Bank's first API calls repeat across generated dialogues: a train task whose prompt is
+    also a test task's is left out of the pool (and the pool is kept for the run)."""
+    cfg = skill_preset(output_dir=str(tmp_path / "run"), arms=("real",), agent_demo=False)
+    source = RealTasks(apibank, cfg, "real")
+    heldout = {source.prompt(t) for t in [f"gen-test-{i:06d}" for i in range(SIZES["test_size"])]}
+    train = [f"gen-train-{i:06d}" for i in range(SIZES["train_size"])]
+    twins = [t for t in train if source.prompt(t) in heldout]
+    assert twins and source.twins == len(twins)  # this generated data has some
+    assert source.task_ids == [t for t in train if t not in twins]
+    drawn = source.draw(0, len(train))
+    assert not {t.task_id for t in drawn.tasks} & set(twins) and len(drawn.tasks) == len(train) - len(twins)
+    assert RealTasks(apibank, cfg, "real-uniform").task_ids == source.task_ids  # from the run's file
+
+
 def test_an_env_error_is_retried_then_left_out_never_scored_zero(tmp_path: Path) -> None:
     cfg = skill_preset(output_dir=str(tmp_path / "run"), arms=("real",), agent_demo=False, real_retries=2)
     # The server's first step raises: that reply is played again on a new session and scored.
@@ -125,9 +140,10 @@ def test_the_curriculum_arm_prefers_in_band_tasks_as_their_statistics_accumulate
     rows = trainer.run()
     real = [r for r in rows if r["arm"] == "real"]
     uniform = [r for r in rows if r["arm"] == "real-uniform"]
-    # Every task either arm trained on is of the train split (SIZES: 40 of them).
+    # Every task either arm trained on is of the train split, none reading as a test task.
+    pool = set(trainer_pool(out))
     for agent in agents.values():
-        assert all(t.startswith("gen-train-") for epoch in agent.trained for t in epoch)
+        assert all(t.startswith("gen-train-") and t in pool for epoch in agent.trained for t in epoch)
     # Epoch 0: nothing is known, so the curriculum falls back to the uniform twin's very draw.
     assert agents["real"].trained[0] == agents["real-uniform"].trained[0]
     assert (real[0]["real_in_band"], real[0]["real_unseen_fill"]) == (0, 8)
@@ -149,6 +165,12 @@ def test_the_curriculum_arm_prefers_in_band_tasks_as_their_statistics_accumulate
     assert sum(r["in_band_fraction"] for r in real[1:]) > sum(r["in_band_fraction"] for r in uniform[1:])
     for row in rows:
         assert row["real_end_statuses"]["env_error"] == 0 and row["rollouts"] == 8 * 6
+
+
+def trainer_pool(out: Path) -> list[str]:
+    import json
+
+    return list(json.loads((out / "real-pool-apibank-train.json").read_text())["pool"])
 
 
 def judged(url: str, tag: str) -> dict[str, float]:
