@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from coevo import end_status
-from coevo.client.errors import EnvClientError, error_for
+from coevo.client.errors import EnvClientError, ServerUnreachable, error_for
 from coevo.client.failures import describe, status_of
 from coevo.client.http import AsyncEnvClient, AsyncSession, EnvClient
 from coevo.genenv.batches import epoch_seed
@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 
 #: Episodes created and stepped at once (one batch step), well under a server's session capacity.
 CHUNK = 64
+#: Tries at reading a task's prompt when the connection drops (a keep-alive connection the server
+#: closed just as a create was sent on it reads as ServerUnreachable).
+PROMPT_ATTEMPTS = 3
 
 
 class NotOneStep(RuntimeError):
@@ -114,7 +117,7 @@ class RealTasks:
         train = self._split_ids(self.split)
         heldout = [t for split in self.heldout_splits for t in self._split_ids(split)]
         asyncio.run(self._fetch_prompts([*train, *heldout]))
-        held = {self._prompts.pop(t) for t in heldout if t not in train}
+        held = {self._prompts.pop(t) for t in set(heldout) - set(train)}
         pool = [t for t in train if self._prompts[t] not in held]
         twins = len(train) - len(pool)
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -180,8 +183,15 @@ class RealTasks:
         view = AgentView(env=self.env, instruction="")
 
         async def one(client: AsyncEnvClient, task_id: str) -> None:
-            async with await client.create(task_id=task_id, seed=0) as session:
-                self._prompts[task_id] = view.render_observation(session.observation, session.info, first=True)
+            for attempt in range(PROMPT_ATTEMPTS):
+                try:
+                    async with await client.create(task_id=task_id, seed=0) as session:
+                        self._prompts[task_id] = view.render_observation(session.observation, session.info, first=True)
+                    return
+                except ServerUnreachable:
+                    # A create is not retried by the client (not idempotent); reading a prompt is.
+                    if attempt + 1 == PROMPT_ATTEMPTS:
+                        raise
 
         async with AsyncEnvClient(self.url) as client:
             for start in range(0, len(task_ids), CHUNK):
@@ -299,7 +309,13 @@ class RealTasks:
         return None
 
     def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch:
-        raise TypeError("a real-task arm has no task generator: its epochs draw with draw(epoch, count)")
+        """`count` tasks of the pool drawn uniformly with `seed`, outside any epoch (untagged):
+        what the agent warm-up trains on when a real-task arm comes first (its epochs draw with
+        `draw`)."""
+        chosen = uniform_tasks(self.task_ids, count, random.Random(f"real-generate:{seed}")).task_ids
+        asyncio.run(self._fetch_prompts([t for t in chosen if t not in self._prompts]))
+        tasks = [self._task(task_id, None) for task_id in chosen]
+        return TaskBatch(tasks, len(tasks), len(tasks), "untagged")
 
     def base_tasks(self, count: int, seed: int) -> list[BatchTask]:
         return []

@@ -222,7 +222,9 @@ class GenEnvTrainer:
     def _simulator(self, arm: str, policy_path: Path) -> Simulator:
         cfg = self.config
         if arm in REAL_ARMS:
-            return RealTasks(self.real_url or "", cfg, arm)
+            if self.real_url is None:
+                raise RuntimeError("the real-task arms' env server is up only while run() lasts")
+            return RealTasks(self.real_url, cfg, arm)
         if arm in cfg.simulator_urls:
             if not cfg.admin_token:
                 raise ValueError("remote simulators need admin_token")
@@ -261,9 +263,11 @@ class GenEnvTrainer:
 
     def run(self) -> list[dict[str, Any]]:
         self._build_tiny_models()
-        initial = self.models.initial_env_policy()
-        agent_model = self.models.starting_agent(initial)
+        # The servers come up first: with a real-task arm first, the agent warm-up draws its
+        # tasks from the real env's train split (RealTasks.generate).
         with self.heldout.servers(), self._real_server():
+            initial = self.models.initial_env_policy()
+            agent_model = self.models.starting_agent(initial)
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
         rows = self.metrics()

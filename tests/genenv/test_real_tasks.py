@@ -4,6 +4,7 @@ the env, with unscored episodes retried and then left out, never learned as rewa
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Iterator
@@ -168,8 +169,6 @@ def test_the_curriculum_arm_prefers_in_band_tasks_as_their_statistics_accumulate
 
 
 def trainer_pool(out: Path) -> list[str]:
-    import json
-
     return list(json.loads((out / "real-pool-apibank-train.json").read_text())["pool"])
 
 
@@ -194,7 +193,7 @@ def test_grpo_on_real_tasks_leaves_unscored_replies_out_and_scores_held_out_task
         cfg = skill_preset(
             output_dir=str(out), arms=("real",), agent_demo=False, epochs=1, tasks_per_epoch=5, group_size=2,
             real_url=real_url, heldout=("apibank:test:3",), heldout_urls={"apibank": heldout_url},
-            max_completion_length=8,
+            max_completion_length=8, agent_warmup_steps=1, agent_warmup_tasks=3, agent_warmup_batch_size=3,
         )  # fmt: skip
         trainer = GenEnvTrainer(cfg)
         (row,) = trainer.run()
@@ -208,3 +207,6 @@ def test_grpo_on_real_tasks_leaves_unscored_replies_out_and_scores_held_out_task
     assert row["tasks"] == 4 and row["rollouts"] == 8
     heldout = [r for r in trainer.heldout_metrics() if r["env"] == "apibank"]
     assert [(r["arm"], r["epoch"], r["n"]) for r in heldout] == [("real", -1, 3), ("real", 0, 3)]
+    # With a real-task arm first, the SFT warm-up trained on gold answers of the real train split.
+    warmup = json.loads((out / "agent_warmup" / "warmup.json").read_text())
+    assert warmup["tasks"] == warmup["examples"] == 3
