@@ -283,12 +283,12 @@ class GenEnvTrainer:
         if not set(cfg.arms) & set(REAL_ARMS):
             yield
             return
+        if self.state.num_processes > 1 and not cfg.real_url:  # checked on every process alike
+            raise ValueError("real-task arms under several processes need real_url (a server every process reaches)")
         if cfg.real_url or cfg.real_env in self.heldout.urls:
             self.real_url = cfg.real_url or self.heldout.urls[cfg.real_env]
             yield
             return
-        if self.state.num_processes > 1:
-            raise ValueError("real-task arms under several processes need real_url (a server every process reaches)")
         from coevo.client.launcher import ServerSpec, launch_local
 
         with launch_local([ServerSpec(cfg.real_env, dict(cfg.real_options))], log_dir=str(self.out)) as urls:
