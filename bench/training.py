@@ -8,12 +8,21 @@ fixed task lists, with 95% intervals and a paired interval on the gain.
   trained in (coevo.genenv.heldout). `base` is SmolLM2-135M-Instruct itself, `start` the
   warmed agent both arms begin from, `trained` GenEnv's last epoch and `random`
   GenEnv-Random's.
+- genenv with `--arms real,real-uniform` (or beside the others): the real-task arms train on a
+  real env's train split (API-Bank's generated `train` dialogues, one-reply episodes on their
+  first API call), chosen by the alpha-curriculum over the server's per-task statistics (`real`)
+  or uniformly (`real-uniform`), and are scored on that env's held-out split (`--real-split`,
+  `--real-n` tasks) beside the other held-out splits: "real", "real_uniform",
+  "gain_real_vs_uniform" (paired, same tasks) and "gain_real_vs_start", pooled and on the real
+  env's split alone (`*_apibank`), and "real_selection" (per epoch: tasks taken in band, filled
+  uniformly, end statuses).
 - agentevol: behavioral cloning on expert trajectories of BFCL's live_simple split, then
   explore -> learn iterations on live_simple instructions BC did not use, scored on BFCL
   simple_python in the ReAct prompt every stage uses. `base` is the model before BC, `bc` the
   BC stage and `trained` the last iteration.
 
     python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--generated-n 200] [--output-dir DIR]
+    python bench/training.py --json --trainer genenv --arms real,real-uniform [--real-n 100] [--splits ""] [--generated-n 0]
     python bench/training.py --json --trainer agentevol [--iterations 1] [--n 100] [--explore-band 0.3,0.7]
 
 Prints {"trainer", "env", "split", "n", "base": {success_rate, ci95_low, ci95_high}, "trained":
@@ -80,6 +89,31 @@ def by_kind(models: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+#: The report's name of each arm's last epoch (`trained` is GenEnv's, as before the other arms).
+ARM_MODELS = {"genenv": "trained", "random": "random", "static": "static", "real": "real",
+              "real-uniform": "real_uniform"}  # fmt: skip
+
+
+def real_arms_report(models: dict[str, Any], real_env: str) -> dict[str, Any]:
+    """The real-task arms against each other and against the start: pooled over every held-out
+    task, and on the real env's own held-out split alone (`*_<real_env>`, e.g. "real_apibank",
+    "gain_real_vs_uniform_apibank_ci95_low"), each with paired intervals on the same tasks."""
+    report: dict[str, Any] = {}
+    for suffix, wanted in (("", lambda row: True), (f"_{real_env}", lambda row: row.env == real_env)):
+        outcomes = {name: pooled_outcomes([r for r in result.rows if wanted(r)]) for name, result in models.items()}
+        if not outcomes["start"]:
+            continue
+        if suffix:
+            report.update({f"{name}{suffix}": rate(values) for name, values in outcomes.items()})
+            report[f"n{suffix}"] = len(outcomes["start"])
+        for name in ("real", "real_uniform"):
+            if name in outcomes:
+                report.update(gain(outcomes["start"], outcomes[name], f"gain_{name}_vs_start{suffix}"))
+        if "real" in outcomes and "real_uniform" in outcomes:
+            report.update(gain(outcomes["real_uniform"], outcomes["real"], f"gain_real_vs_uniform{suffix}"))
+    return report
+
+
 def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
     return [{"model": name, **row.metrics()} for name, rows in models.items() for row in rows]
 
@@ -88,24 +122,32 @@ def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
 def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
     from coevo.client.launcher import ServerSpec, launch_local
     from coevo.models.checkpoints import default_model_dir
-    from coevo.genenv.config import GenEnvConfig, preset
+    from coevo.genenv.config import REAL_ARMS, GenEnvConfig, preset
     from coevo.genenv.heldout import HeldoutResult
     from coevo.genenv.trainer import GenEnvTrainer
 
+    arms = tuple(args.arms.split(","))
+    overrides = GenEnvConfig.parse_args([f"--set={item}" for item in args.set])
     splits = [f"bfcl:{s}:{args.n}" for s in args.splits]
     if args.generated_n > 0:
         splits.append(f"simulator:heldout:{args.generated_n}")
     out = Path(args.output_dir or "runs/bench-training-genenv")
     out.mkdir(parents=True, exist_ok=True)
-    servers: list[Any] = ["bfcl"]
+    servers: list[Any] = ["bfcl"] if args.splits else []
     if args.generated_n > 0:  # its held-out split holds out combinations of the run's families
         servers.append(ServerSpec("simulator", {"families": args.families}))
+    real = preset("cpu-demo", **{k: v for k, v in overrides.items() if k.startswith("real_")})
+    if set(arms) & set(REAL_ARMS) and args.real_n > 0:
+        # The real env's held-out split, on the server the real-task arms also train on (its
+        # train split), in the one-reply episodes they train on.
+        splits.append(f"{real.real_env}:{args.real_split}:{args.real_n}")
+        servers.append(ServerSpec(real.real_env, dict(real.real_options)))
     with launch_local(servers, log_dir=str(out)) as urls:
         config = preset(
             "cpu-demo", output_dir=str(out), epochs=args.epochs, seed=args.seed, heldout=tuple(splits),
             heldout_urls=dict(urls), cpu_threads=args.threads, families=tuple(args.families.split(",")),
-            arms=tuple(args.arms.split(",")),
-        ).replace(**GenEnvConfig.parse_args([f"--set={item}" for item in args.set]))  # fmt: skip
+            arms=arms,
+        ).replace(**overrides)  # fmt: skip
         trainer = GenEnvTrainer(config)
         base_file = out / "heldout" / "base.json"
         if base_file.exists():
@@ -120,31 +162,39 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         trainer.run()
     last = config.epochs - 1
     start = HeldoutResult.load(out / "heldout" / "start.json")
-    trained = HeldoutResult.load(out / "heldout" / f"genenv-epoch-{last:03d}.json")
-    models = {"base": base, "start": start, "trained": trained}
-    for arm in ("random", "static"):
+    models = {"base": base, "start": start}
+    for arm, name in ARM_MODELS.items():
         if arm in config.arms:
-            models[arm] = HeldoutResult.load(out / "heldout" / f"{arm}-epoch-{last:03d}.json")
+            models[name] = HeldoutResult.load(out / "heldout" / f"{arm}-epoch-{last:03d}.json")
     outcomes = {name: pooled_outcomes(result.rows) for name, result in models.items()}
     report: dict[str, Any] = {
         "trainer": "genenv",
-        "env": "bfcl",
-        "split": ",".join(args.splits),
+        "env": ",".join(sorted({row.env for row in base.rows})),
+        "split": ",".join(splits),
         "n": len(outcomes["base"]),
         "epochs": config.epochs,
         "seed": config.seed,
+        "arms": list(config.arms),
         "families": list(config.families),
         "env_backend": config.env_backend,
         "overrides": args.set,
         **{name: rate(values) for name, values in outcomes.items()},
-        **gain(outcomes["base"], outcomes["trained"]),
         **gain(outcomes["base"], outcomes["start"], "gain_start"),
-        **gain(outcomes["start"], outcomes["trained"], "gain_vs_start"),
     }
-    for arm in ("random", "static"):
-        if arm in outcomes:
-            report.update(gain(outcomes[arm], outcomes["trained"], f"gain_vs_{arm}"))
-    report.update(by_kind(models))
+    if "trained" in outcomes:
+        report.update(gain(outcomes["base"], outcomes["trained"]))
+        report.update(gain(outcomes["start"], outcomes["trained"], "gain_vs_start"))
+        for arm in ("random", "static"):
+            if arm in outcomes:
+                report.update(gain(outcomes[arm], outcomes["trained"], f"gain_vs_{arm}"))
+        report.update(by_kind(models))
+    if set(config.arms) & set(REAL_ARMS):
+        report.update(real_arms_report(models, config.real_env))
+        report["real_selection"] = [
+            {k: r.get(k) for k in ("arm", "epoch", "real_in_band", "real_unseen_fill", "real_out_of_band_fill",
+                                   "real_estimated", "real_end_statuses")}
+            for r in trainer.metrics() if r["arm"] in REAL_ARMS
+        ]  # fmt: skip
     report["splits"] = per_split({name: result.rows for name, result in models.items()})
     report["by_epoch"] = [
         {k: r[k] for k in ("arm", "epoch", "split", "n", "success_rate", "ci95_low", "ci95_high")}
@@ -221,15 +271,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("--trainer", choices=("genenv", "agentevol"), default="genenv")
-    parser.add_argument("--splits", default="simple_python,multiple", help="BFCL held-out splits, comma-separated")
+    parser.add_argument(
+        "--splits", default="simple_python,multiple", help='BFCL held-out splits, comma-separated ("": none)'
+    )
     parser.add_argument("--n", type=int, default=100, help="tasks per held-out split (a fixed seeded list)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, default=3, help="genenv: epochs of each arm")
-    parser.add_argument("--arms", default="genenv,random,static", help="genenv: arms, in the order they run")
+    parser.add_argument(
+        "--arms", default="genenv,random,static",
+        help="genenv: arms, in the order they run (real, real-uniform: a real env's train split, see docs/genenv.md)",
+    )  # fmt: skip
     parser.add_argument(
         "--generated-n", type=int, default=200, help="genenv: tasks of the simulator's held-out split (0: none)"
     )
     parser.add_argument("--threads", type=int, default=0, help="genenv: torch CPU threads (0: chosen per epoch)")
+    parser.add_argument(
+        "--real-n", type=int, default=100,
+        help="genenv with real or real-uniform arms: tasks of the real env's held-out split (0: none)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--real-split", default="test", help="genenv real-task arms: the real env's held-out split they are scored on"
+    )
     # BFCL asks for calls: with cpu-demo's arithmetic family beside them, the warmed agent
     # answered BFCL requests with computed numbers ("25" for a triangle's area), 0 of 20.
     parser.add_argument(
@@ -267,11 +329,13 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        for key in ("base", "start", "bc", "trained", "random"):
+        for key in ("base", "start", "bc", "trained", "random", "real", "real_uniform"):
             if key in report:
                 r = report[key]
-                print(f"{key:8s} {r['success_rate']:.3f} [{r['ci95_low']:.3f}, {r['ci95_high']:.3f}] n={report['n']}")
-        print(f"gain {report['gain']:+.3f} [{report['gain_ci95_low']:+.3f}, {report['gain_ci95_high']:+.3f}]")
+                print(f"{key:12s} {r['success_rate']:.3f} [{r['ci95_low']:.3f}, {r['ci95_high']:.3f}] n={report['n']}")
+        for key in ("gain", "gain_real_vs_uniform"):
+            if key in report:
+                print(f"{key} {report[key]:+.3f} [{report[key + '_ci95_low']:+.3f}, {report[key + '_ci95_high']:+.3f}]")
 
 
 if __name__ == "__main__":

@@ -144,9 +144,8 @@ class GRPOAgent:
         #: The trainer's processing class (TRL types it as any processor; this one is a tokenizer).
         self.tokenizer = tokenizer
         self.trainer = GRPOTrainer(
-            # TRL's stub wants list[float | None] from a reward function; a list is invariant.
             model=model_dir,
-            reward_funcs=[self.reward],  # type: ignore[list-item]
+            reward_funcs=[self.reward],
             args=args,
             train_dataset=placeholder,
             processing_class=tokenizer,
@@ -155,10 +154,13 @@ class GRPOAgent:
         self.trainer.remove_callback(PrinterCallback)
 
     # ------------------------------------------------------------------ reward
-    def reward(self, prompts: list[Any], completions: list[Any], task_id: list[str], **_: Any) -> list[float]:
+    def reward(self, prompts: list[Any], completions: list[Any], task_id: list[str], **_: Any) -> list[float | None]:
+        """The env's reward of every completion. None (a real-task episode without a verdict):
+        TRL leaves it out of its group's baseline and gives it zero advantage, and it is not
+        recorded (so it counts in neither p_hat nor D_train)."""
         texts = [_text(c) for c in completions]
-        rewards = self.simulator.score(list(zip(task_id, texts)))
-        self._records += [Trace(t, c, r) for t, c, r in zip(task_id, texts, rewards)]
+        rewards = list(self.simulator.score(list(zip(task_id, texts))))
+        self._records += [Trace(t, c, r) for t, c, r in zip(task_id, texts, rewards) if r is not None]
         return rewards
 
     # ------------------------------------------------------------------ one epoch
@@ -199,7 +201,7 @@ class GRPOAgent:
         else:
             pairs = self._sample_transformers(model, mine, seed + accelerator.process_index)
         rewards = self.simulator.score(pairs) if pairs else []
-        records = [Trace(t, c, r) for (t, c), r in zip(pairs, rewards)]
+        records = [Trace(t, c, r) for (t, c), r in zip(pairs, rewards) if r is not None]
         if accelerator.num_processes > 1:
             records = list(gather_object(records))
         return records

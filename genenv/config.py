@@ -24,7 +24,12 @@ from coevo.simulator.curriculum_context import ALPHA, BAND, BETA, LAMBDA, Curric
 CONTRACT_FIELDS = {"alpha": "alpha", "band": "k_min", "beta": "beta", "lam": "rwr_lambda"}
 from coevo.trainer_config import TrainerConfig
 
-ARMS = ("genenv", "random", "static")
+#: The arms whose tasks come from the simulator (the default arms of a run).
+SIMULATOR_ARMS = ("genenv", "random", "static")
+#: The real-task arms: a real env's train split, by the alpha-curriculum or uniformly
+#: (coevo.genenv.real_tasks).
+REAL_ARMS = ("real", "real-uniform")
+ARMS = SIMULATOR_ARMS + REAL_ARMS
 
 
 @dataclass
@@ -38,10 +43,11 @@ class GenEnvConfig(TrainerConfig):
         metadata={"help": "Checkpoints, pools, metrics.jsonl and the plot; re-running resumes it"},
     )
     arms: tuple[str, ...] = field(
-        default=ARMS,
+        default=SIMULATOR_ARMS,
         metadata={
             "help": "Which arms to run, in order: genenv (pi_env trained by RWR), random (pi_env frozen), static (a "
-            "fixed pool of generated tasks, reused every epoch)."
+            "fixed pool of generated tasks, reused every epoch), real (a real env's train split, chosen by the "
+            "alpha-curriculum over the server's per-task statistics), real-uniform (the same split, uniformly)."
         },
     )
     epochs: int = field(default=10, metadata={"help": "Co-evolution epochs per arm"})
@@ -315,6 +321,40 @@ class GenEnvConfig(TrainerConfig):
         default_factory=dict,
         metadata={"help": "env -> base URL of its server; envs not listed here are served by local subprocesses."},
     )
+    # ---------------------------------------------------------------- real-task arms
+    real_env: str = field(
+        default="apibank",
+        metadata={
+            "help": "The real env the real-task arms train on; its episodes must end after one reply (API-Bank with "
+            "decisions=first: the dialogue's first API call)."
+        },
+    )
+    real_split: str = field(
+        default="train",
+        metadata={"help": "The real env's split the real-task arms draw from; a held-out split is refused."},
+    )
+    real_options: dict[str, str] = field(
+        default_factory=lambda: {"decisions": "first"},
+        metadata={
+            "help": "Env options of the real env's local server (also the held-out server of real_env, so both score "
+            "the same episodes)."
+        },
+    )
+    real_url: str | None = field(
+        default=None,
+        metadata={"help": "Base URL of a running real_env server (else a local subprocess with real_options)."},
+    )
+    real_min_episodes: int = field(
+        default=2,
+        metadata={"help": "Judged episodes a task needs under a policy tag before the real arm uses its estimate."},
+    )
+    real_retries: int = field(
+        default=2,
+        metadata={
+            "help": "Times a real-task episode without the env's verdict is played again before its reply is left "
+            "out (no reward, never 0)."
+        },
+    )
     # ---------------------------------------------------------------- remote simulators
     simulator_urls: dict[str, str] = field(
         default_factory=dict,
@@ -335,6 +375,7 @@ class GenEnvConfig(TrainerConfig):
             raise ValueError(f"arms must be among {ARMS}, got {self.arms}")
         if self.group_size < 2:
             raise ValueError("GRPO needs a group of at least 2 completions per task")
+        self._check_real_arms()
         if self.tasks_per_step < 1:
             raise ValueError("tasks_per_step must be at least 1")
         if self.grpo_tasks_per_epoch < 0:
@@ -404,6 +445,30 @@ class GenEnvConfig(TrainerConfig):
                 f"1/{self.group_size}, none within k_min={self.k_min} of alpha={self.alpha}; widen k_min, change "
                 'group_size, or use env_rwr_average="soft_band" (every task counts, weighted by R_env)'
             )
+
+    def _check_real_arms(self) -> None:
+        """The real-task arms: never the held-out entries' split, no demo turn (the start agent is
+        scored once for every arm, in one view), no base tasks to replay."""
+        if not set(self.arms) & set(REAL_ARMS):
+            return
+        if self.real_min_episodes < 1 or self.real_retries < 0:
+            raise ValueError("real_min_episodes must be >= 1 and real_retries >= 0")
+        from coevo.client.heldout import HeldoutSplit
+
+        for item in self.heldout:
+            split = HeldoutSplit.parse(item, self.heldout_n)
+            if split.env == self.real_env and split.split == self.real_split:
+                raise ValueError(
+                    f"real_split {self.real_split!r} is also the held-out entry {item!r}: the real-task arms never "
+                    "train on held-out tasks"
+                )
+        if self.agent_demo:
+            raise ValueError(
+                "the real-task arms show no demo turn, and the starting agent is scored once for every arm: set "
+                "agent_demo=false so that every arm is scored in the same view"
+            )
+        if self.replay_base_fraction > 0:
+            raise ValueError("the real-task arms have no base tasks to replay: set replay_base_fraction=0")
 
     def _check_replay(self) -> None:
         for name in ("replay_fraction", "replay_base_fraction"):
@@ -490,7 +555,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 GenEnvConfig.PRESETS = PRESETS
 GenEnvConfig.RESUMABLE_CHANGES = frozenset(
     {"epochs", "arms", "cpu_threads", "simulator_urls", "admin_token", "use_vllm", "heldout_urls", "dist_timeout_s",
-     "env_reference", "gradient_checkpointing"}
+     "env_reference", "gradient_checkpointing", "real_url"}
 )  # fmt: skip
 GenEnvConfig.SECTIONS = {
     "run": ("output_dir", "arms", "epochs", "tasks_per_epoch", "seed", "db_url", "static_pool_epochs"),
@@ -509,6 +574,7 @@ GenEnvConfig.SECTIONS = {
         "admin_token",
     ),
     "held-out": ("heldout", "heldout_n", "heldout_urls"),
+    "real-task arms": ("real_env", "real_split", "real_options", "real_url", "real_min_episodes", "real_retries"),
     "hardware": (
         "use_vllm", "sample_backend", "cpu_threads", "bf16", "gradient_checkpointing", "env_dtype",
         "env_gradient_checkpointing", "dist_timeout_s",

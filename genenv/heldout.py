@@ -163,14 +163,22 @@ class HeldoutScoring:
         from coevo.client.launcher import ServerSpec, launch_local
 
         envs = sorted({s.env for s in parse_splits(cfg.heldout, cfg.heldout_n)} - set(cfg.heldout_urls))
-        # The simulator's held-out split holds out combinations of the run's own families.
-        specs = [ServerSpec(env, {"families": ",".join(cfg.families)} if env == "simulator" else {}) for env in envs]
+        specs = [ServerSpec(env, self._options(env)) for env in envs]
         with launch_local(specs, log_dir=str(self.out)) as started:
             self.urls = {**cfg.heldout_urls, **started}
             try:
                 yield self.urls
             finally:
                 self.urls = {}
+
+    def _options(self, env: str) -> dict[str, str]:
+        """A local held-out server's env options: the simulator's held-out split holds out
+        combinations of the run's own families; the real-task env scores one-reply episodes
+        (real_options), as the real-task arms train on them."""
+        cfg = self.config
+        if env == "simulator":
+            return {"families": ",".join(cfg.families)}
+        return dict(cfg.real_options) if env == cfg.real_env else {}
 
     def evaluator(self, simulator: Simulator) -> AgentHeldout | None:
         """The held-out evaluator, in the prompts `simulator`'s tasks are shown in (None: no

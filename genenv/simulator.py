@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from coevo.simulator.curriculum_context import CurriculumContext
@@ -46,7 +47,11 @@ class TaskBatch:
 
 class Simulator(Protocol):
     def generate(self, count: int, seed: int, family: str | None = None) -> TaskBatch: ...
-    def score(self, pairs: list[tuple[str, str]]) -> list[float]: ...
+    def score(self, pairs: list[tuple[str, str]]) -> Sequence[float | None]:
+        """The reward of each (task id, answer); None only where the env gave no verdict (a
+        real-task arm's unscored episode, coevo.genenv.real_tasks): never learned from as 0."""
+        ...
+
     def expert(self, task_id: str) -> str | None:
         """The gold answer of a generated or base task (None where it has none)."""
         ...

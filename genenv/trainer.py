@@ -1,8 +1,10 @@
 """The GenEnv loop (Algorithm 1 of Guo et al. 2025), and its two baselines in the same code.
 
 Per epoch and arm:
-  1. tasks: pi_env generates a batch (genenv, random) or a batch is drawn from the fixed pool
-     the initial simulator generated once (static); with replay_fraction / replay_base_fraction,
+  1. tasks: pi_env generates a batch (genenv, random), a batch is drawn from the fixed pool
+     the initial simulator generated once (static), or from a real env's train split by the
+     alpha-curriculum over the server's per-task statistics (real) or uniformly (real-uniform;
+     coevo.genenv.real_tasks, whose env scores the agent's replies); with replay_fraction / replay_base_fraction,
      past tasks of the arm and base tasks replayed from D_train take a share of the GRPO tasks;
   2. agent: GRPO on the batch; each task's group of completions gives p_hat (with dynamic
      sampling, grpo_tasks_per_epoch > 0: a sampling pass over the fresh tasks gives p_hat, then
@@ -24,12 +26,13 @@ Re-running with the same directory resumes after the last finished epoch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,9 +41,10 @@ import numpy as np
 from coevo.genenv import curriculum
 from coevo import hardware
 from coevo.genenv.batches import EpochBatches, epoch_seed
-from coevo.genenv.config import GenEnvConfig
+from coevo.genenv.config import REAL_ARMS, GenEnvConfig
 from coevo.genenv.heldout import HeldoutScoring
 from coevo.genenv.pools import EnvSample, Pools, Trace
+from coevo.genenv.real_tasks import RealTasks
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
 from coevo.genenv.pool_tables import GenEnvEnvSample
@@ -178,6 +182,8 @@ class GenEnvTrainer:
         self.heldout = HeldoutScoring(self.config, self.out, self.state.is_main_process)
         self.models = StartingModels(self.config, self.out, self.state, self._simulator)
         self.batches = EpochBatches(self.config, self.pools, self.state)
+        #: The real env's server while a run with real-task arms is in progress (_real_server).
+        self.real_url: str | None = None
 
     # ------------------------------------------------------------------ bookkeeping
     def _arm_state(self, arm: str) -> dict[str, Any]:
@@ -215,6 +221,10 @@ class GenEnvTrainer:
 
     def _simulator(self, arm: str, policy_path: Path) -> Simulator:
         cfg = self.config
+        if arm in REAL_ARMS:
+            if self.real_url is None:
+                raise RuntimeError("the real-task arms' env server is up only while run() lasts")
+            return RealTasks(self.real_url, cfg, arm)
         if arm in cfg.simulator_urls:
             if not cfg.admin_token:
                 raise ValueError("remote simulators need admin_token")
@@ -253,14 +263,40 @@ class GenEnvTrainer:
 
     def run(self) -> list[dict[str, Any]]:
         self._build_tiny_models()
-        initial = self.models.initial_env_policy()
-        agent_model = self.models.starting_agent(initial)
-        with self.heldout.servers():
+        # The servers come up first: with a real-task arm first, the agent warm-up draws its
+        # tasks from the real env's train split (RealTasks.generate).
+        with self.heldout.servers(), self._real_server():
+            initial = self.models.initial_env_policy()
+            agent_model = self.models.starting_agent(initial)
             for arm in self.config.arms:
                 self.run_arm(arm, agent_model, initial)
         rows = self.metrics()
         self.run_log.end(rows)
         return rows
+
+    @contextlib.contextmanager
+    def _real_server(self) -> Iterator[None]:
+        """The real env's server while the run lasts, for the real-task arms: real_url, else the
+        run's held-out server of real_env (launched with real_options, so both score the same
+        one-reply episodes), else a local subprocess with real_options."""
+        cfg = self.config
+        if not set(cfg.arms) & set(REAL_ARMS):
+            yield
+            return
+        if self.state.num_processes > 1 and not cfg.real_url:  # checked on every process alike
+            raise ValueError("real-task arms under several processes need real_url (a server every process reaches)")
+        if cfg.real_url or cfg.real_env in self.heldout.urls:
+            self.real_url = cfg.real_url or self.heldout.urls[cfg.real_env]
+            yield
+            return
+        from coevo.client.launcher import ServerSpec, launch_local
+
+        with launch_local([ServerSpec(cfg.real_env, dict(cfg.real_options))], log_dir=str(self.out)) as urls:
+            self.real_url = urls[cfg.real_env]
+            try:
+                yield
+            finally:
+                self.real_url = None
 
     def base_agent(self) -> str:
         """The model directory of `agent_model`, before any training."""
@@ -392,6 +428,8 @@ class GenEnvTrainer:
         state["last_success"] = row["success_rate"]
         if self.state.is_main_process:
             self._record_pools(arm, epoch, batch, shown, traces if dynamic else [], trained)
+        if isinstance(simulator, RealTasks):
+            row.update(simulator.row())
         if arm == "genenv":
             row["env_update"] = self._update_env(epoch, simulator, state, policy_path)
         if self.state.is_main_process:

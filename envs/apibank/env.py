@@ -40,6 +40,18 @@ from coevo.envs.apibank.tool_schema import api_tool
 from coevo.envs.base import Env, EpisodeTool, ResetResult, StepResult, ToolCall, UnknownTask, UnknownTool
 
 GENERATED_SPLITS = ("train", "test")
+#: The `decisions` option: an episode is every decision point of its dialogue (`all`, API-Bank's
+#: evaluation), or only the first (`first`: one reply, usually one API call, judged; GenEnv's
+#: one-reply agent trains and is scored on these, docs/genenv.md "The real-task arms").
+DECISIONS = ("all", "first")
+
+
+def decisions_option(value: object) -> str:
+    """The `decisions` env option: `all` or `first`."""
+    text = str(value).strip().lower()
+    if text not in DECISIONS:
+        raise ValueError(f"decisions must be one of {', '.join(DECISIONS)}, got {value!r}")
+    return text
 
 
 def _seed_of(task_id: str) -> int:
@@ -115,6 +127,8 @@ class ApiBankEnv(Env):
         super().__init__(shared, **options)
         #: `official` (API-Bank's evaluator) or `corrected`: which mode's figures are the reward.
         self.scoring: ScoringMode = scoring_mode(options.get("scoring", DEFAULT_MODE))
+        #: `all` decision points of a dialogue per episode, or only the `first` (DECISIONS).
+        self.decisions = decisions_option(options.get("decisions", "all"))
 
     # ----------------------------------------------------------------- shared data
     @classmethod
@@ -181,6 +195,8 @@ class ApiBankEnv(Env):
     def _reset(self, task_id: str, seed: int) -> ResetResult:
         self.dialogue = self.shared.dialogue(task_id)
         self.points = decision_points(self.dialogue)
+        if self.decisions == "first":
+            self.points = self.points[:1]
         self.point = 0
         self.world = SandboxSession(self.shared.resources, self.dialogue.level, seed=seed)
         self.api_calls = self.replies = 0

@@ -215,3 +215,22 @@ def test_level3_official_judging_skips_the_name_check(env: ApiBankEnv) -> None:
     corrected.reset(task_id=task_id)
     result = corrected.step("API-Request: [NoSuchApi(keywords='weather')]")
     assert result.info["error"].startswith("API Name Mismatch: NoSuchApi vs ")
+
+
+def test_first_decision_episodes_end_after_one_reply_with_its_verdict() -> None:
+    """decisions=first: an episode is the dialogue up to its first decision point (an API call in
+    every generated dialogue), judged alone: reward and success are that call's verdict."""
+    env: ApiBankEnv = make("apibank", decisions="first", **OPTIONS)  # type: ignore[assignment]
+    full: ApiBankEnv = make("apibank", **OPTIONS)  # type: ignore[assignment]
+    for task_id in env.task_ids("train", 0, 20):
+        first = env.reset(task_id=task_id)
+        assert first.observation == full.reset(task_id=task_id).observation and first.info["decision_points"] == 1
+        gold = env.expert_action()
+        assert gold == full.expert_action() and gold is not None and gold.startswith("API-Request: [")
+        right = env.step(gold)
+        assert right.done and right.reward == 1.0 and right.info["success"] and right.info["kind"] == "api"
+        env.reset(task_id=task_id)
+        wrong = env.step("API-Request: [NoSuchApi(x='1')]")
+        assert wrong.done and wrong.reward == 0.0 and not wrong.info["success"]
+    with pytest.raises(ValueError, match="decisions must be one of all, first"):
+        make("apibank", decisions="last", **OPTIONS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,16 @@ def success_probability(knobs: dict | None, task_id: str) -> float:
 
 
 class SkillAgent:
-    def __init__(self, simulator: Simulator, group_size: int, seed: int = 0) -> None:
+    def __init__(
+        self,
+        simulator: Simulator,
+        group_size: int,
+        seed: int = 0,
+        probability: Callable[[BatchTask], float] | None = None,
+    ) -> None:
+        """`probability`: the chance of the right answer per task (default: success_probability)."""
         self.simulator = simulator
+        self.probability = probability
         self.group_size = group_size
         self.seed = seed
         self.calls = 0
@@ -55,7 +63,10 @@ class SkillAgent:
         for task in tasks:
             gold = self.simulator.expert(task.task_id)
             assert gold is not None, task.task_id
-            p = success_probability(task.context.get("knobs"), task.task_id)
+            if self.probability is not None:
+                p = self.probability(task)
+            else:
+                p = success_probability(task.context.get("knobs"), task.task_id)
             rng = random.Random(f"{stream}:{task.task_id}")
             for _ in range(self.group_size):
                 pairs.append((task.task_id, gold if rng.random() < p else "wrong_tool(x=0)"))
