@@ -29,6 +29,9 @@ SIMULATOR_ARMS = ("genenv", "random", "static")
 #: The real-task arms: a real env's train split, by the alpha-curriculum or uniformly
 #: (coevo.genenv.real_tasks).
 REAL_ARMS = ("real", "real-uniform")
+#: The arms whose task source follows the alpha-curriculum; under dynamic sampling they also keep
+#: the learnable tasks nearest alpha (the others as drawn, unless baseline_selection says alpha).
+CURRICULUM_ARMS = ("genenv", "real")
 ARMS = SIMULATOR_ARMS + REAL_ARMS
 
 
@@ -133,10 +136,11 @@ class GenEnvConfig(TrainerConfig):
     baseline_selection: str = field(
         default="drawn",
         metadata={
-            "help": "With dynamic sampling, which learnable tasks the baselines (random, static) train on: drawn (in "
-            "the order the tasks were drawn, a uniform pick, as DAPO's dynamic sampling) or alpha (nearest alpha "
-            "first, as the genenv arm). GenEnv's arm always picks nearest alpha: that choice is half of its "
-            "curriculum, so a baseline that makes it too compares pi_env alone (runs 2-6 did; docs/genenv.md)."
+            "help": "With dynamic sampling, which learnable tasks the baselines (random, static, real-uniform) "
+            "train on: drawn (in the order the tasks were drawn, a uniform pick, as DAPO's dynamic sampling) or "
+            "alpha (nearest alpha first, as the curriculum arms genenv and real always do). Picking by p_hat near "
+            "alpha is half of a curriculum arm's curriculum, so a baseline that does it too compares only the task "
+            "source (GenEnv's runs 2-6 did; docs/genenv.md)."
         },
     )
     kl_beta: float = field(

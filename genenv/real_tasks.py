@@ -256,7 +256,7 @@ class RealTasks:
             try:
                 results = await client.batch_step([(s.session_id, reply) for s, reply in live]) if live else []
             except EnvClientError as exc:  # the whole batch was lost
-                for s, _ in live:
+                for _ in live:
                     self._count(status_of(exc), "", describe(exc))
                 await asyncio.gather(*(_close(s, status_of(exc), describe(exc)) for s, _ in live))
                 return [None] * len(pairs)

@@ -41,7 +41,7 @@ import numpy as np
 from coevo.genenv import curriculum
 from coevo import hardware
 from coevo.genenv.batches import EpochBatches, epoch_seed
-from coevo.genenv.config import REAL_ARMS, GenEnvConfig
+from coevo.genenv.config import CURRICULUM_ARMS, REAL_ARMS, GenEnvConfig
 from coevo.genenv.heldout import HeldoutScoring
 from coevo.genenv.pools import EnvSample, Pools, Trace
 from coevo.genenv.real_tasks import RealTasks
@@ -366,7 +366,8 @@ class GenEnvTrainer:
         p_hat sample. Dynamic sampling: a sampling pass over every fresh task gives p_hat before
         any training on them (so it is not biased by the selection), then GRPO trains on the
         replayed tasks and, for the rest of grpo_tasks_per_epoch, learnable fresh tasks: nearest
-        alpha first for genenv, in the order drawn for the baselines (baseline_selection)."""
+        alpha first for the curriculum arms (genenv, real), in the order drawn for the baselines
+        (baseline_selection)."""
         cfg = self.config
         replayed = [*batch.replayed, *batch.replayed_base]
         if cfg.grpo_tasks_per_epoch <= 0:
@@ -377,7 +378,7 @@ class GenEnvTrainer:
         by_task = _rewards_by_task(sampled)
         unique = _distinct(batch.tasks)
         limit = max(0, cfg.grpo_tasks_per_epoch - len(replayed))
-        nearest_alpha = arm == "genenv" or cfg.baseline_selection == "alpha"
+        nearest_alpha = arm in CURRICULUM_ARMS or cfg.baseline_selection == "alpha"
         groups = [by_task[t.task_id] for t in unique]
         chosen = curriculum.learnable_first(groups, limit, cfg.alpha, nearest_alpha=nearest_alpha)
         grpo = [*(unique[i] for i in chosen), *replayed]
