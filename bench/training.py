@@ -29,7 +29,8 @@ Prints {"trainer", "env", "split", "n", "base": {success_rate, ci95_low, ci95_hi
 {...}, "gain", "gain_ci95_low", "gain_ci95_high", "wall_s", ...}; for genenv also "random",
 "static" and "gain_vs_random" / "gain_vs_static" with their paired intervals, and the same on the
 simulator's held-out generated split and on the real splits apart (`*_gen`, `*_real`, e.g.
-"gain_vs_start_gen_ci95_low"); for agentevol with --explore-band also "band" (the last iteration of
+"gain_vs_start_gen_ci95_low"); for agentevol "gain_vs_bc*" (the last iteration against BC) and
+"iterations_vs_bc" (each iteration against BC, paired), and with --explore-band also "band" (the last iteration of
 the run that explored in the band), "gain_band_vs_uniform" with its paired interval, and
 "band_selection" (per iteration, the instructions taken in band and filled uniformly). Several held-out splits are pooled into one task
 list for the summary ("split" names them all); per-split rows are under "splits".
@@ -246,6 +247,10 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
         "splits": per_split(run["results"]),
         "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
+        # every iteration against BC, paired: the curve's steps, not only its end
+        "iterations_vs_bc": [
+            {"stage": stage, **gain(outcomes["bc"], outcomes[stage], "gain_vs_bc")} for stage in stages[2:]
+        ],
     }  # fmt: skip
     if args.explore_band:
         band = _agentevol_run(args, out / "band", args.explore_band)
