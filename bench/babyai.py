@@ -53,11 +53,13 @@ print(json.dumps({"reset_ms": resets, "step_ms": steps}))
 
 
 def play_all(
-    items: int, progress: Path | None = None
+    items: int, progress: Path | None = None, budget_s: float | None = None
 ) -> tuple[list[dict[str, Any]], list[float], list[float], list[dict[str, Any]]]:
     """The expert on items 0..items-1: (plays, reset ms, step ms, one row per item). With
     `progress`, one JSON row per item is appended as it finishes, and items already in the
-    file are not played again (a cut run resumes; its latency figures are this run's plays)."""
+    file are not played again (a cut run resumes; its latency figures are this run's plays).
+    With `budget_s`, no item is started after that many seconds (the rows cover what was played)."""
+    started = time.monotonic()
     env = BabyAIEnv()
     rows: dict[int, dict[str, Any]] = {}
     if progress is not None and progress.exists():
@@ -68,6 +70,8 @@ def play_all(
     for index in range(items):
         if index in rows:
             continue
+        if budget_s is not None and time.monotonic() - started > budget_s:
+            break
         t = time.perf_counter()
         env.reset(task_id=f"babyai_{index}")
         resets.append((time.perf_counter() - t) * 1000)
@@ -152,18 +156,20 @@ def main() -> None:
         "--sessions", type=int, default=1000, help="live envs for the memory figure (0: skip it; it is slow under load)"
     )
     parser.add_argument("--progress", type=Path, help="append one JSON line per item played to this file")
+    parser.add_argument("--budget-s", type=float, help="start no item after this many seconds (then report)")
     parser.add_argument("--agentgym", type=Path, help="an AgentGym checkout, to time its server code")
     parser.add_argument("--agentgym-python", default=sys.executable, help="the interpreter with its pins")
     parser.add_argument("--agentgym-items", type=int, default=80, help="plays timed on AgentGym's server (the first)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     with contextlib.redirect_stdout(io.StringIO()):  # minigrid prints its rejected level samples
-        plays, resets, steps, rows = play_all(args.items, args.progress)
+        plays, resets, steps, rows = play_all(args.items, args.progress, args.budget_s)
         kib = session_kib(args.sessions) if args.sessions > 0 else None
     unsolved = [row for row in rows if not row["done"]]
     solved = [row for row in rows if row["done"]]
     out: dict[str, Any] = {
         "items": len(rows),
+        "of_items": args.items,
         "played_now": len(plays),
         "expert_rate": round(len(solved) / len(rows), 4),
         "solved_text_steps_mean": round(statistics.mean(r["steps"] for r in solved), 2) if solved else None,

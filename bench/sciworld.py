@@ -109,8 +109,10 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=32, help="live sessions for the memory figures (0: skip)")
     parser.add_argument("--no-api", action="store_true", help="skip the API's timing (the expert's rate only)")
     parser.add_argument("--progress", type=Path, help="append one JSON row per game played; games in it are skipped")
+    parser.add_argument("--budget-s", type=float, help="start no game after this many seconds (then report)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started = time.monotonic()
 
     env = registry.make("sciworld")
     assert isinstance(env, SciWorldEnv)
@@ -123,6 +125,8 @@ def main() -> None:
     for i, game in enumerate(games):
         if game.task_id in done:
             continue
+        if args.budget_s is not None and time.monotonic() - started > args.budget_s:
+            break
         reset_ms, step_ms, failure, actions = play(env, game)
         resets.append(reset_ms)
         steps += step_ms
