@@ -23,24 +23,30 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from coevo.envs.sciworld.jvm import SharedJvm
+from py4j.protocol import Py4JError
+
+from coevo.envs.sciworld.jvm import JvmDied, SharedJvm
 from coevo.envs.sciworld.simulator import Episode
 from coevo.envs.sciworld.tasks import Game
 
 #: The gold-path JVM's options: constant identity hash codes (see the module's docstring).
 CONSTANT_HASHES = ("-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2")
+#: Loads after which the gold-path JVM starts afresh: the simulator keeps memory per load (the
+#: 256 MB heap ran out after about 50 in bench/sciworld.py --all).
+RECYCLE = 24
 
 
 class GoldPaths:
     """Gold paths from one JVM with constant identity hashes, started on the first request
     (or by `prepare`) and kept; paths are cached per game for the process. Its heap is capped
-    small (`heap_mb`): it holds one game at a time, the others left to its collector."""
+    small (`heap_mb`), and it is started afresh every RECYCLE loads."""
 
     def __init__(self, heap_mb: int = 256) -> None:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[str, ...]] = {}
         self.jvm = SharedJvm(heap_mb=heap_mb, java_options=CONSTANT_HASHES)
         self._starter: threading.Thread | None = None
+        self._loads = 0  # loads since the JVM started
 
     def prepare(self) -> None:
         """Start the JVM in the background, so the first path does not wait for it."""
@@ -56,11 +62,25 @@ class GoldPaths:
             return self._cache[game.task_id]
 
     def compute(self, game: Game) -> tuple[str, ...]:
-        """The gold path from a new load of `game` (no cache)."""
+        """The gold path from a new load of `game` (no cache). The simulator keeps memory per
+        load, so the JVM is started afresh every RECYCLE loads, and once more if a load fails
+        (it ran out of its heap and exited): paths do not depend on the JVM's history."""
         if self._starter is not None:
             self._starter.join()
-        episode = Episode(self.jvm, game.task, game.variation, gold_path=True)
-        return tuple(episode.gold_actions())
+        if self._loads >= RECYCLE:
+            self.jvm.stop()
+            self._loads = 0
+        for attempt in (1, 2):
+            try:
+                self._loads += 1
+                episode = Episode(self.jvm, game.task, game.variation, gold_path=True)
+                return tuple(episode.gold_actions())
+            except (Py4JError, JvmDied):
+                if attempt == 2:
+                    raise
+                self.jvm.stop()
+                self._loads = 0
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Stop the JVM (a later path starts it again)."""
