@@ -79,12 +79,39 @@ def progress(instr: Any) -> tuple[Any, ...]:
     return (own, parts)
 
 
+#: Path searches the bot may make while planning one move; more means it is looping.
+SEARCHES_PER_MOVE = 1000
+
+
+class BotLoops(Exception):
+    """The bot's planning goes round without end (minigrid's explore subgoal can push and pop
+    the same go-next-to subgoal forever: BabyAI-UnlockToUnlock seed 4, item 188, hangs the bot
+    alone too)."""
+
+
+class GuardedBot(BabyAIBot):
+    """BabyAI's bot, stopped with BotLoops when planning one move takes more than
+    SEARCHES_PER_MOVE path searches."""
+
+    searches = 0
+
+    def replan(self, action_taken: int | None = None) -> Any:
+        self.searches = 0
+        return super().replan(action_taken)
+
+    def _shortest_path(self, accept_fn: Any, try_with_blockers: bool = False) -> Any:
+        self.searches += 1
+        if self.searches > SEARCHES_PER_MOVE:
+            raise BotLoops(f"its planning made {SEARCHES_PER_MOVE} path searches for one move without end")
+        return super()._shortest_path(accept_fn, try_with_blockers)
+
+
 def start_bot(level: Any) -> BabyAIBot:
     """BabyAI's bot for a freshly reset level. Where the level starts with the agent carrying
     the object the goal moves (PutNext...Carrying), the bot's first two subgoals (go to that
     object, pick it up) are dropped: it looks for the object only on the grid, finds nothing
     and gives up (minigrid's documented limit), while the agent holds it already."""
-    bot = BabyAIBot(level)
+    bot = GuardedBot(level)
     stack, carrying = bot.stack, level.carrying
     if (
         carrying is not None
@@ -109,7 +136,9 @@ def plan(bot: BabyAIBot, previous: int | None) -> int:
     on the way; then it heads for a closed door the goal names, and with none left the goal
     cannot be reached (CannotClose)."""
     move = int(bot.replan(previous))
-    while move == TOGGLE and bot.stack and isinstance(bot.stack[-1], CloseSubgoal):
+    for _ in range(SEARCHES_PER_MOVE):
+        if not (move == TOGGLE and bot.stack and isinstance(bot.stack[-1], CloseSubgoal)):
+            return move
         bot.stack.pop()
         if bot.stack and isinstance(bot.stack[-1], OpenSubgoal):
             level = bot.mission.unwrapped
@@ -124,12 +153,14 @@ def plan(bot: BabyAIBot, previous: int | None) -> int:
             bot.stack.append(OpenSubgoal(bot))
             bot.stack.append(GoNextToSubgoal(bot, target, reason="Open"))
         move = next_move(bot)
-    return move
+    raise BotLoops("it asks again and again to close a door")
 
 
 def next_move(bot: BabyAIBot) -> int:
     """The move the bot's current stack suggests (its `replan` without taking a move into
     account): the top subgoals are asked until one suggests a move; none left means done."""
+    if isinstance(bot, GuardedBot):
+        bot.searches = 0
     while bot.stack:
         move = bot.stack[-1].replan_before_action()
         if move is not None:

@@ -58,3 +58,11 @@ def test_a_restored_session_gets_the_same_expert_actions(env: BabyAIEnv) -> None
         env.step("turn left" if compared == 2 else action)
         compared += 1
     assert compared >= 5 and env.game is not None and env.game.done
+
+
+def test_a_bot_that_plans_in_circles_is_stopped_and_explained(env: BabyAIEnv) -> None:
+    """minigrid's bot alone hangs on UnlockToUnlock seed 4 (its explore subgoal pushes and pops
+    the same go-next-to forever); the expert gives up with the reason instead of hanging."""
+    play(env, "babyai_188")
+    assert env.game is not None and not env.game.done
+    assert env._expert is not None and "path searches for one move" in (env._expert.failure or "")
