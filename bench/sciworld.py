@@ -10,7 +10,11 @@ JVM per env, `load` + `step`, AgentGym's server's calls), median ms and the rati
 shared JVM's live heap after a full GC with --sessions loaded sessions, per session, and the JVM's
 resident size; beside it the API's cost, one JVM per session (its resident size after a load).
 
-    python bench/sciworld.py --json [--per-task 2] [--sessions 32] [--all]
+    python bench/sciworld.py --json [--per-task 2] [--sessions 32] [--all] [--no-api]
+        [--progress games.jsonl]
+--all plays every game, round robin over the tasks (variation 0 of each task, then 1, ...), so
+a run cut short covers every task; with --progress each game's row is appended as it ends and
+a rerun with the same file resumes where it stopped.
 Targets: expert_rate == 1.0 on the sample; jvm_heap_mb_per_session well under the 4 GB heap / 320
 sessions the deployments allow (12.8 MB).
 """
@@ -21,6 +25,7 @@ import argparse
 import json
 import statistics
 import time
+from pathlib import Path
 
 from scienceworld import ScienceWorldEnv
 
@@ -33,8 +38,13 @@ from measure import log, rss_mb
 
 def sample(per_task: int, everything: bool) -> list[tasks.Game]:
     catalogue = tasks.load()
-    if everything:
-        return list(catalogue.games)
+    if everything:  # round robin over the tasks: a run cut short still covers every task
+        rank: dict[str, int] = {}
+        order = []
+        for g in catalogue.games:
+            rank[g.task] = rank.get(g.task, -1) + 1
+            order.append((rank[g.task], len(order), g))
+        return [g for _, _, g in sorted(order, key=lambda item: item[:2])]
     games: list[tasks.Game] = []
     for name in dict.fromkeys(g.task for g in catalogue.games):
         test = [g for g in catalogue.games if g.task == name and catalogue.split_of[g.task_id] == "test"]
@@ -59,10 +69,14 @@ def play(env: SciWorldEnv, game: tasks.Game) -> tuple[float, list[float], dict |
     if score != 100 or not env.done:
         gold = env.shared.gold.get(game)
         moves = int(result.info["moves"]) if result is not None else 0
-        if moves > STEP_LIMIT or env.steps >= env.max_steps:
+        rejected = [a for a, r in zip(env.actions, env.rejected) if r]
+        if rejected:
+            reason = f"the session's simulator rejects the gold action {rejected[0]!r}"
+        elif moves > STEP_LIMIT or env.steps >= env.max_steps:
             reason = f"its gold path takes {len(gold)} actions; the episode ends after {STEP_LIMIT} moves"
         else:
-            reason = f"the gold path ended at score {score} (done: {env.done})"
+            last = result.observation[:120] if result is not None else ""
+            reason = f"the gold path ended at score {score} (done: {env.done}; last answer: {last!r})"
         failure = {
             "task_id": game.task_id,
             "score": score,
@@ -92,55 +106,80 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-task", type=int, default=2)
     parser.add_argument("--all", action="store_true")
-    parser.add_argument("--sessions", type=int, default=32)
+    parser.add_argument("--sessions", type=int, default=32, help="live sessions for the memory figures (0: skip)")
+    parser.add_argument("--no-api", action="store_true", help="skip the API's timing (the expert's rate only)")
+    parser.add_argument("--progress", type=Path, help="append one JSON row per game played; games in it are skipped")
+    parser.add_argument("--budget-s", type=float, help="start no game after this many seconds (then report)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started = time.monotonic()
 
     env = registry.make("sciworld")
     assert isinstance(env, SciWorldEnv)
     games = sample(args.per_task, args.all)
-    api = ScienceWorldEnv()
-    resets, steps, base_resets, base_steps, failures = [], [], [], [], []
+    done: dict[str, dict] = {}
+    if args.progress is not None and args.progress.exists():
+        done = {row["task_id"]: row for row in map(json.loads, args.progress.read_text().splitlines())}
+    api = None if args.no_api else ScienceWorldEnv()
+    resets, steps, base_resets, base_steps = [], [], [], []
     for i, game in enumerate(games):
+        if game.task_id in done:
+            continue
+        if args.budget_s is not None and time.monotonic() - started > args.budget_s:
+            break
         reset_ms, step_ms, failure, actions = play(env, game)
         resets.append(reset_ms)
         steps += step_ms
-        if failure:
-            failures.append(failure)
-        b_reset, b_steps = baseline(game, actions, api)
-        base_resets.append(b_reset)
-        base_steps += b_steps
+        done[game.task_id] = row = failure or {"task_id": game.task_id, "score": 100, "steps": len(actions)}
+        if args.progress is not None:
+            with args.progress.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+        if api is not None:
+            b_reset, b_steps = baseline(game, actions, api)
+            base_resets.append(b_reset)
+            base_steps += b_steps
         log(f"[sciworld] {i + 1}/{len(games)} {game.task_id}: {len(actions)} steps, {'ok' if not failure else failure}")
-    api_jvm_rss = rss_mb(api._gateway.java_process.pid)
-    api.close()
-
-    jvm = env.shared.jvm
-    env.close()
-    idle_heap = jvm.heap_used_mb()
-    live = []
-    for i in range(args.sessions):
-        session = registry.make("sciworld")
-        session.reset(task_id=games[i % len(games)].task_id)
-        session.step("look around")
-        live.append(session)
-    heap = jvm.heap_used_mb()
-    assert jvm.pid is not None
-    result = {
-        "games": len(games),
-        "expert_rate": round(1 - len(failures) / len(games), 4),
+    rows = [done[g.task_id] for g in games if g.task_id in done]
+    failures = [row for row in rows if "reason" in row]
+    result: dict = {
+        "games": len(rows),
+        "of_games": len(games),
+        "played_now": len(resets),
+        "tasks_covered": len({tasks.load().by_id[row["task_id"]].task for row in rows}),
+        "expert_rate": round(1 - len(failures) / len(rows), 4),
         "expert_failures": failures,
         "steps": len(steps),
-        "reset_ms_p50": round(statistics.median(resets), 1),
-        "api_reset_ms_p50": round(statistics.median(base_resets), 1),
-        "step_ms_p50": round(statistics.median(steps), 2),
-        "api_step_ms_p50": round(statistics.median(base_steps), 2),
-        "step_speedup_vs_api": round(statistics.median(base_steps) / statistics.median(steps), 2),
-        "sessions": args.sessions,
-        "jvm_heap_mb_idle": round(idle_heap, 1),
-        "jvm_heap_mb_per_session": round((heap - idle_heap) / args.sessions, 2),
-        "jvm_rss_mb_shared": round(rss_mb(jvm.pid), 1),
-        "api_jvm_rss_mb_per_session": round(api_jvm_rss, 1),
     }
+    if resets:
+        result["reset_ms_p50"] = round(statistics.median(resets), 1)
+        result["step_ms_p50"] = round(statistics.median(steps), 2)
+    if api is not None and base_steps:
+        result["api_reset_ms_p50"] = round(statistics.median(base_resets), 1)
+        result["api_step_ms_p50"] = round(statistics.median(base_steps), 2)
+        result["step_speedup_vs_api"] = round(statistics.median(base_steps) / statistics.median(steps), 2)
+        result["api_jvm_rss_mb_per_session"] = round(rss_mb(api._gateway.java_process.pid), 1)
+    if api is not None:
+        api.close()
+
+    gold_jvm = env.shared.gold.jvm.pid
+    if gold_jvm is not None:
+        result["gold_jvm_rss_mb"] = round(rss_mb(gold_jvm), 1)
+    jvm = env.shared.jvm
+    env.close()
+    if args.sessions > 0:
+        idle_heap = jvm.heap_used_mb()
+        live = []
+        for i in range(args.sessions):
+            session = registry.make("sciworld")
+            session.reset(task_id=games[i % len(games)].task_id)
+            session.step("look around")
+            live.append(session)
+        heap = jvm.heap_used_mb()
+        assert jvm.pid is not None
+        result["sessions"] = args.sessions
+        result["jvm_heap_mb_idle"] = round(idle_heap, 1)
+        result["jvm_heap_mb_per_session"] = round((heap - idle_heap) / args.sessions, 2)
+        result["jvm_rss_mb_shared"] = round(rss_mb(jvm.pid), 1)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -31,7 +31,7 @@ class BabyAIEnv(Env):
         "go to red ball 1",
     )
     #: AgentGym's server has no step cap (its wrapper's max_episode_steps=50 is unused); ours
-    #: leaves room for the expert's one-low-level-action-per-step play of the largest levels.
+    #: keeps its own cap; the expert plays AgentGym's macro actions, within it on every level it solves.
     max_steps = 100
     default_split = "train"
     heldout_splits = ("test",)

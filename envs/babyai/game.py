@@ -49,6 +49,22 @@ def actions_text(actions: list[str]) -> str:
     return "\nAvailable actions: [" + ", ".join(f'"{a}"' for a in actions) + "]"
 
 
+def take_low_actions(env: Any, image: np.ndarray, low: list[int]) -> tuple[dict[str, Any], float, bool, list[int]]:
+    """Take a text action's low-level actions on `env` (whose last observed image is `image`)
+    the way AgentGym's server does: one by one, stopping after one that leaves the image
+    unchanged. Returns the last observation, reward and termination, and the actions taken."""
+    taken: list[int] = []
+    obs: dict[str, Any] = {}
+    reward, terminated = 0.0, False
+    for a in low:
+        obs, reward, terminated, _, _ = env.step(a)
+        taken.append(a)
+        if not (obs["image"] != image).any():
+            break
+        image = obs["image"]
+    return obs, float(reward), bool(terminated), taken
+
+
 class Game:
     """A minigrid level reset with a seed, with AgentGym's text view, actions and rewards."""
 
@@ -65,8 +81,9 @@ class Game:
         self.done = False
         #: The level said the mission was done at some step (with any reward; `done` needs > 0.5).
         self.accomplished = False
-        #: Every low-level action taken, in order (the expert's bot replays them).
-        self.low_actions: list[int] = []
+        #: The low-level actions each executed text action took, in order (the expert's bot
+        #: follows them; an action that took none is not listed).
+        self.moves: list[list[int]] = []
 
     def _describe(self, obs: dict[str, Any]) -> View:
         return describe(self.env.unwrapped, obs["image"], int(obs["direction"]))
@@ -91,12 +108,8 @@ class Game:
         if not low:
             self.state = NO_CHANGE
             return self.state
-        for a in low:
-            obs, reward, terminated, _, _ = self.env.step(a)
-            self.low_actions.append(a)
-            if not (obs["image"] != self.image).any():
-                break
-            self.image = obs["image"]
+        obs, reward, terminated, taken = take_low_actions(self.env, self.image, low)
+        self.moves.append(taken)
         self.view = self._describe(obs)
         state = self.view.description
         if terminated:

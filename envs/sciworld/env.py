@@ -70,7 +70,7 @@ class SciWorldEnv(Env):
         jvm = SharedJvm(heap_mb=int(heap_mb))
         jvm.warm_up()  # 1-5 s: before a server answers /health, not in its first session
         shared = Shared(tasks.load(), jvm)
-        shared.gold.prepare()  # the expert's spare JVM, started in the background
+        shared.gold.prepare()  # the expert's gold-path JVM, started in the background
         return shared
 
     # ----------------------------------------------------------------- catalogue

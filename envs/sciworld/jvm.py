@@ -27,8 +27,10 @@ class JvmDied(RuntimeError):
 class SharedJvm:
     """A lazily started JVM running ScienceWorld's jar, restarted when it dies."""
 
-    def __init__(self, heap_mb: int = 4096) -> None:
+    def __init__(self, heap_mb: int = 4096, java_options: tuple[str, ...] = ()) -> None:
         self.heap_mb = heap_mb
+        #: Further options for the `java` command (the expert's gold-path JVM sets its hashing).
+        self.java_options = java_options
         self.lock = threading.RLock()
         #: Bumped on every (re)start: an interface made under an older generation is dead.
         self.generation = 0
@@ -49,7 +51,7 @@ class SharedJvm:
             die_on_exit=True,
             cwd=BASEPATH,
             return_proc=True,
-            javaopts=[f"-Xmx{self.heap_mb}m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"],
+            javaopts=[f"-Xmx{self.heap_mb}m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", *self.java_options],
         )
         self._gateway = JavaGateway(
             gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=process

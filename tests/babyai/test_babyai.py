@@ -63,7 +63,7 @@ def test_bad_actions_are_observations_and_change_nothing(env: BabyAIEnv) -> None
         result = env.step(action)
         assert result.observation.startswith(text)
         assert result.observation.endswith(listing) and result.reward == 0.0 and not result.done
-    assert env.game is not None and env.game.low_actions == []
+    assert env.game is not None and env.game.moves == []
 
 
 def test_macro_action_walks_the_path_and_finishes_the_goal(env: BabyAIEnv) -> None:
