@@ -5,7 +5,6 @@ answer, or whose answer contradicts an earlier one is an exception with its reas
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from coevo.envs.academia.env import AcademiaEnv
 from coevo.envs.academia.file_expert import SOLVERS
 from coevo.envs.academia.file_network import BUILDERS
 from coevo.envs.registry import make
+from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 NUMBER = " Please give me a numerical value as an answer."
 AS_LIST = " Please answer in the form of a list ['author1', 'author2', ...]."
@@ -52,29 +52,11 @@ QUESTIONS: list[tuple[str, Any]] = [
 
 
 def _load(tmp_path: Path) -> AcademiaEnv:
-    rows = [
-        {
-            "id": i,
-            "goal": goal,
-            "subgoals": [answer],
-            "additional_info": {"answer": answer, "init_config": None, "goal_type": 0, "tool": "academia"},
-            "difficulty": "easy",
-        }
-        for i, (goal, answer) in enumerate(QUESTIONS)
-    ]
-    (tmp_path / "academia.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows = (agentboard_row(goal, answer, "academia", difficulty="easy") for goal, answer in QUESTIONS)
+    write_agentboard(tmp_path / "academia.jsonl", rows)
     env = make("academia", data_dir=str(tmp_path), train_tasks=5)
     assert isinstance(env, AcademiaEnv)
     return env
-
-
-def _play(env: AcademiaEnv, task_id: str) -> tuple[float, dict[str, Any]]:
-    env.reset(task_id=task_id)
-    reward, info = 0.0, {}
-    while (action := env.expert_action()) is not None:
-        result = env.step(action)
-        reward, info = result.reward, result.info
-    return reward, info
 
 
 def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
@@ -82,12 +64,13 @@ def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Pat
     planned = [t for t in env.taskset.splits["test"] if t.plan]
     assert [t.index for t in planned] == list(range(9))
     for task in planned:
-        reward, info = _play(env, task.task_id)
+        _, last = play_expert(env, task.task_id)[-1]
+        reward, info = last.reward, last.info
         assert (reward, info["success"]) == (1.0, True), task.goal
         assert any(line.startswith(("Action: load", "Action: neighbour")) for line in task.plan)
     env.agentgym = True
     for task in planned:
-        assert _play(env, task.task_id)[0] == 1.0  # AgentGym's academia reward: the raw rate
+        assert play_expert(env, task.task_id)[-1][1].reward == 1.0  # AgentGym's academia reward: the raw rate
 
 
 def test_the_network_holds_the_named_people_and_papers(tmp_path: Path) -> None:

@@ -7,15 +7,14 @@ The questions, films and people are made up here, in AgentBoard's format."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from coevo.envs.movie.env import MovieEnv
 from coevo.envs.movie.recognise import recognise
 from coevo.envs.registry import make
+from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 #: (question, recorded answer, the kind the loader should see)
 CASES: list[tuple[str, Any, str | None]] = [
@@ -93,27 +92,7 @@ CASES: list[tuple[str, Any, str | None]] = [
 
 
 def _write(path: Path, cases: list[tuple[str, Any, str | None]]) -> None:
-    rows = [
-        {
-            "id": i,
-            "goal": goal,
-            "subgoals": [answer],
-            "additional_info": {"answer": answer, "init_config": None, "goal_type": 0, "tool": "movie"},
-            "difficulty": "hard",
-        }
-        for i, (goal, answer, _) in enumerate(cases)
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-
-
-def _play(env: MovieEnv, task_id: str) -> tuple[list[str], dict[str, Any]]:
-    env.reset(task_id=task_id)
-    observations, info = [], {}
-    while (action := env.expert_action()) is not None:
-        result = env.step(action)
-        observations.append(result.observation)
-        info = result.info
-    return observations, info
+    write_agentboard(path, (agentboard_row(goal, answer, "movie") for goal, answer, _ in cases))
 
 
 @pytest.mark.parametrize(("goal", "kind"), [(c[0], c[2]) for c in CASES])
@@ -130,10 +109,10 @@ def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Pat
             env.reset(task_id=f"file-{index}")
             assert env.expert_action() is None, goal  # not recognised: an exception, not a fake win
             continue
-        _, info = _play(env, f"file-{index}")
-        assert info.get("success") is True, goal
+        _, last = play_expert(env, f"file-{index}")[-1]
+        assert last.info.get("success") is True, goal
     # the budget came from get_movie_details on the film the loader added
-    observations, _ = _play(env, "file-2")
+    observations = [result.observation for _, result in play_expert(env, "file-2")]
     assert "'budget': 12000000" in observations[1]
     # training was generated before the file's films were added: it never asks about them
     assert not any("Paper Moons" in t.goal or "Glass Lighthouse" in t.goal for t in env.taskset.splits["train"])
@@ -144,8 +123,8 @@ def test_an_answer_the_database_cannot_also_hold_stays_an_exception(tmp_path: Pa
     second = (first[0], "1999-09-09", first[2])  # the same film, another release date
     _write(tmp_path / "movie.jsonl", [first, second])
     env = make("movie", data_dir=str(tmp_path), train_tasks=5)
-    _, info = _play(env, "file-0")
-    assert info.get("success") is True
+    _, last = play_expert(env, "file-0")[-1]
+    assert last.info.get("success") is True
     env.reset(task_id="file-1")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-1"][1].kind == "release_date"  # recognised, but not reachable

@@ -14,6 +14,7 @@ from typing import Any
 from coevo.envs.registry import make
 from coevo.envs.todo.env import TodoEnv
 from coevo.envs.todo.requests import ASKS, RULES
+from tests.toolusage.agentboard_files import play_expert
 
 PROJECTS = [
     {
@@ -178,21 +179,13 @@ def _load(tmp_path: Path) -> TodoEnv:
     return env
 
 
-def _play(env: TodoEnv, task_id: str) -> tuple[float, dict[str, Any], str]:
-    env.reset(task_id=task_id)
-    reward, info, last = 0.0, {}, ""
-    while (action := env.expert_action()) is not None:
-        result = env.step(action)
-        reward, info, last = result.reward, result.info, action
-    return reward, info, last
-
-
 def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
     env = _load(tmp_path)
     planned = [t for t in env.taskset.splits["test"] if t.plan]
     assert [t.index for t in planned] == list(range(9))
     for task in planned:
-        reward, info, last = _play(env, task.task_id)
+        last, result = play_expert(env, task.task_id)[-1]
+        reward, info = result.reward, result.info
         assert info["success"] is True and info["state_matches"] is True, task.goal
         assert reward == 1.0
         # the answer given is the one recorded, reached by reading the account first
@@ -200,7 +193,7 @@ def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Pat
         assert len(task.plan) > 1
     env.agentgym = True
     for task in planned:
-        reward, _, _ = _play(env, task.task_id)
+        reward = play_expert(env, task.task_id)[-1][1].reward
         assert reward == 1.0, task.goal  # AgentGym's todo reward: rate 1.0 and the recorded state
 
 

@@ -6,15 +6,14 @@ The questions are made up here in AgentBoard's format (one JSON object a line)."
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from coevo.envs.registry import make
-from coevo.envs.weather.env import WeatherEnv
 from coevo.envs.weather.recognise import recognise
+from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 #: (question, answer, current date, current location, the kind the loader should see)
 CASES: list[tuple[str, Any, str, str, str | None]] = [
@@ -282,32 +281,13 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
 
 
 def _write(path: Path, cases: list[tuple[str, Any, str, str, str | None]]) -> None:
-    rows = [
-        {
-            "id": i,
-            "goal": goal,
-            "subgoals": [answer],
-            "additional_info": {
-                "answer": answer,
-                "init_config": {"current_date": now, "current_location": home},
-                "goal_type": 0,
-                "tool": "weather",
-            },
-            "difficulty": "hard",
-        }
-        for i, (goal, answer, now, home, _) in enumerate(cases)
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-
-
-def _play(env: WeatherEnv, task_id: str) -> tuple[list[str], dict[str, Any]]:
-    env.reset(task_id=task_id)
-    observations, info = [], {}
-    while (action := env.expert_action()) is not None:
-        result = env.step(action)
-        observations.append(result.observation)
-        info = result.info
-    return observations, info
+    write_agentboard(
+        path,
+        (
+            agentboard_row(goal, answer, "weather", init_config={"current_date": now, "current_location": home})
+            for goal, answer, now, home, _ in cases
+        ),
+    )
 
 
 @pytest.mark.parametrize(("goal", "kind"), [(c[0], c[4]) for c in CASES])
@@ -325,10 +305,10 @@ def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Pat
             env.reset(task_id=task_id)
             assert env.expert_action() is None, goal  # not recognised: an exception, not a fake win
             continue
-        _, info = _play(env, task_id)
-        assert info.get("success") is True, goal
+        _, last = play_expert(env, task_id)[-1]
+        assert last.info.get("success") is True, goal
     # the distance came from get_distance, on places the loader set out for it
-    distance_steps, _ = _play(env, "file-0")
+    distance_steps = [result.observation for _, result in play_expert(env, "file-0")]
     assert distance_steps[-2] == str(1234.5678)
 
 
@@ -337,8 +317,8 @@ def test_an_answer_the_sandbox_cannot_also_hold_stays_an_exception(tmp_path: Pat
     second = (trip[0], 999.0, *trip[2:])  # the same trip, another distance: both cannot hold
     _write(tmp_path / "weather.jsonl", [trip, second])
     env = make("weather", data_dir=str(tmp_path), train_tasks=5)
-    _, info = _play(env, "file-0")
-    assert info.get("success") is True
+    _, last = play_expert(env, "file-0")[-1]
+    assert last.info.get("success") is True
     env.reset(task_id="file-1")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-1"][1].kind == "distance_to"  # recognised, but not reachable
