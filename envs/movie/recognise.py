@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coevo.envs.movie.catalogue import DATA
+from coevo.envs.toolusage.recognise import first_match
 
 _TITLE = r"""(?:the (?:movie|film) )?["'“]?(?P<{name}>[A-Z0-9][^"?“”]*?)["'”]?(?: \(\d{{4}}\))?"""
 _PLACEHOLDERS = {
@@ -49,10 +50,8 @@ class Question:
 
 
 def recognise(goal: str) -> Question | None:
-    for kind, patterns in _PATTERNS.items():
-        for pattern in patterns:
-            found = pattern.search(goal)
-            if found:
-                params = {k: v for k, v in found.groupdict().items() if v is not None}
-                return Question(kind, params, dict(KINDS[kind]["rule"]))
-    return None
+    found = first_match(_PATTERNS, goal)
+    if found is None:
+        return None
+    kind, params = found
+    return Question(kind, params, dict(KINDS[kind]["rule"]))

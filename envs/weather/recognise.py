@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from coevo.envs.toolusage.recognise import first_match
 from coevo.envs.weather.world import DATA
 
 #: Inches in the unit each variable comes in (rain mm, snow cm).
@@ -90,16 +91,14 @@ class Question:
 
 
 def recognise(goal: str) -> Question | None:
-    for kind, patterns in _PATTERNS.items():
-        for pattern in patterns:
-            found = pattern.search(goal)
-            if found:
-                named = {k: v for k, v in found.groupdict().items() if v is not None}
-                params = {**RULES[kind].get("defaults", {}), **named}  # what the kind implies
-                if "span" in params:
-                    params.setdefault("when", "next")  # "tomorrow": the next day
-                return Question(kind, params, dict(RULES[kind]["pin"]))
-    return None
+    found = first_match(_PATTERNS, goal)
+    if found is None:
+        return None
+    kind, named = found
+    params = {**RULES[kind].get("defaults", {}), **named}  # what the kind implies
+    if "span" in params:
+        params.setdefault("when", "next")  # "tomorrow": the next day
+    return Question(kind, params, dict(RULES[kind]["pin"]))
 
 
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
