@@ -14,7 +14,7 @@ from typing import Any
 from coevo.envs.registry import make
 from coevo.envs.todo.env import TodoEnv
 from coevo.envs.todo.requests import ASKS, RULES
-from tests.toolusage.agentboard_files import play_expert
+from tests.toolusage.agentboard_files import play_expert, write_agentboard
 
 PROJECTS = [
     {
@@ -172,7 +172,7 @@ ROWS = [
 
 
 def _load(tmp_path: Path) -> TodoEnv:
-    (tmp_path / "todo.jsonl").write_text("".join(json.dumps(dict(row, id=i)) + "\n" for i, row in enumerate(ROWS)))
+    write_agentboard(tmp_path / "todo.jsonl", ROWS)
     (tmp_path / "projects.json").write_text(json.dumps(PROJECTS))
     env = make("todo", data_dir=str(tmp_path), train_tasks=3)
     assert isinstance(env, TodoEnv)
