@@ -284,6 +284,15 @@ def _order_yes_no(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str],
     return order(cat, first, second, rule["field"]) if answer == "Yes" else order(cat, second, first, rule["field"])
 
 
+def _free_of(cat: Catalogue, first: Movie, second: Movie, field: str) -> tuple[Movie, Movie] | None:
+    """(the film of a pair whose `field` no earlier answer fixed, the other one), the second film
+    first; None when both are fixed."""
+    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
+    if free is None:
+        return None
+    return free, first if free is second else second
+
+
 def _share(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
     """Yes: the two films have an item of the list in common; No: none."""
     if answer not in ("Yes", "No"):
@@ -293,10 +302,10 @@ def _share(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer
     common = set(list_names(first, field)) & set(list_names(second, field))
     if (answer == "Yes") == bool(common):
         return True
-    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
-    if free is None:
+    pair = _free_of(cat, first, second, field)
+    if pair is None:
         return False
-    other = first if free is second else second
+    free, other = pair
     if answer == "Yes":
         items = list_names(other, field)[:1]
         set_list(free, field, sorted(set(list_names(free, field)) | set(items)))
@@ -403,10 +412,10 @@ def _same_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], an
     first, second = movie(cat, q["movie"]), movie(cat, q["movie2"])
     if (set(list_names(first, field)) == set(list_names(second, field))) == (answer == "Yes"):
         return True
-    free = next((m for m in (second, first) if (m.id, field) not in cat.fixed), None)
-    if free is None:
+    pair = _free_of(cat, first, second, field)
+    if pair is None:
         return False
-    other = first if free is second else second
+    free, other = pair
     if answer == "Yes":
         set_list(free, field, sorted(list_names(other, field)))
     else:
