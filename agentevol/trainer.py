@@ -72,6 +72,24 @@ class Layout(RunDirectory):
     def state(self) -> Path:
         return self.root / "state.json"
 
+    @property
+    def stats_namespace_file(self) -> Path:
+        """Present in a branched run (branch.py): the namespace of the run its stages came from."""
+        return self.root / "stats-namespace.txt"
+
+    def stats_namespace(self) -> str:
+        """What qualifies the run's policy tags on the env servers: the run directory's digest,
+        or, in a branch, its source's, so the branch reads the estimates its source's episodes left."""
+        if self.stats_namespace_file.is_file():
+            return self.stats_namespace_file.read_text().strip()
+        return hashlib.sha1(str(self.root.resolve()).encode()).hexdigest()[:10]
+
+    @property
+    def store(self) -> Path:
+        """The SQLite store of the run's trajectories and of its local servers' statistics (when
+        no db_url is configured)."""
+        return self.root / "trajectories.db"
+
     def checkpoint(self, stage: str) -> Path:
         return self.root / "checkpoints" / stage
 
@@ -113,6 +131,11 @@ def _plot_stages(run: TrainingRun, rows: Sequence[dict[str, Any]], path: Path) -
     from coevo.plots import plot_stages
 
     plot_stages(rows, path)
+
+
+def policy_tag(namespace: str, version: str) -> str:
+    """The tag of one policy version's episodes on the env servers (AgentEvolTrainer.policy_tag)."""
+    return f"agentevol-{namespace}:{version}"
 
 
 def stage_names(iterations: int) -> list[str]:
@@ -337,9 +360,8 @@ class AgentEvolTrainer:
     def policy_tag(self, version: str) -> str:
         """The tag a policy version's episodes carry on the env servers (their per-task
         statistics): the version (bc, iter1, ...) qualified by the run directory, so runs
-        sharing servers keep apart."""
-        digest = hashlib.sha1(str(self.layout.root.resolve()).encode()).hexdigest()[:10]
-        return f"agentevol-{digest}:{version}"
+        sharing servers keep apart (a branch keeps its source's namespace: branch.py)."""
+        return policy_tag(self.layout.stats_namespace(), version)
 
     async def in_band_tasks(
         self, env: str, split: str, iteration: int, *, excluded: set[str]
@@ -630,7 +652,7 @@ class AgentEvolTrainer:
 
     @property
     def db_url(self) -> str:
-        return self.config.db_url or f"sqlite:///{(self.layout.root / 'trajectories.db').resolve()}"
+        return self.config.db_url or f"sqlite:///{self.layout.store.resolve()}"
 
     async def run_with(self, clients: Mapping[str, Sequence[AsyncEnvClient]]) -> list[dict[str, Any]]:
         """Run (or resume) every stage against already-connected clients; returns the metrics rows."""

@@ -32,7 +32,9 @@ simulator's held-out generated split and on the real splits apart (`*_gen`, `*_r
 "gain_vs_start_gen_ci95_low"); for agentevol "gain_vs_bc*" (the last iteration against BC) and
 "iterations_vs_bc" (each iteration against BC, paired), and with --explore-band also "band" (the last iteration of
 the run that explored in the band), "gain_band_vs_uniform" with its paired interval, and
-"band_selection" (per iteration, the instructions taken in band and filled uniformly). Several held-out splits are pooled into one task
+"band_selection" (per iteration, the instructions taken in band and filled uniformly); the band run
+starts from the uniform run's base, BC and iteration 1 ("band_shares_stages"), which it would only
+repeat, since BC has no estimates to choose by. Several held-out splits are pooled into one task
 list for the summary ("split" names them all); per-split rows are under "splits".
 """
 
@@ -253,12 +255,18 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         ],
     }  # fmt: skip
     if args.explore_band:
+        from coevo.agentevol.branch import branch_run
+
+        # Iteration 1's explorer (BC) has no estimates on the exploration split, so the band run's
+        # iteration 1 is the uniform run's: the band run starts from it (agentevol/branch.py).
+        shared = branch_run(out, out / "band", through="iter1") if config.iterations >= 2 else []
         band = _agentevol_run(args, out / "band", args.explore_band)
         band_final = band["outcomes"][final]
         report.update(
             explore_band=args.explore_band, band=rate(band_final),
             **gain(outcomes[final], band_final, "gain_band_vs_uniform"),
             band_curve=[{"stage": stage, **rate(band["outcomes"][stage])} for stage in stages],
+            band_shares_stages=shared,
             band_selection=[
                 {k: row.get(k) for k in ("stage", "explore_in_band", "explore_uniform_fill")}
                 for row in band["rows"] if row["stage"].startswith("iter")
