@@ -238,14 +238,81 @@ def _lead_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], a
     return set_person_field(cat, lead, PERSON_FIELDS[q["field"]], answer)
 
 
-def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+def _cast_named(cat: Catalogue, m: Movie, character: str, answer: Any) -> bool:
+    """The person named `answer` plays `character` in `m` (or already does)."""
     if not _name(answer):
         return False
-    m = movie(cat, q["movie"])
-    credited = next((pid for pid, c in m.cast if c == q["character"]), None)
+    credited = next((pid for pid, c in m.cast if c == character), None)
     if credited is not None:
         return cat.people[credited].name == answer
-    return cast_as(cat, m, person(cat, answer), q["character"])
+    return cast_as(cat, m, person(cat, answer), character)
+
+
+def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    return _cast_named(cat, movie(cat, q["movie"]), q["character"], answer)
+
+
+def overview_of(about: str) -> str:
+    """The overview an added film described by `about` ("explores the concept of time") gets."""
+    return f"{about[:1].upper()}{about[1:]}."
+
+
+def _new_title(cat: Catalogue, seed: str) -> str:
+    """A made-up title no film has, of no other title part (the title search finds it first)."""
+    for attempt in range(1000):
+        title = f"The {cat.new_name(f'{seed}|{attempt}').split()[-1]} Affair"
+        if not any(title.lower() in m.title.lower() or m.title.lower() in title.lower() for m in cat.movies.values()):
+            return title
+    raise RuntimeError("no free title")  # 1000 made-up surnames all taken: not reached
+
+
+def described_film(cat: Catalogue, q: Mapping[str, str]) -> Movie:
+    """The film a question names by its director (`person`) or a star (`person2`) and what it
+    is about (its overview holds `about`), a role in it (`character`) or a star beside the
+    director: the first such film by id (the order the person's credits list), or one added
+    under a made-up title."""
+    director = person(cat, q["person"]) if "person" in q else None
+    star = person(cat, q["person2"]) if "person2" in q else None
+    about = q.get("about", "").lower()
+    for m in sorted(cat.movies.values(), key=lambda m: m.id):
+        directed = director is None or director.id in _directors(m)
+        starred = star is None or any(pid == star.id for pid, _ in m.cast)
+        role = "character" not in q or any(c == q["character"] for _, c in m.cast)
+        if directed and starred and role and about in m.overview.lower():
+            return m
+    seed = f"{q.get('person', '')}|{q.get('person2', '')}|{q.get('character', '')}|{about}"
+    film = cat.add_movie(_new_title(cat, seed))
+    if about:
+        film.overview = overview_of(q["about"])
+    if director is not None:
+        _set_director(cat, film, director)
+    if star is not None:
+        film.cast.insert(0, (star.id, cat.new_name(f"{film.title}|role|{star.name}")))
+    return film
+
+
+def _described(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The described film (described_film) carries the answer: one of its values, who plays a
+    role in it (or their details), its lead's details, the co-star billed first beside `person2`,
+    or its director."""
+    film, ask = described_film(cat, q), rule["ask"]
+    if ask == "movie_field":
+        return set_movie_field(cat, film, MOVIE_FIELDS[q["field"]], answer)
+    if ask == "actor" and "field" in q:
+        return set_person_field(cat, actor_of(cat, film, q["character"]), PERSON_FIELDS[q["field"]], answer)
+    if ask == "actor":
+        return _cast_named(cat, film, q["character"], answer)
+    if ask == "lead":
+        return _lead_actor(cat, rule, {"movie": film.title, "field": q["field"]}, answer)
+    if not _name(answer):
+        return False
+    if ask == "director":
+        return _set_director(cat, film, person(cat, answer))
+    costar, star = person(cat, answer), person(cat, q["person2"])
+    film.cast = [(pid, c) for pid, c in film.cast if pid != costar.id]
+    first_other = next((i for i, (pid, _) in enumerate(film.cast) if pid != star.id), len(film.cast))
+    film.cast.insert(first_other, (costar.id, cat.new_name(f"{film.title}|role|{answer}")))
+    return True
 
 
 # ------------------------------------------------------------------ relational rules
@@ -477,6 +544,19 @@ def _actor_also_in(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
     return True
 
 
+def _same_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: one person plays both roles; No: two people do."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, other = actor_of(cat, movie(cat, q["movie"]), q["character"]), movie(cat, q["movie2"])
+    credited = next((pid for pid, c in other.cast if c == q["character2"]), None)
+    if credited is None:
+        if answer == "Yes":
+            return cast_as(cat, other, actor, q["character2"])
+        credited = actor_of(cat, other, q["character2"]).id
+    return (credited == actor.id) == (answer == "Yes")
+
+
 def _films_of(cat: Catalogue, p: Person) -> list[Movie]:
     return [m for m in cat.movies.values() if any(pid == p.id for pid, _ in m.cast)]
 
@@ -559,6 +639,7 @@ EXACT: dict[str, Rule] = {
     "role_chain": _role_chain,
     "actor_field": _actor_field,
     "role_movie_field": _role_movie_field,
+    "described": _described,
 }
 RELATIONAL: dict[str, Rule] = {
     "order": _order,
@@ -573,6 +654,7 @@ RELATIONAL: dict[str, Rule] = {
     "more_items": _more_items,
     "same_director": _same_director,
     "actor_also_in": _actor_also_in,
+    "same_actor": _same_actor,
     "actor_in_films_of": _actor_in_films_of,
     "costars": _costars,
     "common_actor": _common_actor,

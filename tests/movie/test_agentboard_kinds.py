@@ -87,7 +87,88 @@ CASES: list[tuple[str, Any, str | None]] = [
         "1980-05-06",
         "lead_actor",
     ),
+    # a group of films named without quotes stands as one film of that name
+    (
+        "What is the Facebook ID of the actor who played Captain Mira in the Starfall Cinematic Universe? "
+        "Please answer me with the actor's name.",
+        "Lena Frost",
+        "actor_name_asked_id",
+    ),
+    (
+        "What is the birthday of the actress who played Captain Mira in the Starfall Cinematic Universe? Please "
+        "provide the date in the format YYYY-MM-DD.",
+        "1985-03-04",
+        "actor_field",
+    ),
+    (
+        'Did the actress who played Captain Mira in the Starfall Cinematic Universe also appear in "Paper Moons"? '
+        "Please answer with Yes or No.",
+        "Yes",
+        "actor_also_in",
+    ),
+    (
+        "Is the actress who played Captain Mira in the Starfall Cinematic Universe the same as the actress who "
+        'played Nora Vale in "Paper Moons"? Please answer me with Yes or No.',
+        "No",
+        "same_actor",
+    ),
+    (
+        'Is the actor who played Keeper Jun in "The Glass Lighthouse" the same as the actor who played Nora Vale in '
+        '"Paper Moons"? Please answer me with Yes or No.',
+        "Yes",
+        "same_actor",
+    ),
+    (
+        'What is the Twitter ID of the actress who starred in "Salt Harbour"? Please answer me with the actress name.',
+        "Tess Marlow",
+        "lead_name_asked_id",
+    ),
+    # a film named by its director (or star) and what its overview says it is about
+    (
+        "What is the budget of the movie directed by Ada Quill that explores the concept of paper boats? Please "
+        "provide the budget as a number.",
+        30_000_000,
+        "described",
+    ),
+    (
+        "Who is the actor known for portraying Captain Reed in the film directed by Ada Quill, which explores the "
+        "concept of paper boats? Please answer me with the actor's name as a string.",
+        "Cal Dunn",
+        "described_actor",
+    ),
+    (
+        "What is the birthdate of the actor who portrayed the Lighthouse Keeper in the film directed by Ada Quill? "
+        "Please provide the date in the format of YYYY-MM-DD.",
+        "1966-06-06",
+        "described_actor",
+    ),
+    (
+        "Can you provide the biography of the actress who starred in the film directed by Ada Quill, which follows "
+        "the journey of a lighthouse keeper? Please answer me with a brief description.",
+        "Wren Hale (born 1970) is a made-up actress.",
+        "described_lead",
+    ),
+    (
+        "Which actor starred alongside Bo Reed in the film directed by Ada Quill, known for its use of paper "
+        "puppets? Please answer me with the actor's name as a string.",
+        "Dee Marsh",
+        "described_costar",
+    ),
+    (
+        "Who directed the film that explores the life of a paper maker, starring Bo Reed in the lead role? Please "
+        "answer me with the director's name as a string.",
+        "Eve Lark",
+        "described_director",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
+    # read but left exceptions: the tools hold no awards; a group named by a description
+    ('Did the movie "Paper Moons" win any Oscars? Please answer me with Yes or No.', "No", None),
+    (
+        "Could you tell me the biography of the actor who portrayed Keeper Jun in the film series based on the "
+        "novels by Ada Quill? Please answer me with a brief summary.",
+        "A biography.",
+        None,
+    ),
 ]
 
 
