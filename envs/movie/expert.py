@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from coevo.envs.movie.rules import MOVIE_FIELDS, PERSON_FIELDS
+from coevo.envs.movie.rules import COUNTED, MOVIE_FIELDS, PERSON_FIELDS, item_of
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.env import tool_line
 
@@ -239,8 +239,7 @@ def _r_has_any(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
 
 
 def _r_has_item(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
-    item = q["item"].title() if r["field"] == "genres" else q["item"]
-    return _yes(item in _list(s, q["movie"], r["field"]))
+    return _yes(item_of(r, q) in _list(s, q["movie"], r["field"]))
 
 
 def _r_same_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
@@ -291,11 +290,30 @@ def _r_common_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> An
     return common[0] if len(common) == 1 else sorted(common)
 
 
+def _directed(s: Solver, name: str) -> list[dict[str, Any]]:
+    crew = s.call("get_person_crew", person_id=s.person_id(name))["crew"]
+    return [f for f in crew if f["job"] == "Director"]
+
+
 def _r_director_best(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    films = _directed(s, q["person"])
+    if q["field"] in COUNTED:
+        counts = {f["title"]: len(_list(s, f["title"], COUNTED[q["field"]])) for f in films}
+        return _listed([title for title, n in counts.items() if n == max(counts.values())], q["goal"])
     field = MOVIE_FIELDS[q["field"]]
-    crew = s.call("get_person_crew", person_id=s.person_id(q["person"]))["crew"]
-    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in crew if f["job"] == "Director"}
+    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in films}
     return max(values, key=lambda title: values[title])
+
+
+def _r_debut(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    details = [s.call("get_movie_details", movie_id=f["id"]) for f in _directed(s, q["person"])]
+    return min(details, key=lambda d: d["release_date"])[MOVIE_FIELDS[q["field"]]]
+
+
+def _r_director_mean(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    field = MOVIE_FIELDS[q["field"]]
+    values = [s.call("get_movie_details", movie_id=f["id"])[field] for f in _directed(s, q["person"])]
+    return round(sum(values) / len(values), r["digits"])
 
 
 def _described_film(s: Solver, q: Mapping[str, str]) -> int:
@@ -371,6 +389,8 @@ RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] 
     "common_actor": _r_common_actor,
     "director_best": _r_director_best,
     "described": _r_described,
+    "debut": _r_debut,
+    "director_mean": _r_director_mean,
     "same_actor": _r_same_actor,
 }
 

@@ -40,6 +40,12 @@ MOVIE_FIELDS = {
     "average vote score": "vote_average",
     "vote average": "vote_average",
 }
+#: A question's words for a count of a film's list -> the list.
+COUNTED = {
+    "number of production countries": "countries",
+    "number of genres": "genres",
+    "number of keywords": "keywords",
+}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
 #: Steps an order rule moves a value by.
 _STEPS: dict[str, Any] = {"budget": 1_000_000, "revenue": 1_000_000, "vote_average": 0.1, "release_date": 30}
@@ -456,15 +462,18 @@ def _has_any(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answ
     return bool(list_names(m, field)) == (answer == "Yes")
 
 
-def _item(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
-    return q["item"].title() if rule["field"] == "genres" else q["item"]
+def item_of(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
+    """The list item a question's words name: through the rule's "names" (a nationality's
+    country, a phrase's keyword), a genre capitalised as the list holds it."""
+    item = str(rule.get("names", {}).get(q["item"], q["item"]))
+    return item.title() if rule["field"] == "genres" else item
 
 
 def _has_item(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
     """Yes: the film's genres (companies) include the item; No: not."""
     if answer not in ("Yes", "No"):
         return False
-    m, field, item = movie(cat, q["movie"]), rule["field"], _item(rule, q)
+    m, field, item = movie(cat, q["movie"]), rule["field"], item_of(rule, q)
     names = list_names(m, field)
     if (item in names) != (answer == "Yes") and (m.id, field) not in cat.fixed:
         set_list(m, field, sorted(set(names) | {item}) if answer == "Yes" else [n for n in names if n != item])
@@ -614,8 +623,39 @@ def _common_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str],
     return True
 
 
+def directed(cat: Catalogue, p: Person) -> list[Movie]:
+    """The films `p` directs, by id (the order their credits list)."""
+    return [m for m in sorted(cat.movies.values(), key=lambda m: m.id) if p.id in _directors(m)]
+
+
+def _most_items(cat: Catalogue, director: Person, names: list[str], field: str) -> bool:
+    """The named films, directed by `director`, have the same number of items in the list and
+    more than any other film the director directs."""
+    bests = [movie(cat, n) for n in names]
+    if not all(_set_director(cat, b, director) for b in bests):
+        return False
+    others = [m for m in directed(cat, director) if m not in bests]
+    fixed_others = [len(list_names(m, field)) for m in others if (m.id, field) in cat.fixed]
+    target = max([2, *(len(list_names(b, field)) for b in bests), *(n + 1 for n in fixed_others)])
+    for b in bests:
+        missing = target - len(list_names(b, field))
+        if missing > 0 and (b.id, field) not in cat.fixed:
+            set_list(b, field, sorted(list_names(b, field) + _extra_items(b, field, missing)))
+    for m in others:
+        if len(list_names(m, field)) >= target and (m.id, field) not in cat.fixed:
+            set_list(m, field, sorted(list_names(m, field))[: target - 1])
+    counts = [len(list_names(b, field)) for b in bests]
+    return counts == [target] * len(bests) and all(len(list_names(m, field)) < target for m in others)
+
+
 def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
-    """The answer is the film the person directs with the highest value of the field."""
+    """The answer is the film the person directs with the highest value of the field (for a
+    count of a list's items, the films tied highest, as an array)."""
+    if q["field"] in COUNTED:
+        names = answer if isinstance(answer, list) else [answer]
+        if not names or not all(_name(n) for n in names) or names != sorted(names):
+            return False
+        return _most_items(cat, person(cat, q["person"]), names, COUNTED[q["field"]])
     if not _name(answer):
         return False
     director, best, field = person(cat, q["person"]), movie(cat, answer), MOVIE_FIELDS[q["field"]]
@@ -623,6 +663,43 @@ def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
         return False
     others = [m for m in cat.movies.values() if director.id in _directors(m) and m is not best]
     return all(order(cat, best, m, field) for m in others)
+
+
+def _debut(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The earliest film the person directs (one added under a made-up title where they direct
+    none) carries the answer; their other films come later."""
+    director = person(cat, q["person"])
+    films = sorted(directed(cat, director), key=lambda m: (m.release_date, m.id))
+    first = films[0] if films else cat.add_movie(_new_title(cat, f"{director.name}|debut"))
+    if not films and not _set_director(cat, first, director):
+        return False
+    if not set_movie_field(cat, first, MOVIE_FIELDS[q["field"]], answer):
+        return False
+    return all(order(cat, m, first, "release_date") for m in directed(cat, director) if m is not first)
+
+
+def _director_mean(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The mean of the field over the films the person directs, rounded to the rule's digits, is
+    the answer: one film whose value no exact rule fixed takes what the mean needs (a film is
+    added where the person directs none)."""
+    field, director = MOVIE_FIELDS[q["field"]], person(cat, q["person"])
+    if not _valid(field, answer) or field == "release_date":
+        return False
+    films = directed(cat, director)
+    if not films:
+        films = [cat.add_movie(_new_title(cat, f"{director.name}|directs"))]
+        if not _set_director(cat, films[0], director):
+            return False
+    free = next((m for m in films if (m.id, field) not in cat.fixed), None)
+    if round(sum(getattr(m, field) for m in films) / len(films), rule["digits"]) != answer and free is not None:
+        rest = sum(getattr(m, field) for m in films if m is not free)
+        value = answer * len(films) - rest
+        value = round(value, 3) if field == "vote_average" else int(round(value))
+        if value < 0 or (field == "vote_average" and value > 10):
+            return False
+        setattr(free, field, value)
+        cat.fixed.add((free.id, field))
+    return bool(round(sum(getattr(m, field) for m in films) / len(films), rule["digits"]) == answer)
 
 
 Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
@@ -659,4 +736,6 @@ RELATIONAL: dict[str, Rule] = {
     "costars": _costars,
     "common_actor": _common_actor,
     "director_best": _director_best,
+    "debut": _debut,
+    "director_mean": _director_mean,
 }

@@ -160,6 +160,32 @@ CASES: list[tuple[str, Any, str | None]] = [
         "Eve Lark",
         "described_director",
     ),
+    # a nationality's country, a phrase kept as a keyword, a director's debut, mean, most items
+    ('Is the movie "Paper Moons" a Japanese film? Please answer with Yes or No.', "Yes", "is_country"),
+    ('Is the movie "The Glass Lighthouse" based on a true story? Please answer with Yes or No.', "No", "has_keyword"),
+    (
+        "Could you tell me the release date of the film that marked the directorial debut of Ada Quill? Please "
+        "provide the date in the format of YYYY-MM-DD.",
+        "1990-01-01",
+        "debut",
+    ),
+    (
+        "What is the average vote score of the movies directed by Gil Moss? Please provide the answer as a number.",
+        6.5,
+        "director_mean",
+    ),
+    (
+        "Among the movies directed by Gil Moss, which one has the highest number of production countries? Please "
+        "answer me with the film names as an array.",
+        ["Dust Road", "Iron Bay"],
+        "director_best",
+    ),
+    (
+        "In 'Paper Moons' and 'The Glass Lighthouse', which of the two movies had higher earnings? Please answer me "
+        "with the film name as a string.",
+        "Paper Moons",
+        "higher_revenue",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
     # read but left exceptions: the tools hold no awards; a group named by a description
     ('Did the movie "Paper Moons" win any Oscars? Please answer me with Yes or No.', "No", None),
@@ -209,3 +235,17 @@ def test_an_answer_the_database_cannot_also_hold_stays_an_exception(tmp_path: Pa
     env.reset(task_id="file-1")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-1"][1].kind == "release_date"  # recognised, but not reachable
+
+
+def test_a_title_answered_in_quotes_is_recognised_but_stays_an_exception(tmp_path: Path) -> None:
+    """AgentBoard once records a title with the question's single quotes; the expert answers the
+    film's title, so the task is listed, not won."""
+    goal = (
+        "In 'Paper Moons' and 'The Glass Lighthouse', which of the two movies had higher earnings? Please answer me "
+        "with the film name as a string."
+    )
+    _write(tmp_path / "movie.jsonl", [(goal, "'Paper Moons'", "higher_revenue")])
+    env = make("movie", data_dir=str(tmp_path), train_tasks=5)
+    env.reset(task_id="file-0")
+    assert env.expert_action() is None
+    assert env.taskset.by_id["file-0"][1].kind == "higher_revenue"
