@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from coevo.envs.movie.rules import MOVIE_FIELDS, PERSON_FIELDS
+from coevo.envs.movie.rules import COUNTED, MOVIE_FIELDS, PERSON_FIELDS, item_of
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.env import tool_line
 
@@ -239,8 +239,7 @@ def _r_has_any(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
 
 
 def _r_has_item(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
-    item = q["item"].title() if r["field"] == "genres" else q["item"]
-    return _yes(item in _list(s, q["movie"], r["field"]))
+    return _yes(item_of(r, q) in _list(s, q["movie"], r["field"]))
 
 
 def _r_same_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
@@ -291,11 +290,73 @@ def _r_common_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> An
     return common[0] if len(common) == 1 else sorted(common)
 
 
+def _directed(s: Solver, name: str) -> list[dict[str, Any]]:
+    crew = s.call("get_person_crew", person_id=s.person_id(name))["crew"]
+    return [f for f in crew if f["job"] == "Director"]
+
+
 def _r_director_best(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    films = _directed(s, q["person"])
+    if q["field"] in COUNTED:
+        counts = {f["title"]: len(_list(s, f["title"], COUNTED[q["field"]])) for f in films}
+        return _listed([title for title, n in counts.items() if n == max(counts.values())], q["goal"])
     field = MOVIE_FIELDS[q["field"]]
-    crew = s.call("get_person_crew", person_id=s.person_id(q["person"]))["crew"]
-    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in crew if f["job"] == "Director"}
+    values = {f["title"]: s.call("get_movie_details", movie_id=f["id"])[field] for f in films}
     return max(values, key=lambda title: values[title])
+
+
+def _r_debut(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    details = [s.call("get_movie_details", movie_id=f["id"]) for f in _directed(s, q["person"])]
+    return min(details, key=lambda d: d["release_date"])[MOVIE_FIELDS[q["field"]]]
+
+
+def _r_director_mean(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    field = MOVIE_FIELDS[q["field"]]
+    values = [s.call("get_movie_details", movie_id=f["id"])[field] for f in _directed(s, q["person"])]
+    return round(sum(values) / len(values), r["digits"])
+
+
+def _described_film(s: Solver, q: Mapping[str, str]) -> int:
+    """The first of the director's films (else the star's) whose overview (from the title's
+    search) holds what the question says it is about and whose cast holds the role or star it
+    names (rules.described_film)."""
+    if "person" in q:
+        crew = s.call("get_person_crew", person_id=s.person_id(q["person"]))["crew"]
+        films = [f for f in crew if f["job"] == "Director"]
+    else:
+        films = _films(s, s.person_id(q["person2"]))
+    for film in films:
+        if "about" in q:
+            overview = s.call("get_search_movie", movie_name=film["title"])[0]["overview"]
+            if q["about"].lower() not in overview.lower():
+                continue
+        if "character" in q or ("person" in q and "person2" in q):
+            cast = s.call("get_movie_cast", movie_id=film["id"])["cast"]
+            if "character" in q and not any(c["character"] == q["character"] for c in cast):
+                continue
+            if "person2" in q and not any(c["name"] == q["person2"] for c in cast):
+                continue
+        found: int = film["id"]
+        return found
+    raise StopIteration
+
+
+def _r_described(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    film, ask = _described_film(s, q), r["ask"]
+    if ask == "movie_field":
+        return s.call("get_movie_details", movie_id=film)[MOVIE_FIELDS[q["field"]]]
+    if ask == "director":
+        crew = s.call("get_movie_crew", movie_id=film)["crew"]
+        return next(c["name"] for c in crew if c["job"] == "Director")
+    cast = s.call("get_movie_cast", movie_id=film)["cast"]
+    if ask == "costar":
+        return next(c["name"] for c in cast if c["name"] != q["person2"])
+    credit = cast[0] if ask == "lead" else next(c for c in cast if c["character"] == q["character"])
+    return _person_field(s, credit["id"], PERSON_FIELDS[q["field"]]) if "field" in q else credit["name"]
+
+
+def _r_same_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _yes(_actor(s, q["movie"], q["character"]) == _actor(s, q["movie2"], q["character2"]))
 
 
 RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] = {
@@ -327,6 +388,10 @@ RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] 
     "costars": _r_costars,
     "common_actor": _r_common_actor,
     "director_best": _r_director_best,
+    "described": _r_described,
+    "debut": _r_debut,
+    "director_mean": _r_director_mean,
+    "same_actor": _r_same_actor,
 }
 
 

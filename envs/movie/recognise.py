@@ -4,7 +4,10 @@ database for it and answers it; the first kind with a matching expression wins).
 
 Placeholders in the expressions: `{movie}` and `{movie2}` (a title, quoted or not, that starts
 with a capital or a digit, so "the Marvel Cinematic Universe" is no title), `{person}` (a name of
-two or more capitalised words; `{person2}` a second), `{character}` (a role's name).
+two or more capitalised words; `{person2}` a second), `{character}` (a role's name; `{character2}`
+a second), `{group}` (a group of films named without quotes, "the Marvel Cinematic Universe", "the
+Star Wars sequel trilogy": the sandbox serves it as one film of that name, in the `movie` group),
+`{about}` (what a film is about, "explores the concept of time", matched against its overview).
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ _PLACEHOLDERS = {
     "{person}": r"(?P<person>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)+)",
     "{person2}": r"(?P<person2>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)+)",
     "{character}": r"(?P<character>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*)",
+    "{character2}": r"(?P<character2>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*)",
+    "{group}": r"the (?P<movie>(?:[A-Z][\w.'-]* )+(?:Cinematic Universe|(?:sequel |prequel |original )?trilogy"
+    r"|(?:film )?series|franchise))",
+    "{about}": r"(?P<about>[a-z][^?]*)",
 }
 KINDS: dict[str, Any] = {
     kind: rule

@@ -40,6 +40,12 @@ MOVIE_FIELDS = {
     "average vote score": "vote_average",
     "vote average": "vote_average",
 }
+#: A question's words for a count of a film's list -> the list.
+COUNTED = {
+    "number of production countries": "countries",
+    "number of genres": "genres",
+    "number of keywords": "keywords",
+}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
 #: Steps an order rule moves a value by.
 _STEPS: dict[str, Any] = {"budget": 1_000_000, "revenue": 1_000_000, "vote_average": 0.1, "release_date": 30}
@@ -238,14 +244,81 @@ def _lead_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], a
     return set_person_field(cat, lead, PERSON_FIELDS[q["field"]], answer)
 
 
-def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+def _cast_named(cat: Catalogue, m: Movie, character: str, answer: Any) -> bool:
+    """The person named `answer` plays `character` in `m` (or already does)."""
     if not _name(answer):
         return False
-    m = movie(cat, q["movie"])
-    credited = next((pid for pid, c in m.cast if c == q["character"]), None)
+    credited = next((pid for pid, c in m.cast if c == character), None)
     if credited is not None:
         return cat.people[credited].name == answer
-    return cast_as(cat, m, person(cat, answer), q["character"])
+    return cast_as(cat, m, person(cat, answer), character)
+
+
+def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    return _cast_named(cat, movie(cat, q["movie"]), q["character"], answer)
+
+
+def overview_of(about: str) -> str:
+    """The overview an added film described by `about` ("explores the concept of time") gets."""
+    return f"{about[:1].upper()}{about[1:]}."
+
+
+def _new_title(cat: Catalogue, seed: str) -> str:
+    """A made-up title no film has, of no other title part (the title search finds it first)."""
+    for attempt in range(1000):
+        title = f"The {cat.new_name(f'{seed}|{attempt}').split()[-1]} Affair"
+        if not any(title.lower() in m.title.lower() or m.title.lower() in title.lower() for m in cat.movies.values()):
+            return title
+    raise RuntimeError("no free title")  # 1000 made-up surnames all taken: not reached
+
+
+def described_film(cat: Catalogue, q: Mapping[str, str]) -> Movie:
+    """The film a question names by its director (`person`) or a star (`person2`) and what it
+    is about (its overview holds `about`), a role in it (`character`) or a star beside the
+    director: the first such film by id (the order the person's credits list), or one added
+    under a made-up title."""
+    director = person(cat, q["person"]) if "person" in q else None
+    star = person(cat, q["person2"]) if "person2" in q else None
+    about = q.get("about", "").lower()
+    for m in sorted(cat.movies.values(), key=lambda m: m.id):
+        directed = director is None or director.id in _directors(m)
+        starred = star is None or any(pid == star.id for pid, _ in m.cast)
+        role = "character" not in q or any(c == q["character"] for _, c in m.cast)
+        if directed and starred and role and about in m.overview.lower():
+            return m
+    seed = f"{q.get('person', '')}|{q.get('person2', '')}|{q.get('character', '')}|{about}"
+    film = cat.add_movie(_new_title(cat, seed))
+    if about:
+        film.overview = overview_of(q["about"])
+    if director is not None:
+        _set_director(cat, film, director)
+    if star is not None:
+        film.cast.insert(0, (star.id, cat.new_name(f"{film.title}|role|{star.name}")))
+    return film
+
+
+def _described(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The described film (described_film) carries the answer: one of its values, who plays a
+    role in it (or their details), its lead's details, the co-star billed first beside `person2`,
+    or its director."""
+    film, ask = described_film(cat, q), rule["ask"]
+    if ask == "movie_field":
+        return set_movie_field(cat, film, MOVIE_FIELDS[q["field"]], answer)
+    if ask == "actor" and "field" in q:
+        return set_person_field(cat, actor_of(cat, film, q["character"]), PERSON_FIELDS[q["field"]], answer)
+    if ask == "actor":
+        return _cast_named(cat, film, q["character"], answer)
+    if ask == "lead":
+        return _lead_actor(cat, rule, {"movie": film.title, "field": q["field"]}, answer)
+    if not _name(answer):
+        return False
+    if ask == "director":
+        return _set_director(cat, film, person(cat, answer))
+    costar, star = person(cat, answer), person(cat, q["person2"])
+    film.cast = [(pid, c) for pid, c in film.cast if pid != costar.id]
+    first_other = next((i for i, (pid, _) in enumerate(film.cast) if pid != star.id), len(film.cast))
+    film.cast.insert(first_other, (costar.id, cat.new_name(f"{film.title}|role|{answer}")))
+    return True
 
 
 # ------------------------------------------------------------------ relational rules
@@ -389,15 +462,18 @@ def _has_any(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answ
     return bool(list_names(m, field)) == (answer == "Yes")
 
 
-def _item(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
-    return q["item"].title() if rule["field"] == "genres" else q["item"]
+def item_of(rule: Mapping[str, Any], q: Mapping[str, str]) -> str:
+    """The list item a question's words name: through the rule's "names" (a nationality's
+    country, a phrase's keyword), a genre capitalised as the list holds it."""
+    item = str(rule.get("names", {}).get(q["item"], q["item"]))
+    return item.title() if rule["field"] == "genres" else item
 
 
 def _has_item(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
     """Yes: the film's genres (companies) include the item; No: not."""
     if answer not in ("Yes", "No"):
         return False
-    m, field, item = movie(cat, q["movie"]), rule["field"], _item(rule, q)
+    m, field, item = movie(cat, q["movie"]), rule["field"], item_of(rule, q)
     names = list_names(m, field)
     if (item in names) != (answer == "Yes") and (m.id, field) not in cat.fixed:
         set_list(m, field, sorted(set(names) | {item}) if answer == "Yes" else [n for n in names if n != item])
@@ -477,6 +553,19 @@ def _actor_also_in(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
     return True
 
 
+def _same_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """Yes: one person plays both roles; No: two people do."""
+    if answer not in ("Yes", "No"):
+        return False
+    actor, other = actor_of(cat, movie(cat, q["movie"]), q["character"]), movie(cat, q["movie2"])
+    credited = next((pid for pid, c in other.cast if c == q["character2"]), None)
+    if credited is None:
+        if answer == "Yes":
+            return cast_as(cat, other, actor, q["character2"])
+        credited = actor_of(cat, other, q["character2"]).id
+    return (credited == actor.id) == (answer == "Yes")
+
+
 def _films_of(cat: Catalogue, p: Person) -> list[Movie]:
     return [m for m in cat.movies.values() if any(pid == p.id for pid, _ in m.cast)]
 
@@ -534,8 +623,39 @@ def _common_actor(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str],
     return True
 
 
+def directed(cat: Catalogue, p: Person) -> list[Movie]:
+    """The films `p` directs, by id (the order their credits list)."""
+    return [m for m in sorted(cat.movies.values(), key=lambda m: m.id) if p.id in _directors(m)]
+
+
+def _most_items(cat: Catalogue, director: Person, names: list[str], field: str) -> bool:
+    """The named films, directed by `director`, have the same number of items in the list and
+    more than any other film the director directs."""
+    bests = [movie(cat, n) for n in names]
+    if not all(_set_director(cat, b, director) for b in bests):
+        return False
+    others = [m for m in directed(cat, director) if m not in bests]
+    fixed_others = [len(list_names(m, field)) for m in others if (m.id, field) in cat.fixed]
+    target = max([2, *(len(list_names(b, field)) for b in bests), *(n + 1 for n in fixed_others)])
+    for b in bests:
+        missing = target - len(list_names(b, field))
+        if missing > 0 and (b.id, field) not in cat.fixed:
+            set_list(b, field, sorted(list_names(b, field) + _extra_items(b, field, missing)))
+    for m in others:
+        if len(list_names(m, field)) >= target and (m.id, field) not in cat.fixed:
+            set_list(m, field, sorted(list_names(m, field))[: target - 1])
+    counts = [len(list_names(b, field)) for b in bests]
+    return counts == [target] * len(bests) and all(len(list_names(m, field)) < target for m in others)
+
+
 def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
-    """The answer is the film the person directs with the highest value of the field."""
+    """The answer is the film the person directs with the highest value of the field (for a
+    count of a list's items, the films tied highest, as an array)."""
+    if q["field"] in COUNTED:
+        names = answer if isinstance(answer, list) else [answer]
+        if not names or not all(_name(n) for n in names) or names != sorted(names):
+            return False
+        return _most_items(cat, person(cat, q["person"]), names, COUNTED[q["field"]])
     if not _name(answer):
         return False
     director, best, field = person(cat, q["person"]), movie(cat, answer), MOVIE_FIELDS[q["field"]]
@@ -543,6 +663,43 @@ def _director_best(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
         return False
     others = [m for m in cat.movies.values() if director.id in _directors(m) and m is not best]
     return all(order(cat, best, m, field) for m in others)
+
+
+def _debut(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The earliest film the person directs (one added under a made-up title where they direct
+    none) carries the answer; their other films come later."""
+    director = person(cat, q["person"])
+    films = sorted(directed(cat, director), key=lambda m: (m.release_date, m.id))
+    first = films[0] if films else cat.add_movie(_new_title(cat, f"{director.name}|debut"))
+    if not films and not _set_director(cat, first, director):
+        return False
+    if not set_movie_field(cat, first, MOVIE_FIELDS[q["field"]], answer):
+        return False
+    return all(order(cat, m, first, "release_date") for m in directed(cat, director) if m is not first)
+
+
+def _director_mean(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The mean of the field over the films the person directs, rounded to the rule's digits, is
+    the answer: one film whose value no exact rule fixed takes what the mean needs (a film is
+    added where the person directs none)."""
+    field, director = MOVIE_FIELDS[q["field"]], person(cat, q["person"])
+    if not _valid(field, answer) or field == "release_date":
+        return False
+    films = directed(cat, director)
+    if not films:
+        films = [cat.add_movie(_new_title(cat, f"{director.name}|directs"))]
+        if not _set_director(cat, films[0], director):
+            return False
+    free = next((m for m in films if (m.id, field) not in cat.fixed), None)
+    if round(sum(getattr(m, field) for m in films) / len(films), rule["digits"]) != answer and free is not None:
+        rest = sum(getattr(m, field) for m in films if m is not free)
+        value = answer * len(films) - rest
+        value = round(value, 3) if field == "vote_average" else int(round(value))
+        if value < 0 or (field == "vote_average" and value > 10):
+            return False
+        setattr(free, field, value)
+        cat.fixed.add((free.id, field))
+    return bool(round(sum(getattr(m, field) for m in films) / len(films), rule["digits"]) == answer)
 
 
 Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
@@ -559,6 +716,7 @@ EXACT: dict[str, Rule] = {
     "role_chain": _role_chain,
     "actor_field": _actor_field,
     "role_movie_field": _role_movie_field,
+    "described": _described,
 }
 RELATIONAL: dict[str, Rule] = {
     "order": _order,
@@ -573,8 +731,11 @@ RELATIONAL: dict[str, Rule] = {
     "more_items": _more_items,
     "same_director": _same_director,
     "actor_also_in": _actor_also_in,
+    "same_actor": _same_actor,
     "actor_in_films_of": _actor_in_films_of,
     "costars": _costars,
     "common_actor": _common_actor,
     "director_best": _director_best,
+    "debut": _debut,
+    "director_mean": _director_mean,
 }

@@ -87,7 +87,114 @@ CASES: list[tuple[str, Any, str | None]] = [
         "1980-05-06",
         "lead_actor",
     ),
+    # a group of films named without quotes stands as one film of that name
+    (
+        "What is the Facebook ID of the actor who played Captain Mira in the Starfall Cinematic Universe? "
+        "Please answer me with the actor's name.",
+        "Lena Frost",
+        "actor_name_asked_id",
+    ),
+    (
+        "What is the birthday of the actress who played Captain Mira in the Starfall Cinematic Universe? Please "
+        "provide the date in the format YYYY-MM-DD.",
+        "1985-03-04",
+        "actor_field",
+    ),
+    (
+        'Did the actress who played Captain Mira in the Starfall Cinematic Universe also appear in "Paper Moons"? '
+        "Please answer with Yes or No.",
+        "Yes",
+        "actor_also_in",
+    ),
+    (
+        "Is the actress who played Captain Mira in the Starfall Cinematic Universe the same as the actress who "
+        'played Nora Vale in "Paper Moons"? Please answer me with Yes or No.',
+        "No",
+        "same_actor",
+    ),
+    (
+        'Is the actor who played Keeper Jun in "The Glass Lighthouse" the same as the actor who played Nora Vale in '
+        '"Paper Moons"? Please answer me with Yes or No.',
+        "Yes",
+        "same_actor",
+    ),
+    (
+        'What is the Twitter ID of the actress who starred in "Salt Harbour"? Please answer me with the actress name.',
+        "Tess Marlow",
+        "lead_name_asked_id",
+    ),
+    # a film named by its director (or star) and what its overview says it is about
+    (
+        "What is the budget of the movie directed by Ada Quill that explores the concept of paper boats? Please "
+        "provide the budget as a number.",
+        30_000_000,
+        "described",
+    ),
+    (
+        "Who is the actor known for portraying Captain Reed in the film directed by Ada Quill, which explores the "
+        "concept of paper boats? Please answer me with the actor's name as a string.",
+        "Cal Dunn",
+        "described_actor",
+    ),
+    (
+        "What is the birthdate of the actor who portrayed the Lighthouse Keeper in the film directed by Ada Quill? "
+        "Please provide the date in the format of YYYY-MM-DD.",
+        "1966-06-06",
+        "described_actor",
+    ),
+    (
+        "Can you provide the biography of the actress who starred in the film directed by Ada Quill, which follows "
+        "the journey of a lighthouse keeper? Please answer me with a brief description.",
+        "Wren Hale (born 1970) is a made-up actress.",
+        "described_lead",
+    ),
+    (
+        "Which actor starred alongside Bo Reed in the film directed by Ada Quill, known for its use of paper "
+        "puppets? Please answer me with the actor's name as a string.",
+        "Dee Marsh",
+        "described_costar",
+    ),
+    (
+        "Who directed the film that explores the life of a paper maker, starring Bo Reed in the lead role? Please "
+        "answer me with the director's name as a string.",
+        "Eve Lark",
+        "described_director",
+    ),
+    # a nationality's country, a phrase kept as a keyword, a director's debut, mean, most items
+    ('Is the movie "Paper Moons" a Japanese film? Please answer with Yes or No.', "Yes", "is_country"),
+    ('Is the movie "The Glass Lighthouse" based on a true story? Please answer with Yes or No.', "No", "has_keyword"),
+    (
+        "Could you tell me the release date of the film that marked the directorial debut of Ada Quill? Please "
+        "provide the date in the format of YYYY-MM-DD.",
+        "1990-01-01",
+        "debut",
+    ),
+    (
+        "What is the average vote score of the movies directed by Gil Moss? Please provide the answer as a number.",
+        6.5,
+        "director_mean",
+    ),
+    (
+        "Among the movies directed by Gil Moss, which one has the highest number of production countries? Please "
+        "answer me with the film names as an array.",
+        ["Dust Road", "Iron Bay"],
+        "director_best",
+    ),
+    (
+        "In 'Paper Moons' and 'The Glass Lighthouse', which of the two movies had higher earnings? Please answer me "
+        "with the film name as a string.",
+        "Paper Moons",
+        "higher_revenue",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
+    # read but left exceptions: the tools hold no awards; a group named by a description
+    ('Did the movie "Paper Moons" win any Oscars? Please answer me with Yes or No.', "No", None),
+    (
+        "Could you tell me the biography of the actor who portrayed Keeper Jun in the film series based on the "
+        "novels by Ada Quill? Please answer me with a brief summary.",
+        "A biography.",
+        None,
+    ),
 ]
 
 
@@ -128,3 +235,17 @@ def test_an_answer_the_database_cannot_also_hold_stays_an_exception(tmp_path: Pa
     env.reset(task_id="file-1")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-1"][1].kind == "release_date"  # recognised, but not reachable
+
+
+def test_a_title_answered_in_quotes_is_recognised_but_stays_an_exception(tmp_path: Path) -> None:
+    """AgentBoard once records a title with the question's single quotes; the expert answers the
+    film's title, so the task is listed, not won."""
+    goal = (
+        "In 'Paper Moons' and 'The Glass Lighthouse', which of the two movies had higher earnings? Please answer me "
+        "with the film name as a string."
+    )
+    _write(tmp_path / "movie.jsonl", [(goal, "'Paper Moons'", "higher_revenue")])
+    env = make("movie", data_dir=str(tmp_path), train_tasks=5)
+    env.reset(task_id="file-0")
+    assert env.expert_action() is None
+    assert env.taskset.by_id["file-0"][1].kind == "higher_revenue"
