@@ -62,8 +62,6 @@ def plan_task(specs: tuple[ToolSpec, ...], net: Network, row: dict[str, Any], in
     if found is None:
         return task_from_row(row, index, note="the rules do not recognise the question")
     kind, params = found
-    if kind not in SOLVERS:
-        return task_from_row(row, index, kind, note=str(RULES["unreachable"][kind]))
     solver = Solver(AcademiaToolkit(specs, net))
     try:
         answer = SOLVERS[kind](solver, params)

@@ -1,7 +1,6 @@
 """The expert for AgentBoard's academia question kinds (data/agentboard.json): each answer is
-worked out from what the tools return (author nodes, co-author edges, paper nodes, citation
-neighbours); the calls are the plan it replays. Kinds that ask from a paper to its authors have
-no solver: no tool leads there."""
+worked out from what the tools return (author nodes, co-author edges, paper nodes with their
+authors, citation neighbours); the calls are the plan it replays."""
 
 from __future__ import annotations
 
@@ -143,6 +142,23 @@ def both_conference(s: Solver, p: Mapping[str, Any]) -> Any:
     return "Yes" if first["doc_type"] == second["doc_type"] == "Conference" else "No"
 
 
+def paper_authors(s: Solver, p: Mapping[str, Any]) -> Any:
+    s.call("loadPaperNet")
+    return sorted(s.call("paperNodeCheck", node=p["paper"])["authors"])
+
+
+def paper_orgs(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The organisations of the paper's authors, each once."""
+    authors = paper_authors(s, p)
+    s.call("loadAuthorNet")
+    return sorted({str(s.call("authorNodeCheck", node=a)["org"]) for a in authors})
+
+
+def author_overlap(s: Solver, p: Mapping[str, Any]) -> Any:
+    first, second = _two(s, p)
+    return "Yes" if set(first["authors"]) & set(second["authors"]) else "No"
+
+
 def _collaborators_by_org(s: Solver, p: Mapping[str, Any], same: bool) -> Any:
     s.call("loadAuthorNet")
     home = s.call("authorNodeCheck", node=p["author"])["org"]
@@ -158,6 +174,9 @@ SOLVERS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "joint_citations": joint_citations,
     "top_collaborator": top_collaborator,
     "top_keyword": top_keyword,
+    "paper_orgs": paper_orgs,
+    "paper_authors": paper_authors,
+    "author_overlap": author_overlap,
     "author_org": author_org,
     "same_org": same_org,
     "citing_count": citing_count,

@@ -225,11 +225,23 @@ def _keep(r: Reader, task: Mapping[str, Any], p: Mapping[str, Any]) -> bool:
     return True
 
 
+def _scope(r: Reader, p: Mapping[str, Any]) -> str | None:
+    """The project whose tasks a request reads (None: all). A rule marked `within:
+    reference_project` reads, where the request names no project, the project of the task it
+    compares against: the file answers every "before task X" question within X's project, also
+    where it says "in the Todoist account" (docs/todo.md)."""
+    if "project" in p:
+        return str(p["project"])
+    if p.get("within") == "reference_project":
+        return str(r.task(p["due_before_task"], p.get("ref_project"))["project"])
+    return None
+
+
 def select(r: Reader, p: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The open tasks of the named project (or all) that pass the filters, in account order; a
-    yes/no question stops reading at the first one found."""
+    """The open tasks of the request's project (or all) that pass the filters, in account
+    order; a yes/no question stops reading at the first one found."""
     found = []
-    for task in r.tasks(p.get("project")):
+    for task in r.tasks(_scope(r, p)):
         if _keep(r, task, p):
             found.append(task)
             if p.get("as") == "yes_no":

@@ -47,7 +47,8 @@ def test_the_tools_answer_like_the_original_after_loading() -> None:
     )
     assert observe("paperNodeCheck", {"node": ["a list"]}) == "TypeError(unhashable type: 'list')"
     node = observe("paperNodeCheck", {"node": title})
-    assert node.startswith("{'year': ") and "'n_citation': " in node and "'doc_type': " in node
+    assert node.startswith(f"{{'authors': {network.papers[title].authors!r}, 'year': ")
+    assert "'n_citation': " in node and "'doc_type': " in node
     assert (
         observe("authorEdgeCheck", {"node1": author, "node2": stranger})
         == f"There is no edge between {author} and {stranger}."

@@ -158,6 +158,18 @@ ROWS = [
         "done",
         _after(lambda p: _drop(p, "Buy stamps")),
     ),
+    # "before task X" reads X's project, also where the request says the whole account (the file's
+    # answers do: the account-wide reading would answer Yes, and add Water ferns to the list)
+    _row(
+        "Is there any task in the Todoist account that needs to be completed before the task 'Water ferns' in the "
+        "Garden project? Please answer 'Yes' or 'No'. ",
+        "No",
+    ),
+    _row(
+        'What tasks need to be completed before the due date of "Pick up dry cleaning"? '
+        "Please answer in the form of a list ['task1', 'task2', ...]. ",
+        ["Buy stamps", "Return library books"],
+    ),
     # not a request the rules know
     _row("Sing me a song about my chores, please. ", "done"),
     # a recorded answer the account contradicts (it has two projects)
@@ -182,7 +194,7 @@ def _load(tmp_path: Path) -> TodoEnv:
 def test_the_expert_reaches_each_recorded_answer_through_the_tools(tmp_path: Path) -> None:
     env = _load(tmp_path)
     planned = [t for t in env.taskset.splits["test"] if t.plan]
-    assert [t.index for t in planned] == list(range(9))
+    assert [t.index for t in planned] == list(range(11))
     for task in planned:
         last, result = play_expert(env, task.task_id)[-1]
         reward, info = result.reward, result.info
@@ -219,7 +231,7 @@ def test_free_fields_are_pinned_to_the_recorded_answers(tmp_path: Path) -> None:
 
 def test_unknown_and_contradicted_requests_are_exceptions_not_wins(tmp_path: Path) -> None:
     env = _load(tmp_path)
-    unknown, contradicted, wrong_state, missing = env.taskset.splits["test"][9:]
+    unknown, contradicted, wrong_state, missing = env.taskset.splits["test"][11:]
     assert unknown.plan == () and unknown.kind is None
     assert unknown.note == "the rules do not recognise the request"
     assert contradicted.plan == () and contradicted.note == "the tools answer 2, the file records 3"
