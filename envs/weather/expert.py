@@ -260,10 +260,9 @@ def _trend(s: Solver, p: Mapping[str, Any]) -> Any:
 
 
 def _temperature_range(s: Solver, p: Mapping[str, Any]) -> Any:
-    """[the lowest minimum, the highest maximum] over the window."""
+    """[the lowest minimum, the highest maximum] over the window (or month)."""
     coords, now = _where(s, p)
-    start, end = window(now, p["when"], p["span"])
-    daily = s.daily("get_temp_forecast", coords, start, end)
+    daily = _span(s, coords, now, "temperature", *question_days(now, p))
     return [min(daily["temperature_2m_min"]), max(daily["temperature_2m_max"])]
 
 

@@ -335,11 +335,11 @@ def trend(world: WeatherWorld, place: City, now: date, params: Mapping[str, str]
 
 
 def temperature_range(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """The window's lowest minimum and highest maximum are the answer's two values."""
+    """The window's (or month's) lowest minimum and highest maximum are the answer's two values."""
     if not isinstance(answer, list) or len(answer) != 2 or not all(is_number(v) for v in answer):
         return False
     low, high = answer
-    days = _days(*window(now, params["when"], params["span"]))
+    days = _days(*question_days(now, params))
     if low > high or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
         return False
     for i, day in enumerate(days):

@@ -8,7 +8,8 @@ Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, l
 this, next or last month; `month` alone: that whole month; `end_day`: the days from `day` to
 it; `other_day`: a second day of that month), `weekday` (the next such day), `on` (today,
 tomorrow), `start` (tomorrow or the day after), `most` (higher, highest, lowest or least),
-`first` and `second` (days of last month as written, "3rd", "22th"), `stat` (a statistic of
+`first` and `second` (days of last month as written, "3rd", "22th"), `year` (next: a
+holiday of next year), `stat` (a statistic of
 the days meeting a condition), `amount` and `also` (the quantities a totals question names).
 """
 
@@ -105,6 +106,20 @@ RELATION_WORDS: list[list[str]] = _DATA["relation_words"]["words"]
 #: A holiday's name -> [month, day], or [month, weekday, n] (the n-th such weekday), this year.
 HOLIDAYS: dict[str, list[Any]] = {k: v for k, v in _DATA["holidays"].items() if k != "about"}
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _PATTERNS = {
     kind: [re.compile(p.replace("{city}", CITY)) for p in rule["patterns"]]
     for kind, rule in RULES.items()
@@ -169,7 +184,9 @@ def day_of_month(now: date, month: str, day: str) -> date:
 
 
 def first_of_month(now: date, month: str) -> date:
-    """The 1st of this, next (upcoming) or last month."""
+    """The 1st of this, next (upcoming) or last month, or of a month named (this year's)."""
+    if month in MONTHS:
+        return date(now.year, MONTHS.index(month) + 1, 1)
     first = now.replace(day=1)
     if month == "last":
         return (first - timedelta(days=1)).replace(day=1)
@@ -190,8 +207,8 @@ def _holiday(year: int, spec: list[Any]) -> date:
 def named_day(now: date, params: Mapping[str, Any]) -> date:
     """The one day a question names: a holiday this year, the next such weekday after today,
     today or tomorrow, or a day of this, next or last month."""
-    if "holiday" in params:
-        return _holiday(now.year, HOLIDAYS[params["holiday"]])
+    if "holiday" in params:  # this year's, or next year's where the question says so
+        return _holiday(now.year + (1 if params.get("year") == "next" else 0), HOLIDAYS[params["holiday"]])
     if "weekday" in params:
         return now + timedelta(days=(WEEKDAYS.index(params["weekday"]) - now.weekday()) % 7 or 7)
     if "on" in params:
@@ -215,7 +232,8 @@ def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
 
 def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
     """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
-    this day last year / five years ago / last month, or a day of a month the question gives."""
+    this day last year / five years ago / last month, this week's end (Sunday), or the day
+    the question names (named_day)."""
     shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
     if key in shifts:
         return now + timedelta(days=shifts[key])
@@ -225,6 +243,8 @@ def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
         return now.replace(year=now.year - 5)
     if key == "last_month":
         return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
+    if key == "week_end":  # this week's Sunday
+        return now + timedelta(days=6 - now.weekday())
     if key == "other_day":
         return day_of_month(now, params["month"], params["other_day"])
     return named_day(now, params)

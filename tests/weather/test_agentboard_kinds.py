@@ -14,7 +14,7 @@ import pytest
 
 from coevo.envs.registry import make
 from coevo.envs.weather.pins import mean_values
-from coevo.envs.weather.recognise import named_day, question_days, recognise
+from coevo.envs.weather.recognise import named_day, point_day, question_days, recognise
 from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 #: (question, answer, current date, current location, the kind the loader should see)
@@ -504,6 +504,53 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Zermatt",
         "elevation_vs_city",
     ),
+    (
+        "Will there be a temperature rise in Athens towards the end of this week? "
+        "Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-09-18",
+        "Athens",
+        "rise_by_week_end",
+    ),
+    (
+        "Will there be a temperature drop in London towards the end of this week? Answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-09-18",
+        "London",
+        "drop_by_week_end",
+    ),
+    (
+        "Is it expected to be cooler in Minneapolis than in Detroit next Wednesday? "
+        "Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-04-05",
+        "Minneapolis",
+        "cooler_city_on_a_day",
+    ),
+    (
+        "Will there be a temperature increase in Anchorage compared to Honolulu next Wednesday? "
+        "Answer with 'Yes' or 'No'.",
+        "No",
+        "2024-11-10",
+        "Anchorage",
+        "warmer_city_on_a_day",
+    ),
+    (
+        "What is the average temperature difference between Paris and Rome on Valentine's Day next year? "
+        "Please provide the answer as a number.",
+        2.6,
+        "2024-02-14",
+        "Paris",
+        "two_cities_on_a_holiday",
+    ),
+    (
+        "What is the average temperature range for San Diego during the month of October? "
+        "Please provide the answer in Celsius as an array.",
+        [15.7, 32.4],
+        "2024-10-20",
+        "San Diego",
+        "temperature_range",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
@@ -557,6 +604,9 @@ def test_named_days_a_floating_holiday_and_the_next_weekday() -> None:
     assert named_day(date(2024, 10, 20), {"holiday": "Thanksgiving Day"}) == date(2024, 11, 28)
     assert named_day(date(2023, 3, 5), {"weekday": "Friday"}) == date(2023, 3, 10)  # a Sunday
     assert named_day(date(2023, 3, 10), {"weekday": "Friday"}) == date(2023, 3, 17)  # not today
+    assert named_day(date(2023, 2, 14), {"holiday": "Valentine's Day", "year": "next"}) == date(2024, 2, 14)
+    assert point_day(date(2023, 9, 20), "week_end", {}) == date(2023, 9, 24)  # a Wednesday: that Sunday
+    assert question_days(date(2023, 10, 20), {"month": "October"}) == (date(2023, 10, 1), date(2023, 10, 31))
     # a month named alone is that whole month; two days of it, the days from one to the other
     assert question_days(date(2023, 1, 8), {"month": "upcoming"}) == (date(2023, 2, 1), date(2023, 2, 28))
     assert question_days(date(2023, 12, 15), {"month": "this", "day": "21", "end_day": "28"}) == (
