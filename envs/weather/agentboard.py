@@ -124,6 +124,9 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
         pins.extreme_day(world, home, now, p, item.answer)
     elif rule == "best_air":
         pins.best_air(world, {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}, now, p, item.answer)
+    elif rule == "top_city":
+        places = {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}
+        pins.top_city(world, places, now, p, str(question.pin["field"]), item.answer)
     elif rule == "snow_difference":
         pins.snow_difference(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "difference":

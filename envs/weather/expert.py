@@ -470,6 +470,17 @@ def _totals(s: Solver, p: Mapping[str, Any]) -> Any:
     return values if "array" in goal or "list" in goal else values[0]
 
 
+def _top_city(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city (of three) with the highest value of the pin's field on the day named."""
+    now = today(s.call("get_user_current_date"))
+    day = named_day(now, p)
+    field = p["pin"]["field"]
+    values = {}
+    for name in (p["city"], p["other"], p["third"]):
+        values[name] = s.daily(_temperature_tool(day, now), s.place(name), day)[field][0]
+    return max(values, key=lambda name: values[name])
+
+
 def _daily_values(s: Solver, p: Mapping[str, Any]) -> Any:
     """Each day's value, in order."""
     coords, now = _where(s, p)
@@ -517,6 +528,7 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "extreme_amount_days": _extreme_amount_days,
     "totals": _totals,
     "daily_values": _daily_values,
+    "warmest_city_on_a_day": _top_city,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.

@@ -642,3 +642,19 @@ def daily_values(world: WeatherWorld, place: City, now: date, params: Mapping[st
         return False
     field, _ = FIELDS[params["var"]]
     return all([_fill_to(world, place, d, field, float(v)) for d, v in zip(days, answer)])
+
+
+def top_city(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], field: str, answer: Any
+) -> bool:
+    """The answer's city has the highest value of the three on the day the question names (a
+    degree above the highest of the others)."""
+    if answer not in places:
+        return False
+    day = named_day(now, params)
+    others = [_value(world, place, day, field) for name, place in places.items() if name != answer]
+    chosen = places[answer]
+    if _pinned(world, chosen, day, field):
+        return _value(world, chosen, day, field) > max(others)
+    world.pin(chosen.latitude, chosen.longitude, day, {field: round(max(others) + 1.0, 1)})
+    return True

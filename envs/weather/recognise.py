@@ -232,8 +232,8 @@ def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
 
 def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
     """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
-    this day last year / five years ago / last month, this week's end (Sunday), or the day
-    the question names (named_day)."""
+    this day last year / five years ago / last month, this week's end (Sunday), the coming
+    weekend's Saturday or Sunday, or the day the question names (named_day)."""
     shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
     if key in shifts:
         return now + timedelta(days=shifts[key])
@@ -245,6 +245,9 @@ def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
         return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
     if key == "week_end":  # this week's Sunday
         return now + timedelta(days=6 - now.weekday())
+    if key in ("weekend_saturday", "weekend_sunday"):  # the coming weekend's
+        saturday, sunday = window(now, "next", "weekend")
+        return saturday if key == "weekend_saturday" else sunday
     if key == "other_day":
         return day_of_month(now, params["month"], params["other_day"])
     return named_day(now, params)

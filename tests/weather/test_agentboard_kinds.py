@@ -551,6 +551,29 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "San Diego",
         "temperature_range",
     ),
+    (
+        "Will there be a temperature increase in San Diego over the weekend? Answer Yes or No.",
+        "Yes",
+        "2024-01-17",
+        "San Diego",
+        "rise_over_weekend",
+    ),
+    (
+        "Which city is likely to have the highest temperature next Friday: Denver, Houston, or Atlanta? "
+        "Please provide the city name.",
+        "Denver",
+        "2024-01-20",
+        "Denver",
+        "warmest_city_on_a_day",
+    ),
+    (
+        "What will be the average temperature outlook for a family BBQ in the backyard next Friday evening? "
+        "Please provide the temperature in Celsius.",
+        32.6,
+        "2024-08-04",
+        "Houston",
+        "day_of_month",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
@@ -606,6 +629,7 @@ def test_named_days_a_floating_holiday_and_the_next_weekday() -> None:
     assert named_day(date(2023, 3, 10), {"weekday": "Friday"}) == date(2023, 3, 17)  # not today
     assert named_day(date(2023, 2, 14), {"holiday": "Valentine's Day", "year": "next"}) == date(2024, 2, 14)
     assert point_day(date(2023, 9, 20), "week_end", {}) == date(2023, 9, 24)  # a Wednesday: that Sunday
+    assert point_day(date(2023, 9, 23), "weekend_saturday", {}) == date(2023, 9, 30)  # a Saturday: the next
     assert question_days(date(2023, 10, 20), {"month": "October"}) == (date(2023, 10, 1), date(2023, 10, 31))
     # a month named alone is that whole month; two days of it, the days from one to the other
     assert question_days(date(2023, 1, 8), {"month": "upcoming"}) == (date(2023, 2, 1), date(2023, 2, 28))
