@@ -481,6 +481,26 @@ def _top_city(s: Solver, p: Mapping[str, Any]) -> Any:
     return max(values, key=lambda name: values[name])
 
 
+def _city_window_means(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Each city's mean over the window, to three decimals."""
+    now = today(s.call("get_user_current_date"))
+    start, end = window(now, p["when"], p["span"])
+    means = []
+    for name in (p["city"], p["other"]):
+        values = _series(s, s.place(name), now, p["var"], start, end)
+        means.append(round(sum(values) / len(values), 3))
+    return means
+
+
+def _mean_of_cities(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The three cities' values that day, averaged to three decimals."""
+    now = today(s.call("get_user_current_date"))
+    day = point_day(now, p["pin"]["day"], p)
+    field = p["pin"]["field"]
+    values = [s.daily(_temperature_tool(day, now), s.place(p[k]), day)[field][0] for k in ("city", "other", "third")]
+    return round(sum(values) / len(values), 3)
+
+
 def _daily_values(s: Solver, p: Mapping[str, Any]) -> Any:
     """Each day's value, in order."""
     coords, now = _where(s, p)
@@ -529,6 +549,8 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "totals": _totals,
     "daily_values": _daily_values,
     "warmest_city_on_a_day": _top_city,
+    "two_cities_window_means": _city_window_means,
+    "mean_of_cities": _mean_of_cities,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.

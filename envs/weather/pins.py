@@ -610,10 +610,12 @@ def quantities(params: Mapping[str, str]) -> list[str]:
 
 
 def _fits(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float) -> bool:
-    """Whether _fill can make the days' values sum to `target`."""
+    """Whether _fill can make the days' values sum to `target` (temperatures may go below 0)."""
     pinned = sum(_value(world, place, d, field) for d in days if _pinned(world, place, d, field))
     free = any(not _pinned(world, place, d, field) for d in days)
-    return target >= pinned - 1e-9 if free else abs(target - pinned) < 1e-9
+    if free:
+        return field.startswith("temperature") or target >= pinned - 1e-9
+    return abs(target - pinned) < 1e-9
 
 
 def totals(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
@@ -657,4 +659,32 @@ def top_city(
     if _pinned(world, chosen, day, field):
         return _value(world, chosen, day, field) > max(others)
     world.pin(chosen.latitude, chosen.longitude, day, {field: round(max(others) + 1.0, 1)})
+    return True
+
+
+def city_window_means(
+    world: WeatherWorld, places: Sequence[City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Each city's mean over the window is one of the answer's values: in the question's order,
+    else the other where days an earlier rule pinned need it (finish sorts a list answer)."""
+    if not isinstance(answer, list) or len(answer) != len(places) or not all(is_number(v) for v in answer):
+        return False
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    for order in (answer, answer[::-1]):
+        targets = [float(v) * len(days) for v in order]
+        if all(_fits(world, place, days, field, t) for place, t in zip(places, targets)):
+            return all([window_mean(world, place, now, params, v) for place, v in zip(places, order)])
+    return False
+
+
+def mean_of_cities(world: WeatherWorld, places: Sequence[City], day: date, field: str, answer: Any) -> bool:
+    """The cities' values that day average to the answer: the first city not pinned takes the rest."""
+    if not is_number(answer):
+        return False
+    free = [place for place in places if not _pinned(world, place, day, field)]
+    if not free:
+        return False
+    rest = sum(_value(world, place, day, field) for place in places if place is not free[0])
+    world.pin(free[0].latitude, free[0].longitude, day, {field: round(answer * len(places) - rest, 2)})
     return True

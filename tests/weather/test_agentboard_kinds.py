@@ -574,6 +574,22 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Houston",
         "day_of_month",
     ),
+    (
+        "What is the average temperature in San Francisco and Los Angeles for the upcoming weekend? "
+        "Please provide the answer as an array.",
+        [11.65, 14.05],
+        "2024-04-01",
+        "San Francisco",
+        "two_cities_window_means",
+    ),
+    (
+        "What is the average of the average temperatures tomorrow in Boston, Philadelphia, and New York? "
+        "Please provide the answer as a number.",
+        5.53,
+        "2024-11-30",
+        "New York",
+        "mean_of_cities",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
