@@ -130,8 +130,8 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
     elif rule == "city_window_means":
         pins.city_window_means(world, [_place(world, p[k]) for k in ("city", "other")], now, p, item.answer)
     elif rule == "mean_of_cities":
-        places = [_place(world, p[k]) for k in ("city", "other", "third")]
-        pins.mean_of_cities(world, places, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
+        cities = [_place(world, p[k]) for k in ("city", "other", "third")]
+        pins.mean_of_cities(world, cities, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
     elif rule == "snow_difference":
         pins.snow_difference(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "difference":
