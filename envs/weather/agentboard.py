@@ -92,11 +92,17 @@ _EXACT_RULES = {
     "day_forecast": pins.day_forecast,
     "window_max": pins.window_max,
     "air_quality_level": pins.air_quality_level,
+    "stat_on_days_with": pins.stat_on_days_with,
+    "which_days": pins.which_days,
+    "extreme_amount_days": pins.extreme_amount_days,
+    "totals": pins.totals,
+    "daily_values": pins.daily_values,
 }
 
 
-#: Exact rules over a whole window, run after the others.
-_WINDOWS = ("window_total", "window_mean")
+#: Exact rules over a whole window, run after the others; then totals of two quantities (the
+#: later of two rules that disagree is the one that fails).
+_LAST = {"window_total": 1, "window_mean": 1, "totals": 2}
 
 
 def _side(world: WeatherWorld, item: _Loaded, where: str) -> City:
@@ -118,6 +124,14 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
         pins.extreme_day(world, home, now, p, item.answer)
     elif rule == "best_air":
         pins.best_air(world, {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}, now, p, item.answer)
+    elif rule == "top_city":
+        places = {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}
+        pins.top_city(world, places, now, p, str(question.pin["field"]), item.answer)
+    elif rule == "city_window_means":
+        pins.city_window_means(world, [_place(world, p[k]) for k in ("city", "other")], now, p, item.answer)
+    elif rule == "mean_of_cities":
+        cities = [_place(world, p[k]) for k in ("city", "other", "third")]
+        pins.mean_of_cities(world, cities, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
     elif rule == "snow_difference":
         pins.snow_difference(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "difference":
@@ -154,9 +168,7 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
     layout.pin_heights(world, _pairs(loaded, "elevation"))
     recognised = [item for item in loaded if item.question is not None]
     # Totals and means over windows last: they fit around the days other rules pinned.
-    for item in sorted(
-        recognised, key=lambda item: item.question is not None and item.question.pin["rule"] in _WINDOWS
-    ):
+    for item in sorted(recognised, key=lambda item: _LAST.get(item.question.pin["rule"], 0) if item.question else 0):
         _pin_exact(world, item)
     for _ in range(2):  # a second pass of orders settles one raised by another
         for item in recognised:

@@ -4,16 +4,19 @@ every generated answer is what the tools return."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
-from coevo.envs.weather.pins import STREAK_DAYS, air_days, extreme_days
+from coevo.envs.weather.pins import STREAK_DAYS, air_days, extreme_days, quantities
 from coevo.envs.weather.recognise import RULES as RECOGNISED
 from coevo.envs.weather.recognise import (
     CONDITIONS,
     PER_INCH,
+    RELATION_WORDS,
+    STATISTICS,
     day_of_last_month,
     named_day,
     question_days,
@@ -28,6 +31,7 @@ SERIES = {
     "snow": ("get_historical_snow", "get_snow_forecast", "snowfall_sum"),
     "average temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_mean"),
     "temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_mean"),
+    "high temperature": ("get_historical_temp", "get_temp_forecast", "temperature_2m_max"),
 }
 #: The tool for one day that is today, per variable.
 CURRENT = {
@@ -35,6 +39,7 @@ CURRENT = {
     "snow": "get_current_snow",
     "average temperature": "get_current_temp",
     "temperature": "get_current_temp",
+    "high temperature": "get_current_temp",
 }
 
 
@@ -170,19 +175,25 @@ def _window_sum(s: Solver, coords: tuple[float, float], now: date, p: Mapping[st
     return round(sum(series), 2)
 
 
-def _days_meeting(s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any]) -> list[tuple[Any, Any]]:
-    """(rain, snow) of each day of the window that meets the question's condition (the
-    temperatures fetched only where the condition names one)."""
+def _days_meeting(
+    s: Solver, coords: tuple[float, float], now: date, p: Mapping[str, Any], temperatures: bool = False
+) -> list[dict[str, Any]]:
+    """The records (date, rain, snow, and the temperatures where the condition names one or
+    `temperatures`) of each day asked about that meets the question's condition."""
     condition = CONDITIONS[p["which"]]
     start, end = question_days(now, p)
-    rain = _series(s, coords, now, "rain", start, end)
-    snow = _series(s, coords, now, "snow", start, end)
-    temperature = [0.0] * len(rain)
-    if condition.temperature is not None:
-        tool = "get_historical_temp" if end < now else "get_temp_forecast" if start > now else "get_current_temp"
-        temperature = s.daily(tool, coords, start, end)[condition.temperature[0]]
-    days = zip(rain, snow, temperature)
-    return [(r, sn) for r, sn, t in days if condition.meets(r, sn, t)]
+    records = [
+        {"time": (start + timedelta(days=i)).isoformat(), "rain_sum": r, "snowfall_sum": sn}
+        for i, (r, sn) in enumerate(
+            zip(_series(s, coords, now, "rain", start, end), _series(s, coords, now, "snow", start, end))
+        )
+    ]
+    if condition.temperature is not None or temperatures:
+        daily = _span(s, coords, now, "temperature", start, end)
+        for i, record in enumerate(records):
+            record.update({key: daily[key][i] for key in daily if key.startswith("temperature")})
+    field = condition.temperature[0] if condition.temperature else None
+    return [r for r in records if condition.meets(r["rain_sum"], r["snowfall_sum"], r[field] if field else 0.0)]
 
 
 def _days_with(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -196,7 +207,7 @@ def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
     meet the condition; in inches where the question asks so."""
     coords, now = _where(s, p)
     days = _days_meeting(s, coords, now, p)
-    total = sum(snow if p.get("total") == "snowfall" else rain + snow for rain, snow in days)
+    total = sum(d["snowfall_sum"] if p.get("total") == "snowfall" else d["rain_sum"] + d["snowfall_sum"] for d in days)
     return round(total / PER_INCH["snow"], 4) if "in inches" in p["goal"] else round(total, 2)
 
 
@@ -213,9 +224,9 @@ def _compare(s: Solver, p: Mapping[str, Any]) -> Any:
     a, b = values
     if goal.startswith("Which city"):
         return p["city"] if a > b else p["other"] if a < b else "Same"
-    for words in (("warmer", "colder"), ("higher", "lower")):
-        if f"'{words[0]}'" in goal or f"{words[0]} or {words[1]}" in goal:
-            return words[0] if a > b else words[1] if a < b else "same"
+    for more, less, same in RELATION_WORDS:
+        if f"'{more}'" in goal or f"{more} or {less}" in goal:
+            return more if a > b else less if a < b else same
     return "Yes" if a > b else "No"
 
 
@@ -249,10 +260,9 @@ def _trend(s: Solver, p: Mapping[str, Any]) -> Any:
 
 
 def _temperature_range(s: Solver, p: Mapping[str, Any]) -> Any:
-    """[the lowest minimum, the highest maximum] over the window."""
+    """[the lowest minimum, the highest maximum] over the window (or month)."""
     coords, now = _where(s, p)
-    start, end = window(now, p["when"], p["span"])
-    daily = s.daily("get_temp_forecast", coords, start, end)
+    daily = _span(s, coords, now, "temperature", *question_days(now, p))
     return [min(daily["temperature_2m_min"]), max(daily["temperature_2m_max"])]
 
 
@@ -324,12 +334,28 @@ def _where(s: Solver, p: Mapping[str, Any]) -> tuple[tuple[float, float], date]:
     return s.home()
 
 
+def _span(s: Solver, coords: tuple[float, float], now: date, var: str, start: date, end: date) -> dict[str, list[Any]]:
+    """A variable's daily answer from start to end: the days before today from the archive,
+    today from the current tool, the days after from the forecast (one call each)."""
+    archive, forecast, _ = SERIES[var]
+    day = timedelta(days=1)
+    parts = []
+    if start < now:
+        parts.append((archive, start, min(end, now - day)))
+    if start <= now <= end:
+        parts.append((CURRENT[var], now, now))
+    if end > now:
+        parts.append((forecast, max(start, now + day), end))
+    merged: dict[str, list[Any]] = {}
+    for tool, first, last in parts:
+        for key, values in s.daily(tool, coords, first, last).items():
+            merged.setdefault(key, []).extend(values)
+    return merged
+
+
 def _series(s: Solver, coords: tuple[float, float], now: date, var: str, start: date, end: date) -> list[Any]:
-    """A variable's daily values from start to end, from the archive, today's or the forecast."""
-    archive, forecast, field = SERIES[var]
-    tool = archive if end < now else forecast if start > now else CURRENT[var]
-    values: list[Any] = s.daily(tool, coords, start, end)[field]
-    return values
+    """A variable's daily values from start to end (archive, today's, forecast)."""
+    return _span(s, coords, now, var, start, end)[SERIES[var][2]]
 
 
 def _rain_today(s: Solver, p: Mapping[str, Any]) -> Any:
@@ -347,6 +373,8 @@ def _window_mean(s: Solver, p: Mapping[str, Any]) -> Any:
     """The window's daily mean, to three decimals (the data's own carry one or two)."""
     coords, now = _where(s, p)
     values = _series(s, coords, now, p["var"], *window(now, p["when"], p["span"]))
+    if p.get("unit") == "inches":
+        return round(sum(values) / len(values) / PER_INCH[p["var"]], 4)
     return round(sum(values) / len(values), 3)
 
 
@@ -388,6 +416,97 @@ def _window_compare(s: Solver, p: Mapping[str, Any]) -> Any:
     return less if p["most"] in ("lowest", "least") else more
 
 
+def _none_word(goal: str) -> str:
+    """What a question offers for "no such day" ('No snowfall'), else None."""
+    offered = re.findall(r"'([^']+)'", goal)
+    return next((word for word in offered if word.lower().startswith("no ")), "None")
+
+
+def _stat_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The mean (or the maximum) of a daily value over the days meeting the condition, as
+    Python divides (unrounded); the question's word for none where no day meets it."""
+    coords, now = _where(s, p)
+    field, how = STATISTICS[p["stat"]]
+    days = _days_meeting(s, coords, now, p, temperatures=field.startswith("temperature"))
+    values = [d[field] for d in days]
+    if not values:
+        return _none_word(p["goal"])
+    return max(values) if how == "max" else sum(values) / len(values)
+
+
+def _which_days(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The dates that meet the condition: all as a list where the question asks a list, else
+    the first, or 'None'."""
+    coords, now = _where(s, p)
+    dates = [d["time"] for d in _days_meeting(s, coords, now, p)]
+    if "list" in p["goal"]:
+        return dates
+    return dates[0] if dates else "None"
+
+
+def _extreme_amount_days(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The dates with the highest (lowest) rain, snow or both together: all tied as a list where
+    the question asks a list, else the first; 'None' where the highest is no precipitation."""
+    coords, now = _where(s, p)
+    start, end = question_days(now, p)
+    names = ("rain", "snow") if p["var"] == "combined" else (p["var"],)
+    series = [_series(s, coords, now, name, start, end) for name in names]
+    amounts = [round(sum(values), 2) for values in zip(*series)]
+    highest = p["most"] in ("highest", "most")
+    best = max(amounts) if highest else min(amounts)
+    if highest and best <= 0:
+        return "None"
+    dates = [(start + timedelta(days=i)).isoformat() for i, v in enumerate(amounts) if v == best]
+    return dates if "list" in p["goal"] else dates[0]
+
+
+def _totals(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Each quantity's total over the days asked about (two decimals): a list where the
+    question asks an array or a list, else the one number."""
+    coords, now = _where(s, p)
+    start, end = question_days(now, p)
+    values = [round(sum(_series(s, coords, now, var, start, end)), 2) for var in quantities(p)]
+    goal = p["goal"]
+    return values if "array" in goal or "list" in goal else values[0]
+
+
+def _top_city(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city (of three) with the highest value of the pin's field on the day named."""
+    now = today(s.call("get_user_current_date"))
+    day = named_day(now, p)
+    field = p["pin"]["field"]
+    values = {}
+    for name in (p["city"], p["other"], p["third"]):
+        values[name] = s.daily(_temperature_tool(day, now), s.place(name), day)[field][0]
+    return max(values, key=lambda name: values[name])
+
+
+def _city_window_means(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Each city's mean over the window, to three decimals."""
+    now = today(s.call("get_user_current_date"))
+    start, end = window(now, p["when"], p["span"])
+    means = []
+    for name in (p["city"], p["other"]):
+        values = _series(s, s.place(name), now, p["var"], start, end)
+        means.append(round(sum(values) / len(values), 3))
+    return means
+
+
+def _mean_of_cities(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The three cities' values that day, averaged to three decimals."""
+    now = today(s.call("get_user_current_date"))
+    day = point_day(now, p["pin"]["day"], p)
+    field = p["pin"]["field"]
+    values = [s.daily(_temperature_tool(day, now), s.place(p[k]), day)[field][0] for k in ("city", "other", "third")]
+    return round(sum(values) / len(values), 3)
+
+
+def _daily_values(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Each day's value, in order."""
+    coords, now = _where(s, p)
+    return _series(s, coords, now, p["var"], *question_days(now, p))
+
+
 KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "mean_yesterday": _mean_yesterday,
     "max_last_year": _max_last_year,
@@ -424,6 +543,14 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "extreme_of_days": _extreme_of_days,
     "air_quality_on_a_day": _air_quality_on_a_day,
     "best_air": _best_air,
+    "stat_on_days_with": _stat_on_days_with,
+    "which_days": _which_days,
+    "extreme_amount_days": _extreme_amount_days,
+    "totals": _totals,
+    "daily_values": _daily_values,
+    "warmest_city_on_a_day": _top_city,
+    "two_cities_window_means": _city_window_means,
+    "mean_of_cities": _mean_of_cities,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.
@@ -441,5 +568,7 @@ def solve(kind: str, toolkit: WeatherToolkit, params: Mapping[str, Any]) -> tupl
         answer = BY_RULE[kind](solver, params)
     else:
         answer = KINDS[kind](solver, params)
+    if isinstance(answer, list):
+        answer = sorted(answer)  # what finish answers (it sorts a list, as the original does)
     solver.lines.append(tool_line("finish", {"answer": answer}))
     return answer, solver.lines

@@ -16,8 +16,11 @@ from typing import Any
 
 from coevo.envs.weather.recognise import (
     CONDITIONS,
-    Condition,
     PER_INCH,
+    QUANTITIES,
+    RELATION_WORDS,
+    STATISTICS,
+    Condition,
     day_of_last_month,
     day_of_month,
     named_day,
@@ -32,6 +35,7 @@ FIELDS = {
     "rain": ("rain_sum", 1),
     "snow": ("snowfall_sum", 2),
     "average temperature": ("temperature_2m_mean", 1),
+    "high temperature": ("temperature_2m_max", 1),
 }
 _DAYS: dict[str, Callable[[date], date]] = {
     "yesterday": lambda now: now - timedelta(days=1),
@@ -110,7 +114,7 @@ def window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str
         return False
     field, decimals = FIELDS[params["var"]]
     days = _days(*window(now, params["when"], params["span"]))
-    target = answer * len(days)
+    target = answer * len(days) * (PER_INCH[params["var"]] if params.get("unit") == "inches" else 1)
     return _fill(world, place, days, field, target, _decimals(target, decimals))
 
 
@@ -157,6 +161,15 @@ def _condition(world: WeatherWorld, place: City, day: date, condition: Condition
     drying the precipitation it needs (snow first), else by its temperature."""
     rain = _value(world, place, day, "rain_sum")
     if not holds:
+        if condition.more is not None:  # none of what should be the larger, else as much of the other
+            more, less = FIELDS[condition.more][0], FIELDS["snow" if condition.more == "rain" else "rain"][0]
+            if not _pinned(world, place, day, more):
+                return _wet(world, place, day, more, False)
+            top = _value(world, place, day, more)
+            return _set(world, place, day, less, lambda v: v >= top, top)
+        if condition.precipitation:
+            dry = [_wet(world, place, day, field, False) for field in ("rain_sum", "snowfall_sum")]
+            return all(dry)
         if condition.snow:
             return _wet(world, place, day, "snowfall_sum", False)
         if condition.rain:
@@ -167,6 +180,12 @@ def _condition(world: WeatherWorld, place: City, day: date, condition: Condition
             world, place, day, field, lambda v: not condition.temperature_ok(v), limit - 1 if op == ">" else limit + 1
         )
     ok = True
+    if condition.more is not None:
+        more, less = FIELDS[condition.more][0], FIELDS["snow" if condition.more == "rain" else "rain"][0]
+        ok = _wet(world, place, day, less, False) and _wet(world, place, day, more, True)
+    if condition.precipitation is not None:
+        snow = _value(world, place, day, "snowfall_sum")
+        ok = _set(world, place, day, "rain_sum", lambda r: (r + snow > 0) == condition.precipitation, 0.5) and ok
     if condition.rain is not None:
         wet = (
             (condition.rain_above or 0.0) + 1.0
@@ -174,7 +193,9 @@ def _condition(world: WeatherWorld, place: City, day: date, condition: Condition
             else min(max(rain, 0.5), condition.rain_below - 0.5)
         )
         ok = _set(world, place, day, "rain_sum", condition.rain_ok, round(wet, 1) if condition.rain else 0.0)
-    if condition.snow is not None:
+    if condition.snow is not None and condition.snow_above is not None:
+        ok = _set(world, place, day, "snowfall_sum", condition.snow_ok, condition.snow_above + 1.0) and ok
+    elif condition.snow is not None:
         ok = _wet(world, place, day, "snowfall_sum", condition.snow) and ok
     if condition.temperature is not None:
         field, op, limit = condition.temperature
@@ -227,8 +248,11 @@ def snow_difference(
     return True
 
 
-#: An answer's word -> how the first side of a comparison relates to the second.
-RELATIONS = {"Yes": ">", "higher": ">", "warmer": ">", "No": "<=", "lower": "<", "colder": "<", "same": "="}
+#: An answer's word -> how the first side of a comparison relates to the second (the words a
+#: question offers: data/templates.json "relation_words").
+RELATIONS = {"Yes": ">", "No": "<="} | {
+    word: relation for words in RELATION_WORDS for word, relation in zip(words, (">", "<", "="))
+}
 
 
 def compare(
@@ -311,11 +335,11 @@ def trend(world: WeatherWorld, place: City, now: date, params: Mapping[str, str]
 
 
 def temperature_range(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """The window's lowest minimum and highest maximum are the answer's two values."""
+    """The window's (or month's) lowest minimum and highest maximum are the answer's two values."""
     if not isinstance(answer, list) or len(answer) != 2 or not all(is_number(v) for v in answer):
         return False
     low, high = answer
-    days = _days(*window(now, params["when"], params["span"]))
+    days = _days(*question_days(now, params))
     if low > high or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
         return False
     for i, day in enumerate(days):
@@ -470,3 +494,197 @@ def window_order(
     days = _days(*window(now, params["when"], params["span"]))
     less_total = sum(_value(world, places[less], d, field) for d in days)
     return _raise(world, places[more], days, less_total, field)
+
+
+def _fill_to(world: WeatherWorld, place: City, day: date, field: str, value: float) -> bool:
+    """Pin one day's value, unless a rule pinned it to another."""
+    if _pinned(world, place, day, field):
+        return bool(_value(world, place, day, field) == value)
+    world.pin(place.latitude, place.longitude, day, {field: value})
+    return True
+
+
+def says_none(answer: Any) -> bool:
+    """The answer says no day qualifies: "None", an empty list, or words starting "no"."""
+    if isinstance(answer, list):
+        return not answer
+    return isinstance(answer, str) and (answer == "None" or answer.lower().startswith("no "))
+
+
+def mean_values(answer: float, most: int, decimals: int) -> list[float] | None:
+    """The fewest values (at most `most`) with `decimals` decimals (one more where none fit)
+    whose mean, as Python sums them in order and divides, is exactly `answer`."""
+    for places in (decimals, decimals + 1):
+        for n in range(1, most + 1):
+            total = round(answer * n, places)
+            share = round(total / n, places)
+            values = [share] * (n - 1) + [round(total - share * (n - 1), places)]
+            if sum(values) / n == answer:
+                return values
+    return None
+
+
+def stat_on_days_with(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The statistic (data/templates.json "statistics") over the days meeting the condition is
+    the answer: the first days of the window meet it, with values of that mean (or that one
+    maximum), the others do not; where the answer says no day qualifies, none does."""
+    days = _days(*question_days(now, params))
+    condition = CONDITIONS[params["which"]]
+    field, how = STATISTICS[params["stat"]]
+    if says_none(answer):
+        return all([_condition(world, place, d, condition, False) for d in days])
+    if not is_number(answer):
+        return False
+    decimals = 2 if field == "snowfall_sum" else 1
+    values = [float(answer)] if how == "max" else mean_values(float(answer), len(days), decimals)
+    if values is None:
+        return False
+    ok = True
+    for i, day in enumerate(days):
+        ok = _condition(world, place, day, condition, i < len(values)) and ok
+        if i < len(values):
+            ok = _fill_to(world, place, day, field, values[i]) and ok
+            record = world.day(place.latitude, place.longitude, day)
+            temperature = getattr(record, condition.temperature[0]) if condition.temperature else 0.0
+            ok = ok and condition.meets(record.rain_sum, record.snowfall_sum, temperature)
+    return ok
+
+
+def _chosen(answer: Any, days: Sequence[date]) -> set[date] | None:
+    """The days an answer names (a list of dates, one date, or None), if all are among `days`."""
+    names = [answer] if isinstance(answer, str) else answer if isinstance(answer, list) else None
+    if names is None:
+        return None
+    if names == ["None"]:
+        return set()
+    by_name = {d.isoformat(): d for d in days}
+    if not all(isinstance(name, str) and name in by_name for name in names):
+        return None
+    return {by_name[name] for name in names}
+
+
+def which_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's days (a list, one date, None) are the days asked about that meet the condition."""
+    days = _days(*question_days(now, params))
+    chosen = _chosen(answer, days)
+    if chosen is None:
+        return False
+    condition = CONDITIONS[params["which"]]
+    return all([_condition(world, place, d, condition, d in chosen) for d in days])
+
+
+def extreme_amount_days(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's days have the highest (lowest) rain, snow or both together of the days asked
+    about, tied; None: no day has any."""
+    days = _days(*question_days(now, params))
+    chosen = _chosen(answer, days)
+    fields = ("rain_sum", "snowfall_sum") if params["var"] == "combined" else (FIELDS[params["var"]][0],)
+    if chosen is None or any(_pinned(world, place, d, f) for d in days for f in fields):
+        return False
+    highest = params["most"] in ("highest", "most")
+    zero = dict.fromkeys(fields, 0.0)
+    if not chosen:
+        for day in days:
+            world.pin(place.latitude, place.longitude, day, zero)
+        return highest
+    others = [d for d in days if d not in chosen]
+    amounts = {d: sum(_value(world, place, d, f) for f in fields) for d in others}
+    if highest:
+        top = round(max(amounts.values(), default=0.0) + 1.0, 1)
+        for day in chosen:
+            world.pin(place.latitude, place.longitude, day, {**zero, fields[0]: top})
+        return True
+    for day in chosen:
+        world.pin(place.latitude, place.longitude, day, zero)
+    for day in others:
+        if amounts[day] <= 0:
+            world.pin(place.latitude, place.longitude, day, {fields[0]: 0.5})
+    return True
+
+
+def quantities(params: Mapping[str, str]) -> list[str]:
+    """The variables a totals question names, each once (data/templates.json "quantities":
+    beside rainfall or snowfall, "precipitation" is the rain)."""
+    names = [QUANTITIES[params[key]] for key in ("amount", "also") if key in params]
+    return list(dict.fromkeys(names))
+
+
+def _fits(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float) -> bool:
+    """Whether _fill can make the days' values sum to `target` (temperatures may go below 0)."""
+    pinned = sum(_value(world, place, d, field) for d in days if _pinned(world, place, d, field))
+    free = any(not _pinned(world, place, d, field) for d in days)
+    if free:
+        return field.startswith("temperature") or target >= pinned - 1e-9
+    return abs(target - pinned) < 1e-9
+
+
+def totals(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Each quantity's total over the days asked about is one of the answer's values (one value:
+    a number or a list of one). The original sorts a list answer, so which value is which
+    quantity's is open: the question's order, else the other where days already pinned need it."""
+    names = quantities(params)
+    values = answer if isinstance(answer, list) else [answer]
+    if len(values) != len(names) or not all(is_number(v) and v >= 0 for v in values):
+        return False
+    days = _days(*question_days(now, params))
+    for order in (values, values[::-1]):
+        if all(_fits(world, place, days, FIELDS[var][0], float(v)) for var, v in zip(names, order)):
+            fills = [
+                _fill(world, place, days, FIELDS[var][0], float(v), _decimals(float(v), FIELDS[var][1]))
+                for var, v in zip(names, order)
+            ]
+            return all(fills)
+    return False
+
+
+def daily_values(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Each day asked about has the answer's value for it, in order."""
+    days = _days(*question_days(now, params))
+    if not isinstance(answer, list) or len(answer) != len(days) or not all(is_number(v) for v in answer):
+        return False
+    field, _ = FIELDS[params["var"]]
+    return all([_fill_to(world, place, d, field, float(v)) for d, v in zip(days, answer)])
+
+
+def top_city(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], field: str, answer: Any
+) -> bool:
+    """The answer's city has the highest value of the three on the day the question names (a
+    degree above the highest of the others)."""
+    if answer not in places:
+        return False
+    day = named_day(now, params)
+    others = [_value(world, place, day, field) for name, place in places.items() if name != answer]
+    chosen = places[answer]
+    if _pinned(world, chosen, day, field):
+        return _value(world, chosen, day, field) > max(others)
+    world.pin(chosen.latitude, chosen.longitude, day, {field: round(max(others) + 1.0, 1)})
+    return True
+
+
+def city_window_means(
+    world: WeatherWorld, places: Sequence[City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Each city's mean over the window is one of the answer's values: in the question's order,
+    else the other where days an earlier rule pinned need it (finish sorts a list answer)."""
+    if not isinstance(answer, list) or len(answer) != len(places) or not all(is_number(v) for v in answer):
+        return False
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    for order in (answer, answer[::-1]):
+        targets = [float(v) * len(days) for v in order]
+        if all(_fits(world, place, days, field, t) for place, t in zip(places, targets)):
+            return all([window_mean(world, place, now, params, v) for place, v in zip(places, order)])
+    return False
+
+
+def mean_of_cities(world: WeatherWorld, places: Sequence[City], day: date, field: str, answer: Any) -> bool:
+    """The cities' values that day average to the answer: the first city not pinned takes the rest."""
+    if not is_number(answer):
+        return False
+    free = [place for place in places if not _pinned(world, place, day, field)]
+    if not free:
+        return False
+    rest = sum(_value(world, place, day, field) for place in places if place is not free[0])
+    world.pin(free[0].latitude, free[0].longitude, day, {field: round(answer * len(places) - rest, 2)})
+    return True

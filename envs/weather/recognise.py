@@ -5,8 +5,12 @@ sandbox hold the file's answer; the first kind with a matching expression wins).
 
 Named groups: `city` and `other` (places), `var` (rain or snow), `when` (past, last or next),
 `span` (how many days: "week", "2 weeks", "5 days", "48 hours"), `day` and `month` (a day of
-this, next or last month), `start` (tomorrow or the day after), `most` (higher, highest,
-lowest or least), `first` and `second` (days of last month as written, "3rd", "22th").
+this, next or last month; `month` alone: that whole month; `end_day`: the days from `day` to
+it; `other_day`: a second day of that month), `weekday` (the next such day), `on` (today,
+tomorrow), `start` (tomorrow or the day after), `most` (higher, highest, lowest or least),
+`first` and `second` (days of last month as written, "3rd", "22th"), `year` (next: a
+holiday of next year), `stat` (a statistic of
+the days meeting a condition), `amount` and `also` (the quantities a totals question names).
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ class Condition:
     rain_below: float | None = None
     #: (daily temperature field, "<" or ">", degrees)
     temperature: tuple[str, str, float] | None = None
+    #: rain plus snow above 0 (True) or 0 (False)
+    precipitation: bool | None = None
+    snow_above: float | None = None
+    #: "rain" (more rain than snow) or "snow" (more snow than rain)
+    more: str | None = None
 
     def rain_ok(self, rain: float) -> bool:
         if self.rain is None:
@@ -49,7 +58,17 @@ class Condition:
         return rain > above and (self.rain_below is None or rain < self.rain_below)
 
     def snow_ok(self, snow: float) -> bool:
-        return self.snow is None or (snow > 0) == self.snow
+        if self.snow is None:
+            return True
+        return snow > (self.snow_above or 0.0) if self.snow else snow <= 0
+
+    def mix_ok(self, rain: float, snow: float) -> bool:
+        """The rule on rain and snow together: some precipitation, or more of one than the other."""
+        if self.precipitation is not None and (rain + snow > 0) != self.precipitation:
+            return False
+        if self.more is None:
+            return True
+        return rain > snow if self.more == "rain" else snow > rain
 
     def temperature_ok(self, value: float) -> bool:
         if self.temperature is None:
@@ -58,7 +77,9 @@ class Condition:
         return value < limit if op == "<" else value > limit
 
     def meets(self, rain: float, snow: float, temperature: float) -> bool:
-        return self.rain_ok(rain) and self.snow_ok(snow) and self.temperature_ok(temperature)
+        return (
+            self.rain_ok(rain) and self.snow_ok(snow) and self.mix_ok(rain, snow) and self.temperature_ok(temperature)
+        )
 
 
 def _condition(row: dict[str, Any]) -> Condition:
@@ -69,12 +90,36 @@ def _condition(row: dict[str, Any]) -> Condition:
         row.get("rain_above"),
         row.get("rain_below"),
         (str(temperature[0]), str(temperature[1]), float(temperature[2])) if temperature else None,
+        row.get("precipitation"),
+        row.get("snow_above"),
+        row.get("more"),
     )
 
 
 CONDITIONS: dict[str, Condition] = {k: _condition(v) for k, v in _DATA["conditions"].items() if k != "about"}
-#: A holiday's name -> (month, day) in the current year.
-HOLIDAYS: dict[str, tuple[int, int]] = {k: tuple(v) for k, v in _DATA["holidays"].items() if k != "about"}
+#: A statistic of the days meeting a condition -> (daily field, "mean" or "max").
+STATISTICS: dict[str, tuple[str, str]] = {k: (v[0], v[1]) for k, v in _DATA["statistics"].items() if k != "about"}
+#: A quantity a totals question names -> the variable it reads (rain or snow).
+QUANTITIES: dict[str, str] = {k: v for k, v in _DATA["quantities"].items() if k != "about"}
+#: The words a comparison offers: (the first side higher, lower, the same).
+RELATION_WORDS: list[list[str]] = _DATA["relation_words"]["words"]
+#: A holiday's name -> [month, day], or [month, weekday, n] (the n-th such weekday), this year.
+HOLIDAYS: dict[str, list[Any]] = {k: v for k, v in _DATA["holidays"].items() if k != "about"}
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _PATTERNS = {
     kind: [re.compile(p.replace("{city}", CITY)) for p in rule["patterns"]]
     for kind, rule in RULES.items()
@@ -120,7 +165,10 @@ def span_days(span: str) -> int:
 
 def window(now: date, when: str, span: str) -> tuple[date, date]:
     """The days a question's window covers: the past (last) N days end yesterday, the next
-    (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday."""
+    (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday, "this month
+    so far" the 1st to yesterday."""
+    if span == "this month so far":
+        return now.replace(day=1), now - timedelta(days=1)
     if span == "weekend":  # the first Saturday after today, and its Sunday
         saturday = now + timedelta(days=(5 - now.weekday()) % 7 or 7)
         return saturday, saturday + timedelta(days=1)
@@ -131,34 +179,61 @@ def window(now: date, when: str, span: str) -> tuple[date, date]:
 
 
 def day_of_month(now: date, month: str, day: str) -> date:
-    """The `day` of this, next or last month (relative to `now`)."""
+    """The `day` of this, next (upcoming) or last month (relative to `now`)."""
+    return first_of_month(now, month).replace(day=int(day))
+
+
+def first_of_month(now: date, month: str) -> date:
+    """The 1st of this, next (upcoming) or last month, or of a month named (this year's)."""
+    if month in MONTHS:
+        return date(now.year, MONTHS.index(month) + 1, 1)
     first = now.replace(day=1)
     if month == "last":
-        first = (first - timedelta(days=1)).replace(day=1)
-    elif month == "next":
-        first = (first + timedelta(days=32)).replace(day=1)
-    return first.replace(day=int(day))
+        return (first - timedelta(days=1)).replace(day=1)
+    if month in ("next", "upcoming"):
+        return (first + timedelta(days=32)).replace(day=1)
+    return first
+
+
+def _holiday(year: int, spec: list[Any]) -> date:
+    """[month, day], or [month, weekday, n]: the n-th such weekday of the month."""
+    if len(spec) == 2:
+        return date(year, int(spec[0]), int(spec[1]))
+    first = date(year, int(spec[0]), 1)
+    offset = (WEEKDAYS.index(str(spec[1])) - first.weekday()) % 7
+    return first + timedelta(days=offset + 7 * (int(spec[2]) - 1))
 
 
 def named_day(now: date, params: Mapping[str, Any]) -> date:
-    """The one day a question names: a holiday this year, or a day of this, next or last month."""
-    if "holiday" in params:
-        month, day = HOLIDAYS[params["holiday"]]
-        return date(now.year, month, day)
+    """The one day a question names: a holiday this year, the next such weekday after today,
+    today or tomorrow, or a day of this, next or last month."""
+    if "holiday" in params:  # this year's, or next year's where the question says so
+        return _holiday(now.year + (1 if params.get("year") == "next" else 0), HOLIDAYS[params["holiday"]])
+    if "weekday" in params:
+        return now + timedelta(days=(WEEKDAYS.index(params["weekday"]) - now.weekday()) % 7 or 7)
+    if "on" in params:
+        return point_day(now, params["on"], params)
     return day_of_month(now, params["month"], params["day"])
 
 
 def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
-    """The days a question asks about: the one day it names, else its window."""
-    if "holiday" in params or "day" in params:
+    """The days a question asks about: from a day of a month to another (`end_day`), the one
+    day it names, a whole month it names (`month` alone), else its window."""
+    if "end_day" in params:
+        return day_of_month(now, params["month"], params["day"]), day_of_month(now, params["month"], params["end_day"])
+    if any(key in params for key in ("holiday", "day", "weekday", "on")):
         day = named_day(now, params)
         return day, day
+    if "month" in params:
+        first = first_of_month(now, params["month"])
+        return first, (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     return window(now, params["when"], params["span"])
 
 
 def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
     """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
-    this day last year / five years ago / last month, or a day of a month the question gives."""
+    this day last year / five years ago / last month, this week's end (Sunday), the coming
+    weekend's Saturday or Sunday, or the day the question names (named_day)."""
     shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
     if key in shifts:
         return now + timedelta(days=shifts[key])
@@ -168,6 +243,13 @@ def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
         return now.replace(year=now.year - 5)
     if key == "last_month":
         return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
+    if key == "week_end":  # this week's Sunday
+        return now + timedelta(days=6 - now.weekday())
+    if key in ("weekend_saturday", "weekend_sunday"):  # the coming weekend's
+        saturday, sunday = window(now, "next", "weekend")
+        return saturday if key == "weekend_saturday" else sunday
+    if key == "other_day":
+        return day_of_month(now, params["month"], params["other_day"])
     return named_day(now, params)
 
 

@@ -6,13 +6,15 @@ The questions are made up here in AgentBoard's format (one JSON object a line)."
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from coevo.envs.registry import make
-from coevo.envs.weather.recognise import recognise
+from coevo.envs.weather.pins import mean_values
+from coevo.envs.weather.recognise import named_day, point_day, question_days, recognise
 from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 #: (question, answer, current date, current location, the kind the loader should see)
@@ -276,6 +278,318 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "Chicago",
         "precipitation_on_days_with",
     ),
+    # kinds of run 9: statistics over the days meeting a condition, which days, extremes, totals
+    (
+        "What is the average temperature during days with rainfall over the past 10 days? "
+        "Please provide the answer as a number.",
+        16.933333333333334,
+        "2024-03-10",
+        "Seattle",
+        "stat_on_days_with",
+    ),
+    (
+        "What is the average temperature during snowfall events in the last four days? "
+        "Please provide the answer with 'No snowfall'.",
+        "No snowfall",
+        "2024-08-05",
+        "Toronto",
+        "stat_on_days_with",
+    ),
+    (
+        "What is the highest temperature recorded on days with both snowfall and rainfall in the past week in Oslo? "
+        "Please provide the answer as a number.",
+        2.5,
+        "2024-01-20",
+        "Berlin",
+        "stat_on_days_with",
+    ),
+    (
+        "What is the average snowfall amount on days with temperatures below freezing in the past 10 days? "
+        "Please provide the answer as a number.",
+        0.7275,
+        "2024-02-15",
+        "Minneapolis",
+        "stat_on_days_with",
+    ),
+    (
+        "On the 12th and 24th of next month, which days will have higher rainfall than snowfall? "
+        "Please provide the answer in the form of a list ['YYYY-MM-DD'].",
+        ["2024-02-13", "2024-02-20"],
+        "2024-01-08",
+        "Philadelphia",
+        "which_days",
+    ),
+    (
+        "Which day in the upcoming week will have more rainfall than snowfall? "
+        "Please provide the answer in the form of a date 'YYYY-MM-DD' or 'None'.",
+        "None",
+        "2024-08-05",
+        "San Francisco",
+        "which_days",
+    ),
+    (
+        "Which days in the upcoming month will have rain but no snow? "
+        "Please provide the answer in the form of a list ['YYYY-MM-DD'].",
+        ["2024-03-03", "2024-03-30"],
+        "2024-02-10",
+        "Portland",
+        "which_days",
+    ),
+    (
+        "On the 15th and 25th of this month, which days will have higher snowfall than rainfall? "
+        "Please provide the answer in the form of a list ['YYYY-MM-DD'].",
+        ["2024-01-15", "2024-01-25"],
+        "2024-01-15",
+        "Boston",
+        "which_days",
+    ),
+    (
+        "Which day next week will have the highest snowfall and rainfall combined? "
+        "Please provide the answer in the form of a date 'YYYY-MM-DD' or 'None'.",
+        "2024-07-19",
+        "2024-07-15",
+        "Denver",
+        "extreme_amount_days",
+    ),
+    (
+        "Which days in the upcoming month will have the lowest combined precipitation of rain and snow? "
+        "Please provide the answer in the form of a list ['YYYY-MM-DD'].",
+        ["2024-05-04", "2024-05-05"],
+        "2024-04-08",
+        "Houston",
+        "extreme_amount_days",
+    ),
+    (
+        "What is the total precipitation and rainfall over the past 3 days? Please give me a number in millimeter.",
+        45.0,
+        "2024-03-25",
+        "Pittsburgh",
+        "totals",
+    ),
+    (
+        "How much snowfall is expected in the next 5 days and what is the total rainfall for the same period? "
+        "Please provide the answer in an array.",
+        [1.12, 2.5],
+        "2024-02-15",
+        "Denver",
+        "totals",
+    ),
+    (
+        "What is the forecast for both snowfall and rainfall on the 10th of next month? "
+        "Please provide the answer in the form of a number list ['Snowfall', 'Rainfall'].",
+        [1.5, 3.0],
+        "2024-09-10",
+        "New York",
+        "totals",
+    ),
+    (
+        "What is the temperature forecast for Berlin for the next 3 days? Please provide the answer as an array.",
+        [16.5, 17.4, 20.8],
+        "2024-08-25",
+        "Berlin",
+        "daily_values",
+    ),
+    (
+        "What is the forecasted rainfall amount for the upcoming weekend? "
+        "Please provide the answer in millimeters in an array.",
+        [0.0, 2.5],
+        "2024-07-15",
+        "San Francisco",
+        "daily_values",
+    ),
+    (
+        "What is the current temperature trend in your current city compared to yesterday? "
+        "Answer with 'increasing', 'decreasing', or 'stable'.",
+        "stable",
+        "2024-07-30",
+        "Phoenix",
+        "today_vs_yesterday",
+    ),
+    (
+        "How does the current location's rainfall compare to the same time last year? "
+        "Please provide the answer with 'Higher', 'Lower', or 'Similar'.",
+        "Higher",
+        "2024-07-15",
+        "New York",
+        "rain_today_vs_last_year",
+    ),
+    (
+        "What was the total rainfall on the 10th of last month in comparison to the 5th of last month? "
+        "Please provide the answer with 'higher', 'lower' or 'same'.",
+        "lower",
+        "2024-07-10",
+        "Los Angeles",
+        "rain_day_vs_day",
+    ),
+    (
+        "What is the temperature difference between the highest temperature in Tokyo and the highest temperature "
+        "in Sydney tomorrow? Please provide the answer as a number.",
+        6.4,
+        "2024-09-20",
+        "Tokyo",
+        "two_cities_highs_tomorrow",
+    ),
+    (
+        "What is the current temperature in Tokyo today? Please provide the answer as a number.",
+        21.6,
+        "2024-09-25",
+        "Tokyo",
+        "day_of_month",
+    ),
+    (
+        "What is the average temperature expected for next Friday in your current city? "
+        "Please provide the answer as a number.",
+        13.2,
+        "2024-03-05",
+        "Dallas",
+        "day_of_month",
+    ),
+    (
+        "What is the expected high temperature in New Orleans on Thanksgiving Day this year? "
+        "Please provide the answer as a number.",
+        14.4,
+        "2024-10-20",
+        "New Orleans",
+        "day_of_month",
+    ),
+    (
+        "What is the average daily rainfall in inches over the past month in Boston? "
+        "Please provide the answer as a number.",
+        0.12,
+        "2024-09-25",
+        "Boston",
+        "window_mean",
+    ),
+    (
+        "What is the average rainfall for this month so far? Please provide the answer in millimeters as a number.",
+        6.65,
+        "2024-07-05",
+        "Detroit",
+        "window_mean",
+    ),
+    (
+        "How many days of light rain are predicted in your current location for the next 10 days? "
+        "Please provide the answer as a number.",
+        4,
+        "2024-09-20",
+        "Chicago",
+        "days_with",
+    ),
+    (
+        "Are there any chances of heavy rainfall in the next 48 hours? Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-07-15",
+        "Houston",
+        "days_with",
+    ),
+    (
+        "Will there be any snow accumulation and rainfall in the next 48 hours? Please answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-10-05",
+        "Minneapolis",
+        "days_with",
+    ),
+    (
+        "Will there be sporadic showers throughout the day tomorrow? Answer with 'Yes' or 'No'.",
+        "No",
+        "2024-07-15",
+        "Dallas",
+        "rain_tomorrow",
+    ),
+    (
+        "Interested in hiking in the Swiss Alps. What is the elevation difference between Zermatt and St. Moritz? "
+        "Please provide the answer in meters as a number.",
+        245,
+        "2024-10-15",
+        "Zermatt",
+        "elevation_vs_city",
+    ),
+    (
+        "Will there be a temperature rise in Athens towards the end of this week? "
+        "Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-09-18",
+        "Athens",
+        "rise_by_week_end",
+    ),
+    (
+        "Will there be a temperature drop in London towards the end of this week? Answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-09-18",
+        "London",
+        "drop_by_week_end",
+    ),
+    (
+        "Is it expected to be cooler in Minneapolis than in Detroit next Wednesday? "
+        "Please provide the answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-04-05",
+        "Minneapolis",
+        "cooler_city_on_a_day",
+    ),
+    (
+        "Will there be a temperature increase in Anchorage compared to Honolulu next Wednesday? "
+        "Answer with 'Yes' or 'No'.",
+        "No",
+        "2024-11-10",
+        "Anchorage",
+        "warmer_city_on_a_day",
+    ),
+    (
+        "What is the average temperature difference between Paris and Rome on Valentine's Day next year? "
+        "Please provide the answer as a number.",
+        2.6,
+        "2024-02-14",
+        "Paris",
+        "two_cities_on_a_holiday",
+    ),
+    (
+        "What is the average temperature range for San Diego during the month of October? "
+        "Please provide the answer in Celsius as an array.",
+        [15.7, 32.4],
+        "2024-10-20",
+        "San Diego",
+        "temperature_range",
+    ),
+    (
+        "Will there be a temperature increase in San Diego over the weekend? Answer Yes or No.",
+        "Yes",
+        "2024-01-17",
+        "San Diego",
+        "rise_over_weekend",
+    ),
+    (
+        "Which city is likely to have the highest temperature next Friday: Denver, Houston, or Atlanta? "
+        "Please provide the city name.",
+        "Denver",
+        "2024-01-20",
+        "Denver",
+        "warmest_city_on_a_day",
+    ),
+    (
+        "What will be the average temperature outlook for a family BBQ in the backyard next Friday evening? "
+        "Please provide the temperature in Celsius.",
+        32.6,
+        "2024-08-04",
+        "Houston",
+        "day_of_month",
+    ),
+    (
+        "What is the average temperature in San Francisco and Los Angeles for the upcoming weekend? "
+        "Please provide the answer as an array.",
+        [11.65, 14.05],
+        "2024-04-01",
+        "San Francisco",
+        "two_cities_window_means",
+    ),
+    (
+        "What is the average of the average temperatures tomorrow in Boston, Philadelphia, and New York? "
+        "Please provide the answer as a number.",
+        5.53,
+        "2024-11-30",
+        "New York",
+        "mean_of_cities",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
@@ -322,3 +636,77 @@ def test_an_answer_the_sandbox_cannot_also_hold_stays_an_exception(tmp_path: Pat
     env.reset(task_id="file-1")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-1"][1].kind == "distance_to"  # recognised, but not reachable
+
+
+def test_named_days_a_floating_holiday_and_the_next_weekday() -> None:
+    assert named_day(date(2023, 10, 20), {"holiday": "Thanksgiving Day"}) == date(2023, 11, 23)
+    assert named_day(date(2024, 10, 20), {"holiday": "Thanksgiving Day"}) == date(2024, 11, 28)
+    assert named_day(date(2023, 3, 5), {"weekday": "Friday"}) == date(2023, 3, 10)  # a Sunday
+    assert named_day(date(2023, 3, 10), {"weekday": "Friday"}) == date(2023, 3, 17)  # not today
+    assert named_day(date(2023, 2, 14), {"holiday": "Valentine's Day", "year": "next"}) == date(2024, 2, 14)
+    assert point_day(date(2023, 9, 20), "week_end", {}) == date(2023, 9, 24)  # a Wednesday: that Sunday
+    assert point_day(date(2023, 9, 23), "weekend_saturday", {}) == date(2023, 9, 30)  # a Saturday: the next
+    assert question_days(date(2023, 10, 20), {"month": "October"}) == (date(2023, 10, 1), date(2023, 10, 31))
+    # a month named alone is that whole month; two days of it, the days from one to the other
+    assert question_days(date(2023, 1, 8), {"month": "upcoming"}) == (date(2023, 2, 1), date(2023, 2, 28))
+    assert question_days(date(2023, 12, 15), {"month": "this", "day": "21", "end_day": "28"}) == (
+        date(2023, 12, 21),
+        date(2023, 12, 28),
+    )
+
+
+def test_a_mean_is_built_from_the_fewest_days_python_divides_exactly() -> None:
+    values = mean_values(16.933333333333334, 10, 1)
+    assert values is not None and len(values) == 3 and sum(values) / 3 == 16.933333333333334
+    assert mean_values(0.3, 4, 1) == [0.3]
+    snow = mean_values(0.7275, 10, 2)
+    assert snow is not None and sum(snow) / len(snow) == 0.7275
+
+
+def test_days_across_today_are_read_from_the_archive_today_and_the_forecast(tmp_path: Path) -> None:
+    goal = (
+        "On the 10th and 20th of this month, which days will have higher snowfall than rainfall? "
+        "Please provide the answer in the form of a list ['YYYY-MM-DD']."
+    )
+    _write(tmp_path / "weather.jsonl", [(goal, ["2023-01-12", "2023-01-15", "2023-01-18"], "2023-01-15", "Oslo", "")])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    steps = play_expert(env, "file-0")
+    tools = [action.split()[0] for action, _ in steps]
+    assert {"get_historical_snow", "get_current_snow", "get_snow_forecast"} <= set(tools)
+    assert steps[-1][1].info.get("success") is True
+
+
+def test_totals_take_the_other_order_where_an_earlier_window_needs_it(tmp_path: Path) -> None:
+    """The original sorts a list answer: [0.0, 1.12] may be snow 1.12 and rain 0.0. A window's
+    snowfall pinned first (1.12 cm over the same days) leaves only that reading."""
+    window = (
+        "What is the total snowfall expected in the next 5 days in Denver? Please provide the answer as a number.",
+        1.12,
+        "2023-02-15",
+        "Denver",
+        "window_total",
+    )
+    both = (
+        "How much snowfall is expected in the next 5 days and what is the total rainfall for the same period? "
+        "Please provide the answer in an array.",
+        [0.0, 1.12],
+        "2023-02-15",
+        "Denver",
+        "totals",
+    )
+    _write(tmp_path / "weather.jsonl", [window, both])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    for task_id in ("file-0", "file-1"):
+        assert play_expert(env, task_id)[-1][1].info.get("success") is True
+
+
+def test_a_statistic_recorded_as_a_sentence_stays_an_exception(tmp_path: Path) -> None:
+    goal = (
+        "What is the average temperature during days with rainfall in the past 2 weeks? "
+        "Please provide the answer as a number."
+    )
+    _write(tmp_path / "weather.jsonl", [(goal, "Calculation done elsewhere", "2023-08-15", "Miami", "")])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    env.reset(task_id="file-0")
+    assert env.expert_action() is None
+    assert env.taskset.by_id["file-0"][1].kind == "stat_on_days_with"
