@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import gc
 import hashlib
 import json
 import os
@@ -52,6 +51,7 @@ from coevo.client.policies.base import Policy, Sampling
 from coevo.client.rollout import shard_clients
 from coevo.client.summary import summarize
 from coevo.client.trajectory import Trajectory, scored_only
+from coevo.models.memory import release_freed_memory, resident_mb
 from coevo.training import LogHeldout, LogRows, PlotAtEnd, RunDirectory, TrainingRun, write_json
 
 if TYPE_CHECKING:
@@ -556,6 +556,8 @@ class AgentEvolTrainer:
             shutil.rmtree(
                 self.layout.trainer_dir(stage), ignore_errors=True
             )  # optimizer states: large, no longer needed
+        released = release_freed_memory()  # what training freed, before the evaluation needs memory
+        self.log(f"[{stage}] training's freed memory handed back: {released} MiB, {resident_mb()} MiB resident")
         return result.model, {
             "train_examples": result.examples, "train_examples_by_env": dict(sorted(by_env.items())),
             "train_tokens": result.trained_tokens,
@@ -620,7 +622,7 @@ class AgentEvolTrainer:
                 # Drop every reference to the explorer (the partial holds one) so gc can free it.
                 current = None
                 del explorer, explore
-                gc.collect()
+                release_freed_memory()
                 explored = self.explored_so_far(iteration, new) if c.accumulate_explored else new
                 model, train_row = self.learn(start, stage, demonstrations=bc, explored=explored, objective=c.objective)
                 current = (model, start[1])

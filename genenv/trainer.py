@@ -48,6 +48,7 @@ from coevo.genenv.real_tasks import RealTasks
 from coevo.genenv.simulator import BatchTask, LocalSimulator, RemoteSimulator, Simulator, TaskBatch
 from coevo.genenv.starting_models import StartingModels
 from coevo.genenv.pool_tables import GenEnvEnvSample
+from coevo.models.memory import release_freed_memory, resident_mb
 from coevo.training import LogHeldout, LogRows, OnRecord, PlotAtEnd, RunDirectory, TrainingRun, write_json
 
 if TYPE_CHECKING:
@@ -340,6 +341,10 @@ class GenEnvTrainer:
                 # from, but the epoch and its validity rate are still recorded.
                 sampled, trained = self._rollouts(arm, agent, epoch, batch)
                 row = self._after_rollouts(arm, epoch, batch, sampled, trained, simulator, state, policy_path)
+                released = release_freed_memory()  # what the updates freed, before the held-out scoring
+                log.info(
+                    "epoch %d: %d MiB of freed memory handed back, %d MiB resident", epoch, released, resident_mb()
+                )
                 policy_path = Path(state.get("policy_path") or policy_path)
                 row["elapsed_s"] = round(time.time() - t0, 1)
                 row["cpu_threads"] = threads
