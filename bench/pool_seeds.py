@@ -147,13 +147,18 @@ def load_run(root: Path) -> Run:
 
 
 def settings(run: Run) -> dict[str, Any]:
-    """What a run measured with: its config without the seed and where it ran."""
+    """What a run measured with: its config without the seed and where it ran (and its band
+    run's, as "band.<field>")."""
     from coevo.agentevol.config import AgentEvolConfig
     from coevo.genenv.config import GenEnvConfig
 
     resumable = (GenEnvConfig if run.trainer == "genenv" else AgentEvolConfig).RESUMABLE_CHANGES
     free = WHERE_IT_RAN | (resumable - COMPARED)
-    return {k: v for k, v in run.config.items() if k not in free}
+    mine = {k: v for k, v in run.config.items() if k not in free}
+    band = run.root / "band" / "config.json"
+    if run.trainer == "agentevol" and band.is_file():  # the band run's own settings (explore_band)
+        mine.update({f"band.{k}": v for k, v in json.loads(band.read_text()).items() if k not in free})
+    return mine
 
 
 def check_poolable(runs: Sequence[Run]) -> None:
@@ -167,12 +172,12 @@ def check_poolable(runs: Sequence[Run]) -> None:
         raise PoolError(f"two runs share a seed ({seeds}): pooled seeds must differ")
     reference = settings(runs[0])
     for run in runs[1:]:
+        if set(run.pairs) != set(runs[0].pairs):  # e.g. a band run, or base.json, in one directory only
+            raise PoolError(f"{run.root} makes other comparisons than {runs[0].root}")
         mine = settings(run)
         differ = sorted(k for k in reference.keys() | mine.keys() if reference.get(k) != mine.get(k))
         if differ:
             raise PoolError(f"{run.root} differs from {runs[0].root} in {', '.join(differ)}, not only the seed")
-        if set(run.pairs) != set(runs[0].pairs):
-            raise PoolError(f"{run.root} makes other comparisons than {runs[0].root}")
 
 
 def comparison_report(seeds: Sequence[int], pooled: PooledComparison) -> dict[str, Any]:

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from coevo.client.seed_pool import cluster_bootstrap, pooled_comparison
-from coevo.client.stats import mcnemar_exact
+from coevo.client.seed_pool import cluster_bootstrap, pooled_comparison, seed_comparison
+from coevo.client.stats import mcnemar_exact, paired_comparison
 
 
 def outcomes(rng: random.Random, n: int = 200, rate: float = 0.5) -> list[float]:
@@ -78,3 +78,16 @@ def test_the_bootstrap_is_seeded_and_weights_tasks() -> None:
         cluster_bootstrap([[1.0], []])
     with pytest.raises(ValueError):
         pooled_comparison([])
+
+
+def test_one_seeds_comparison_is_the_single_run_paired_comparison() -> None:
+    """Per seed, the numpy bootstrap agrees with stats.paired_comparison (what the run's own
+    report shows) up to resampling noise, and exactly on the difference and McNemar."""
+    rng = random.Random(4)
+    before, after = outcomes(rng, 300, 0.4), outcomes(rng, 300, 0.5)
+    mine, reported = seed_comparison(before, after), paired_comparison(before, after)
+    assert (mine.n, mine.difference, mine.only_after, mine.only_before, mine.mcnemar_p) == (
+        reported.n, reported.difference, reported.only_after, reported.only_before, reported.mcnemar_p,
+    )  # fmt: skip
+    assert mine.ci95_low == pytest.approx(reported.ci95_low, abs=0.01)
+    assert mine.ci95_high == pytest.approx(reported.ci95_high, abs=0.01)

@@ -92,16 +92,21 @@ def test_the_command_prints_json_and_refuses_runs_that_differ_beyond_the_seed(
         report(first, second)
 
 
-def agentevol_run(root: Path, seed: int, iter2_gain: int) -> Path:
+def agentevol_run(root: Path, seed: int, iter2_gain: int, band: str | None = None, band_gain: int = 0) -> Path:
     """A finished AgentEvol run (2 iterations) of 10 tasks, each stage's eval file as the trainer
-    writes it ("heldout" rows with outcomes, "task_lists")."""
-    config = AgentEvolConfig.from_preset("ci", output_dir=str(root), seed=seed, iterations=2)
+    writes it ("heldout" rows with outcomes, "task_lists"); with `band`, its band run in band/
+    whose last iteration solves `band_gain` more tasks."""
+    config = AgentEvolConfig.from_preset("ci", output_dir=str(root), seed=seed, iterations=2, explore_band=band)
     RunDirectory(root).begin(config)
     solved = {"base": 0, "bc": 2, "iter1": 2, "iter2": 2 + iter2_gain}
     for stage, k in solved.items():
         held = row("bfcl", "simple_python", [1.0] * k + [0.0] * (10 - k))
         lists = {"bfcl:simple_python": [f"t{seed}-{i}" for i in range(10)]}
         write_json(root / "eval" / f"{stage}.json", {"heldout": [asdict(held)], "task_lists": lists})
+    if band is not None:
+        agentevol_run(root / "band", seed, iter2_gain + band_gain)
+        write_json(root / "band" / "config.json", {**config.to_dict(), "output_dir": str(root / "band")})
+        write_json(root / "config.json", {**config.to_dict(), "explore_band": None})
     return root
 
 
@@ -114,3 +119,14 @@ def test_agentevol_runs_pool_each_iteration_against_bc(tmp_path: Path) -> None:
     assert last["seeds_above_zero"] == 1 and last["ci95_low"] == 0.0  # the seed without a gain is a draw
     assert comparisons["gain_vs_bc_iter1"]["difference"] == 0.0
     assert comparisons["gain_bc"]["difference"] == pytest.approx(0.2)
+
+
+def test_agentevol_band_runs_pool_band_against_uniform(tmp_path: Path) -> None:
+    runs = [agentevol_run(tmp_path / f"s{seed}", seed, 1, band="0.3,0.7", band_gain=2) for seed in (0, 1)]
+    band = report(*runs)["comparisons"]["gain_band_vs_uniform"]
+    assert [s["difference"] for s in band["per_seed"]] == [0.2, 0.2] and band["mcnemar_p"] == pytest.approx(2 / 2**4)
+    other_band = agentevol_run(tmp_path / "s2", 2, 1, band="0.2,0.8", band_gain=2)
+    with pytest.raises(pool_seeds.PoolError, match=r"in band\.explore_band, not only"):
+        report(runs[0], other_band)
+    with pytest.raises(pool_seeds.PoolError, match="other comparisons"):
+        report(runs[0], agentevol_run(tmp_path / "s3", 3, 1))
