@@ -9,8 +9,8 @@ there are what the single-run report paired; this reads the same files, so a poo
 is the sum of the runs' own, nothing re-scored.
 
 For each comparison ("gain_vs_random_gen", "gain_real_vs_uniform", "gain_vs_bc_iter2", ...):
-"per_seed" (each seed's difference, n, paired interval and McNemar p, as its run reported),
-then the pooled "difference" (task-weighted), "ci95_low"/"ci95_high" from a two-level bootstrap
+"per_seed" (each seed's difference, n, McNemar p and paired interval, the interval drawn with
+numpy, so it may differ from the run's own report by resampling noise), then the pooled "difference" (task-weighted), "ci95_low"/"ci95_high" from a two-level bootstrap
 (seeds with replacement, then tasks within each drawn seed; coevo.client.seed_pool), the
 "naive_ci95_*" that resampling the concatenated tasks would give (narrower when the seeds
 disagree: not the interval to quote), "mcnemar_p" (discordant pairs summed over seeds, one exact

@@ -130,3 +130,23 @@ def test_agentevol_band_runs_pool_band_against_uniform(tmp_path: Path) -> None:
         report(runs[0], other_band)
     with pytest.raises(pool_seeds.PoolError, match="other comparisons"):
         report(runs[0], agentevol_run(tmp_path / "s3", 3, 1))
+
+
+def test_real_task_arms_pool_real_against_uniform(tmp_path: Path) -> None:
+    runs = []
+    for seed in (0, 1):
+        root = tmp_path / f"r{seed}"
+        config = preset("ci", output_dir=str(root), seed=seed, epochs=2, arms=("real", "real-uniform"), agent_demo=False,
+                        heldout=("apibank:test:10",))  # fmt: skip
+        RunDirectory(root).begin(config)
+        for name, solved in (("start", 2), ("real-epoch-001", 5), ("real-uniform-epoch-001", 3)):
+            scored = HeldoutResult([row("apibank", "test", [1.0] * solved + [0.0] * (10 - solved))],
+                                   {"apibank:test": [f"a{seed}-{i}" for i in range(10)]})  # fmt: skip
+            scored.save(root / "heldout" / f"{name}.json")
+        runs.append(root)
+    comparisons = report(*runs)["comparisons"]
+    assert set(comparisons) == {f"gain_{a}_vs_{b}{s}" for a, b in (("real", "start"), ("real_uniform", "start"),
+                                ("real", "uniform")) for s in ("", "_apibank")}  # fmt: skip
+    versus = comparisons["gain_real_vs_uniform_apibank"]
+    assert [s["difference"] for s in versus["per_seed"]] == pytest.approx([0.2, 0.2]) and versus["n"] == 20
+    assert versus["difference"] == pytest.approx(0.2) and (versus["only_after"], versus["only_before"]) == (4, 0)
