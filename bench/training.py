@@ -55,6 +55,7 @@ from measure import log  # noqa: E402
 
 from coevo.client.heldout import HeldoutRow, pooled_outcomes  # noqa: E402
 from coevo.client.stats import paired_comparison, wilson_interval  # noqa: E402
+from comparisons import ARM_MODELS, ITERATION_VS_BC, KINDS, agentevol_pairs, genenv_pairs  # noqa: E402
 
 
 def rate(outcomes: Sequence[float]) -> dict[str, float]:
@@ -71,14 +72,9 @@ def gain(before: Sequence[float], after: Sequence[float], prefix: str = "gain") 
             f"{prefix}_only_before": c.only_before}  # fmt: skip
 
 
-#: Held-out task kinds GenEnv is scored on: the simulator's held-out generated split, and real benchmarks.
-KINDS = {"gen": lambda row: row.env == "simulator", "real": lambda row: row.env != "simulator"}
-
-
 def by_kind(models: dict[str, Any]) -> dict[str, Any]:
-    """The generated and the real held-out tasks apart: each model's rate and GenEnv's paired
-    gains over its start and the other arms, as `<key>_gen` and `<key>_real` (the pooled keys
-    stay as they were)."""
+    """Each model's rate on the generated and the real held-out tasks apart, as `<model>_gen` and
+    `<model>_real` (the gains on them are genenv_pairs' `*_gen`, `*_real`)."""
     report: dict[str, Any] = {}
     for kind, wanted in KINDS.items():
         outcomes = {name: pooled_outcomes([r for r in result.rows if wanted(r)]) for name, result in models.items()}
@@ -86,35 +82,17 @@ def by_kind(models: dict[str, Any]) -> dict[str, Any]:
             continue
         report.update({f"{name}_{kind}": rate(values) for name, values in outcomes.items()})
         report[f"n_{kind}"] = len(outcomes["trained"])
-        for before in ("start", "random", "static"):
-            if before in outcomes:
-                report.update(gain(outcomes[before], outcomes["trained"], f"gain_vs_{before}_{kind}"))
     return report
 
 
-#: The report's name of each arm's last epoch (`trained` is GenEnv's, as before the other arms).
-ARM_MODELS = {"genenv": "trained", "random": "random", "static": "static", "real": "real",
-              "real-uniform": "real_uniform"}  # fmt: skip
-
-
-def real_arms_report(models: dict[str, Any], real_env: str) -> dict[str, Any]:
-    """The real-task arms against each other and against the start: pooled over every held-out
-    task, and on the real env's own held-out split alone (`*_<real_env>`, e.g. "real_apibank",
-    "gain_real_vs_uniform_apibank_ci95_low"), each with paired intervals on the same tasks."""
-    report: dict[str, Any] = {}
-    for suffix, wanted in (("", lambda row: True), (f"_{real_env}", lambda row: row.env == real_env)):
-        outcomes = {name: pooled_outcomes([r for r in result.rows if wanted(r)]) for name, result in models.items()}
-        if not outcomes["start"]:
-            continue
-        if suffix:
-            report.update({f"{name}{suffix}": rate(values) for name, values in outcomes.items()})
-            report[f"n{suffix}"] = len(outcomes["start"])
-        for name in ("real", "real_uniform"):
-            if name in outcomes:
-                report.update(gain(outcomes["start"], outcomes[name], f"gain_{name}_vs_start{suffix}"))
-        if "real" in outcomes and "real_uniform" in outcomes:
-            report.update(gain(outcomes["real_uniform"], outcomes["real"], f"gain_real_vs_uniform{suffix}"))
-    return report
+def real_env_rates(models: dict[str, Any], real_env: str) -> dict[str, Any]:
+    """Each model's rate on the real env's own held-out split (`<model>_<real_env>`, e.g.
+    "real_apibank"; the real-task arms' gains on it are genenv_pairs' `*_<real_env>`)."""
+    outcomes = {name: pooled_outcomes([r for r in result.rows if r.env == real_env]) for name, result in models.items()}
+    if not outcomes["start"]:
+        return {}
+    return {**{f"{name}_{real_env}": rate(values) for name, values in outcomes.items()},
+            f"n_{real_env}": len(outcomes["start"])}  # fmt: skip
 
 
 def per_split(models: dict[str, Sequence[HeldoutRow]]) -> list[dict[str, Any]]:
@@ -182,17 +160,15 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
         "env_backend": config.env_backend,
         "overrides": args.set,
         **{name: rate(values) for name, values in outcomes.items()},
-        **gain(outcomes["base"], outcomes["start"], "gain_start"),
     }
+    real_env = config.real_env if set(config.arms) & set(REAL_ARMS) else None
     if "trained" in outcomes:
-        report.update(gain(outcomes["base"], outcomes["trained"]))
-        report.update(gain(outcomes["start"], outcomes["trained"], "gain_vs_start"))
-        for arm in ("random", "static"):
-            if arm in outcomes:
-                report.update(gain(outcomes[arm], outcomes["trained"], f"gain_vs_{arm}"))
         report.update(by_kind(models))
-    if set(config.arms) & set(REAL_ARMS):
-        report.update(real_arms_report(models, config.real_env))
+    if real_env is not None:
+        report.update(real_env_rates(models, real_env))
+    for key, (before, after) in genenv_pairs({name: r.rows for name, r in models.items()}, real_env).items():
+        report.update(gain(before, after, key))
+    if real_env is not None:
         report["real_selection"] = [
             {k: r.get(k) for k in ("arm", "epoch", "real_in_band", "real_unseen_fill", "real_out_of_band_fill",
                                    "real_estimated", "real_end_statuses")}
@@ -240,18 +216,17 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
     run = _agentevol_run(args, out, None)
     config, stages, outcomes = run["config"], run["stages"], run["outcomes"]
     final = stages[-1]
+    pairs = agentevol_pairs(outcomes, stages)
     report: dict[str, Any] = {
         "trainer": "agentevol", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
         "bc_split": "live_simple", "iterations": config.iterations, "seed": config.seed, "first_split": split,
         "base": rate(outcomes["base"]), "bc": rate(outcomes["bc"]), "trained": rate(outcomes[final]),
-        **gain(outcomes["base"], outcomes[final]),
-        **gain(outcomes["bc"], outcomes[final], "gain_vs_bc"),
-        **gain(outcomes["base"], outcomes["bc"], "gain_bc"),
+        **{k: v for key in ("gain", "gain_vs_bc", "gain_bc") for k, v in gain(*pairs[key], key).items()},
         "splits": per_split(run["results"]),
         "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
         # every iteration against BC, paired: the curve's steps, not only its end
         "iterations_vs_bc": [
-            {"stage": stage, **gain(outcomes["bc"], outcomes[stage], "gain_vs_bc")} for stage in stages[2:]
+            {"stage": stage, **gain(*pairs[ITERATION_VS_BC + stage], "gain_vs_bc")} for stage in stages[2:]
         ],
     }  # fmt: skip
     if args.explore_band:
@@ -264,7 +239,7 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
         band_final = band["outcomes"][final]
         report.update(
             explore_band=args.explore_band, band=rate(band_final),
-            **gain(outcomes[final], band_final, "gain_band_vs_uniform"),
+            **gain(*agentevol_pairs(outcomes, stages, band["outcomes"])["gain_band_vs_uniform"], "gain_band_vs_uniform"),
             band_curve=[{"stage": stage, **rate(band["outcomes"][stage])} for stage in stages],
             band_shares_stages=shared,
             band_selection=[
