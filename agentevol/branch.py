@@ -64,7 +64,8 @@ def branch_run(source: Path, dest: Path, *, through: str) -> list[str]:
     if not through.startswith("iter") and through not in ("base", "bc"):
         raise ValueError(f"cannot branch through {through!r}: not a stage name (base, bc, iter1, ...)")
     iterations = int(through[len("iter") :]) if through.startswith("iter") else 0
-    stages = stage_names(iterations)[: stage_names(iterations).index(through) + 1]
+    names = stage_names(iterations)
+    stages = names[: names.index(through) + 1]
     missing = [s for s in stages if s not in done or (s != "base" and not src.checkpoint(s).is_dir())]
     if missing:
         raise ValueError(f"cannot branch from {source} through {through}: stages {', '.join(missing)} not finished")
