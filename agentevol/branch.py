@@ -5,21 +5,23 @@ explore_band against uniform exploration is the case in point: iteration 1's exp
 which has played no episode on the exploration split, so the band has no estimates and a band
 run's iteration 1 explores uniformly, as the uniform run's does. The branch takes the source's
 stages up to one of them (their rows, checkpoints, data and evaluations) and the SQLite store
-that holds its local servers' per-task statistics, and keeps the source's policy-tag namespace,
-so its later iterations read the estimates the source's episodes left. The stages after the
-branch point are the branch's own; a branch is a new directory and never touches its source.
+that holds its local servers' per-task statistics. The explorers that played before the branch
+point keep the source's policy tags (inherited-tags.json), so the branch's next iteration reads
+the estimates their episodes left; every later explorer tags its episodes with the branch's own
+namespace, so source and branch never mix estimates, even on one shared PostgreSQL store. The
+stages after the branch point are the branch's own; a branch is a new directory and never
+touches its source.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import sqlite3
 from pathlib import Path
 
-from coevo.agentevol.trainer import LEARNED_ROW, Layout, policy_tag, stage_names
+from coevo.agentevol.trainer import LEARNED_ROW, Layout, stage_names
 from coevo.training import write_json
 
 #: Written in the branch: where its first stages came from.
@@ -35,19 +37,11 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def _copy_store(src: Layout, out: Layout, *, later: list[str]) -> None:
-    """A consistent copy of the source's SQLite store (its servers may have left it in WAL mode),
-    without the per-task statistics of the explorers after the branch point (the versions in
-    `later`): the branch chooses by what its source knew at that point, not by episodes the
-    source played afterwards. The episodes themselves stay in the copy's history."""
+def _copy_store(src: Layout, out: Layout) -> None:
+    """A consistent copy of the source's SQLite store (its servers may have left it in WAL mode).
+    Later explorers' statistics in it are the source's tags, which the branch never reads."""
     with sqlite3.connect(src.store) as reading, sqlite3.connect(out.store) as writing:
         reading.backup(writing)
-    namespace = src.stats_namespace()
-    tags = [policy_tag(namespace, version) for version in later]
-    with contextlib.closing(sqlite3.connect(out.store)) as db, db:
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "task_stats" in tables:
-            db.execute(f"DELETE FROM task_stats WHERE policy IN ({', '.join('?' * len(tags))})", tags)
 
 
 def branch_run(source: Path, dest: Path, *, through: str) -> list[str]:
@@ -87,9 +81,10 @@ def branch_run(source: Path, dest: Path, *, through: str) -> list[str]:
     if src.tiny_base.is_dir():
         shutil.copytree(src.tiny_base, out.tiny_base, copy_function=_link_or_copy, dirs_exist_ok=True)
     if src.store.is_file():
-        # Iteration m explores with version m-1: the versions from `through` on explored after it.
-        _copy_store(src, out, later=stage_names(len(done))[stages.index(through) :])
-    out.stats_namespace_file.write_text(src.stats_namespace() + "\n")
+        _copy_store(src, out)
+    # Iteration m explores with version m-1: the versions before `through` explored before it.
+    inherited = {version: src.policy_tag(version) for version in stages[1:-1]}
+    write_json(out.inherited_tags_file, inherited, indent=2)
     write_json(out.root / BRANCHED_FROM, {"source": str(source.resolve()), "stages": stages}, indent=2)
     # The stages' rows last: a branch stopped before this line holds no state and is made again.
     write_json(out.state, {"stages": {s: done[s] for s in stages}}, indent=2)

@@ -73,16 +73,25 @@ class Layout(RunDirectory):
         return self.root / "state.json"
 
     @property
-    def stats_namespace_file(self) -> Path:
-        """Present in a branched run (branch.py): the namespace of the run its stages came from."""
-        return self.root / "stats-namespace.txt"
+    def inherited_tags_file(self) -> Path:
+        """Present in a branched run (branch.py): the policy tags of the explorers that played
+        before the branch point, under which the source's episodes left their estimates."""
+        return self.root / "inherited-tags.json"
 
     def stats_namespace(self) -> str:
-        """What qualifies the run's policy tags on the env servers: the run directory's digest,
-        or, in a branch, its source's, so the branch reads the estimates its source's episodes left."""
-        if self.stats_namespace_file.is_file():
-            return self.stats_namespace_file.read_text().strip()
+        """What qualifies the run's own policy tags on the env servers: the run directory's
+        digest, so runs sharing servers (one PostgreSQL store) keep apart."""
         return hashlib.sha1(str(self.root.resolve()).encode()).hexdigest()[:10]
+
+    def policy_tag(self, version: str) -> str:
+        """The tag under which `version`'s episodes count on the env servers: in a branch, the
+        source's tag for the explorers that played before the branch point (their estimates are
+        the source's), the branch's own for every later one."""
+        if self.inherited_tags_file.is_file():
+            inherited: dict[str, str] = json.loads(self.inherited_tags_file.read_text())
+            if version in inherited:
+                return inherited[version]
+        return policy_tag(self.stats_namespace(), version)
 
     @property
     def store(self) -> Path:
@@ -360,8 +369,9 @@ class AgentEvolTrainer:
     def policy_tag(self, version: str) -> str:
         """The tag a policy version's episodes carry on the env servers (their per-task
         statistics): the version (bc, iter1, ...) qualified by the run directory, so runs
-        sharing servers keep apart (a branch keeps its source's namespace: branch.py)."""
-        return policy_tag(self.layout.stats_namespace(), version)
+        sharing servers keep apart (a branch reads its source's for the versions it inherited:
+        branch.py)."""
+        return self.layout.policy_tag(version)
 
     async def in_band_tasks(
         self, env: str, split: str, iteration: int, *, excluded: set[str]

@@ -1,12 +1,15 @@
 """A branched AgentEvol run (agentevol/branch.py): it starts from another run's finished stages
 without repeating them, reads the estimates its source's explorers left on the servers (the band
-of its next iteration is chosen by them), never touches its source, and refuses a source that
-has not finished the branch point."""
+of its next iteration is chosen by them), tags its own explorers' episodes apart from its
+source's, never touches its source, and refuses a source that has not finished the branch
+point."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -63,7 +66,17 @@ def test_a_band_run_branched_after_iteration_1_reads_its_sources_estimates(tmp_p
     assert [r["success_rate"] for r in rows[:3]] == [r["success_rate"] for r in uniform[:3]]
     # Iteration 2 chose by BC's estimates, which the source's iteration 1 left under its tags.
     source_tags = AgentEvolTrainer(from_preset("ci", output_dir=str(source)))
-    assert AgentEvolTrainer(config).policy_tag("bc") == source_tags.policy_tag("bc")
+    branch_tags = AgentEvolTrainer(config)
+    assert branch_tags.policy_tag("bc") == source_tags.policy_tag("bc")
+    # The branch's own explorer (iteration 1, exploring for iteration 2) counts under the branch's
+    # tag, beside the source's rows for the same version: one shared store keeps them apart.
+    assert branch_tags.policy_tag("iter1") != source_tags.policy_tag("iter1")
+    with contextlib.closing(sqlite3.connect(Layout(band).store)) as db:
+        episodes = dict(db.execute("SELECT policy, SUM(episodes) FROM task_stats GROUP BY policy").fetchall())
+    with contextlib.closing(sqlite3.connect(Layout(source).store)) as db:
+        source_episodes = dict(db.execute("SELECT policy, SUM(episodes) FROM task_stats GROUP BY policy").fetchall())
+    assert episodes[branch_tags.policy_tag("iter1")] > 0
+    assert episodes[source_tags.policy_tag("iter1")] == source_episodes[source_tags.policy_tag("iter1")]
     iter2 = rows[3]
     assert iter2["explore_selection"]["guess"]["estimates_of"] == source_tags.policy_tag("bc")
     assert (iter2["explore_in_band"], iter2["explore_uniform_fill"]) == (2, 0)
