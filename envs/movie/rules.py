@@ -680,25 +680,26 @@ def directs_as_named(name: str, q: Mapping[str, str]) -> bool:
     return name.split()[-1] == q["surname"] if "surname" in q else name == q["person"]
 
 
-def _named_directors(cat: Catalogue, q: Mapping[str, str]) -> set[int]:
+def _named_directors(cat: Catalogue, q: Mapping[str, str], add: bool) -> set[int]:
     """The ids of the directors the question names: the person, or the people of the surname
-    who direct a film (two made-up siblings added where none does)."""
+    who direct a film (where none does and `add`, two made-up siblings)."""
     if "surname" not in q:
         return {person(cat, q["person"]).id}
     directing = {pid for m in cat.movies.values() for pid in _directors(m)}
     found = {pid for pid in directing if directs_as_named(cat.people[pid].name, q)}
-    if found:
+    if found or not add:
         return found
     rng = random.Random(f"movie-siblings|{q['surname']}")
     return {person(cat, f"{first} {q['surname']}").id for first in rng.sample(vocabulary()["first_names"], 2)}
 
 
 def _actor_in_films_of(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
-    """Yes: the actor of the role plays in a film the person directs; No: in none."""
+    """Yes: the actor of the role plays in a film the person (or a director of the siblings'
+    surname) directs; No: in none."""
     if answer not in ("Yes", "No"):
         return False
     actor = actor_of(cat, movie(cat, q["movie"]), q["character"])
-    ids = _named_directors(cat, q)
+    ids = _named_directors(cat, q, add=answer == "Yes")
     shared = [m for m in _films_of(cat, actor) if ids & set(_directors(m))]
     if bool(shared) == (answer == "Yes"):
         return True
