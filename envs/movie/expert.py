@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from coevo.envs.movie.rules import COUNTED, MOVIE_FIELDS, PERSON_FIELDS, item_of
+from coevo.envs.movie.rules import COUNTED, MOVIE_FIELDS, PERSON_FIELDS, directs_as_named, first_named, item_of
 from coevo.envs.movie.toolkit import MovieToolkit
 from coevo.envs.toolusage.env import tool_line
 
@@ -157,9 +157,18 @@ def _r_director_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> 
     return _person_field(s, next(c["id"] for c in crew if c["job"] == "Director"), r["field"])
 
 
+def _absent(r: Mapping[str, Any], name: str, title: str) -> str:
+    """The rule's "absent" sentence for a person with no role in the film (a rule without one
+    has no answer: StopIteration, as for a credit not found)."""
+    if "absent" not in r:
+        raise StopIteration
+    return str(r["absent"]).format(person=name, movie=title)
+
+
 def _r_role(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
-    return next(c["character"] for c in cast if c["name"] == q["person"])
+    role = next((c["character"] for c in cast if c["name"] == q["person"]), None)
+    return role if role is not None else _absent(r, q["person"], q["movie"])
 
 
 def _r_movie_list(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
@@ -172,8 +181,11 @@ def _r_translation(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any
 
 
 def _r_role_chain(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
-    credits = s.call("get_person_cast", person_id=_actor(s, q["movie"], q["character"]))["cast"]
-    return next(c["character"] for c in credits if c["title"] == q["movie2"])
+    cast = s.call("get_movie_cast", movie_id=s.movie_id(q["movie"]))["cast"]
+    actor = next(c for c in cast if c["character"] == q["character"])
+    credits = s.call("get_person_cast", person_id=actor["id"])["cast"]
+    role = next((c["character"] for c in credits if c["title"] == q["movie2"]), None)
+    return role if role is not None else _absent(r, actor["name"], q["movie2"])
 
 
 def _r_actor_field(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
@@ -267,7 +279,7 @@ def _r_actor_also_in(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> A
 def _r_actor_in_films_of(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     for film in _films(s, _actor(s, q["movie"], q["character"])):
         crew = s.call("get_movie_crew", movie_id=film["id"])["crew"]
-        if any(c["job"] == "Director" and c["name"] == q["person"] for c in crew):
+        if any(c["job"] == "Director" and directs_as_named(c["name"], q) for c in crew):
             return "Yes"
     return "No"
 
@@ -359,6 +371,38 @@ def _r_same_actor(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
     return _yes(_actor(s, q["movie"], q["character"]) == _actor(s, q["movie2"], q["character2"]))
 
 
+def _phrase_credit(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> dict[str, Any]:
+    """The credit of the person's films their biography names after the rule's phrase ("first
+    gained attention"): get_person_details' biography read against get_person_cast's titles."""
+    person_id = s.person_id(q["person"])
+    biography = s.call("get_person_details", person_id=person_id)["biography"]
+    films = _films(s, person_id)
+    at = first_named(biography, r["phrase"], [f["title"] for f in films])
+    if at is None:
+        raise StopIteration
+    return films[at]
+
+
+def _r_biography_film(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    return _phrase_credit(s, r, q)["title"]
+
+
+def _r_biography_film_director(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    crew = s.call("get_movie_crew", movie_id=_phrase_credit(s, r, q)["id"])["crew"]
+    names = [c["name"] for c in crew if c["job"] == "Director"]
+    return names[0] if len(names) == 1 else sorted(names)
+
+
+def _r_not_held(s: Solver, r: Mapping[str, Any], q: Mapping[str, str]) -> Any:
+    """Looks where the thing would be (the film's director, then the rule's tool on them: their
+    credits, which hold films only, or their details) and, finding it in no tool's answer, gives
+    the statement the question's format line offers."""
+    crew = s.call("get_movie_crew", movie_id=s.movie_id(q["movie"]))["crew"]
+    director = next(c["id"] for c in crew if c["job"] == "Director")
+    s.call(r["look"], person_id=director)
+    return str(r["answer"]).format(**q)
+
+
 RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] = {
     "movie_field": _r_movie_field,
     "person_field": _r_person_field,
@@ -392,6 +436,9 @@ RULES: dict[str, Callable[[Solver, Mapping[str, Any], Mapping[str, str]], Any]] 
     "debut": _r_debut,
     "director_mean": _r_director_mean,
     "same_actor": _r_same_actor,
+    "biography_film": _r_biography_film,
+    "biography_film_director": _r_biography_film_director,
+    "not_held": _r_not_held,
 }
 
 

@@ -7,7 +7,8 @@ with a capital or a digit, so "the Marvel Cinematic Universe" is no title), `{pe
 two or more capitalised words; `{person2}` a second), `{character}` (a role's name; `{character2}`
 a second), `{group}` (a group of films named without quotes, "the Marvel Cinematic Universe", "the
 Star Wars sequel trilogy": the sandbox serves it as one film of that name, in the `movie` group),
-`{about}` (what a film is about, "explores the concept of time", matched against its overview).
+`{about}` (what a film is about, "explores the concept of time", matched against its overview),
+`{directors}` (a director, `person`, or "the Russo brothers": the directors of that `surname`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _PLACEHOLDERS = {
     "{group}": r"the (?P<movie>(?:[A-Z][\w.'-]* )+(?:Cinematic Universe|(?:sequel |prequel |original )?trilogy"
     r"|(?:film )?series|franchise))",
     "{about}": r"(?P<about>[a-z][^?]*)",
+    "{directors}": r"(?:the (?P<surname>[A-Z][\w'-]*) (?:brothers|sisters)|(?P<person>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)+))",
 }
 KINDS: dict[str, Any] = {
     kind: rule
@@ -39,13 +41,14 @@ KINDS: dict[str, Any] = {
 }
 
 
-def _expand(pattern: str) -> re.Pattern[str]:
+def expand(pattern: str) -> re.Pattern[str]:
+    """A data file's pattern with its placeholders written out (also read by exceptions.py)."""
     for placeholder, expression in _PLACEHOLDERS.items():
         pattern = pattern.replace(placeholder, expression)
     return re.compile(pattern)
 
 
-_PATTERNS = {kind: [_expand(p) for p in rule["patterns"]] for kind, rule in KINDS.items()}
+_PATTERNS = {kind: [expand(p) for p in rule["patterns"]] for kind, rule in KINDS.items()}
 
 
 @dataclass(frozen=True)

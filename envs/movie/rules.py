@@ -13,6 +13,7 @@ False; the loader then finds the expert's answer differs and lists the task.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
@@ -138,8 +139,35 @@ def cast_as(cat: Catalogue, m: Movie, p: Person, character: str) -> bool:
     return True
 
 
+def _sentence(template: str) -> re.Pattern[str]:
+    """A regular expression reading a sentence written from `template` ("{person} did not have a
+    role in '{movie}'."): its `person` and `movie`."""
+    parts = re.split(r"(\{person\}|\{movie\})", template)
+    return re.compile(
+        "".join(f"(?P<{part[1:-1]}>.+?)" if part in ("{person}", "{movie}") else re.escape(part) for part in parts)
+    )
+
+
+def absent_role(rule: Mapping[str, Any], answer: Any) -> tuple[str, str] | None:
+    """(person, film) of a recorded answer saying, in the rule's "absent" sentence, that the
+    person has no role in the film; None for any other answer."""
+    if "absent" not in rule or not isinstance(answer, str):
+        return None
+    found = _sentence(rule["absent"]).fullmatch(answer)
+    return (found["person"], found["movie"]) if found else None
+
+
+def _in_cast(m: Movie, p: Person) -> bool:
+    return any(pid == p.id for pid, _ in m.cast)
+
+
 def _role(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
-    return cast_as(cat, movie(cat, q["movie"]), person(cat, q["person"]), answer)
+    """The person plays the answer in the film, or (the rule's "absent" sentence) has no role in it."""
+    m, p = movie(cat, q["movie"]), person(cat, q["person"])
+    absent = absent_role(rule, answer)
+    if absent is not None:
+        return absent == (q["person"], q["movie"]) and not _in_cast(m, p)
+    return cast_as(cat, m, p, answer)
 
 
 def _movie_list(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
@@ -207,6 +235,14 @@ def actor_of(cat: Catalogue, m: Movie, character: str) -> Person:
 
 
 def _role_chain(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The actor of the role in the first film plays the answer in the second, or (the rule's
+    "absent" sentence, which names the actor) has no role in it."""
+    absent = absent_role(rule, answer)
+    if absent is not None:
+        name, title = absent
+        if title != q["movie2"] or not _cast_named(cat, movie(cat, q["movie"]), q["character"], name):
+            return False
+        return not _in_cast(movie(cat, q["movie2"]), person(cat, name))
     if not _name(answer) or not _name(q["character"]):
         return False
     actor = actor_of(cat, movie(cat, q["movie"]), q["character"])
@@ -256,6 +292,74 @@ def _cast_named(cat: Catalogue, m: Movie, character: str, answer: Any) -> bool:
 
 def _actor_name(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
     return _cast_named(cat, movie(cat, q["movie"]), q["character"], answer)
+
+
+def _absent_chain(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """A role chain recorded as the "absent" sentence names the role's actor: that credit is
+    set with the rules that name credit holders (the chain's other answers wait for EXACT)."""
+    return absent_role(rule, answer) is None or _role_chain(cat, rule, q, answer)
+
+
+def first_named(text: str, phrase: str, titles: list[str]) -> int | None:
+    """The index of the title `text` names first after `phrase` (the longest where two start
+    at the same place), case-insensitive; None where the phrase or no title is there. How a
+    biography's "first gained attention in ..." is read, by the rule and the expert alike."""
+    at = text.lower().find(phrase.lower())
+    if at < 0:
+        return None
+    rest = text.lower()[at + len(phrase) :]
+    found = [(rest.find(t.lower()), -len(t), i) for i, t in enumerate(titles) if t and t.lower() in rest]
+    return min(found)[2] if found else None
+
+
+def _credits(cat: Catalogue, p: Person) -> list[Movie]:
+    """The films `p` plays in, as get_person_cast lists them (by id, the first ten)."""
+    return sorted(_films_of(cat, p), key=lambda m: m.id)[:10]
+
+
+def biography_film(cat: Catalogue, p: Person, phrase: str) -> Movie | None:
+    """The film of `p`'s credits their biography names after `phrase` (first_named)."""
+    films = _credits(cat, p)
+    at = first_named(p.biography, phrase, [m.title for m in films])
+    return None if at is None else films[at]
+
+
+def _phrase_film(cat: Catalogue, rule: Mapping[str, Any], p: Person, title: str | None) -> Movie | None:
+    """The film `p`'s biography names after the rule's phrase: the one it names already (which
+    must be `title`, where given), else `title` (or a film added under a made-up title), `p`
+    cast in it and the rule's sentence added to a biography no other task fixed. The sentence
+    does not fix the biography: a task recording it later replaces it, and the expert then
+    finds whether the recorded one names the film too."""
+    found = biography_film(cat, p, rule["phrase"])
+    if found is not None:
+        return found if title is None or found.title.lower() == title.lower() else None
+    if (p.id, "biography") in cat.fixed:
+        return None
+    film = movie(cat, title) if title else cat.add_movie(_new_title(cat, f"{p.name}|{rule['phrase']}"))
+    if not _in_cast(film, p):
+        film.cast.append((p.id, cat.new_name(f"{film.title}|role|{p.name}")))
+    p.biography = f"{p.biography} {rule['sentence'].format(person=p.name, movie=film.title)}"
+    return biography_film(cat, p, rule["phrase"])
+
+
+def _biography_film(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer is the film the person's biography names after the rule's phrase ("first
+    gained attention")."""
+    return _name(answer) and _phrase_film(cat, rule, person(cat, q["person"]), answer) is not None
+
+
+def _biography_film_director(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """The answer directs the film the person's biography names after the rule's phrase."""
+    film = _phrase_film(cat, rule, person(cat, q["person"]), None)
+    return film is not None and _name(answer) and _set_director(cat, film, person(cat, answer))
+
+
+def _not_held(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
+    """A question about what no tool returns (television credits, awards) whose format line
+    offers "state if it is not <word>": the answer is that statement; the film it names is
+    added so that the searches find it."""
+    movie(cat, q["movie"])
+    return bool(answer == rule["answer"].format(**q))
 
 
 def overview_of(about: str) -> str:
@@ -570,18 +674,42 @@ def _films_of(cat: Catalogue, p: Person) -> list[Movie]:
     return [m for m in cat.movies.values() if any(pid == p.id for pid, _ in m.cast)]
 
 
+def directs_as_named(name: str, q: Mapping[str, str]) -> bool:
+    """Whether a director called `name` is the one the question names: the person, or one of
+    "the <surname> brothers" (sisters) by surname."""
+    return name.split()[-1] == q["surname"] if "surname" in q else name == q["person"]
+
+
+def _named_directors(cat: Catalogue, q: Mapping[str, str], add: bool) -> set[int]:
+    """The ids of the directors the question names: the person, or the people of the surname
+    who direct a film (where none does and `add`, two made-up siblings)."""
+    if "surname" not in q:
+        return {person(cat, q["person"]).id}
+    directing = {pid for m in cat.movies.values() for pid in _directors(m)}
+    found = {pid for pid in directing if directs_as_named(cat.people[pid].name, q)}
+    if found or not add:
+        return found
+    rng = random.Random(f"movie-siblings|{q['surname']}")
+    return {person(cat, f"{first} {q['surname']}").id for first in rng.sample(vocabulary()["first_names"], 2)}
+
+
 def _actor_in_films_of(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str], answer: Any) -> bool:
-    """Yes: the actor of the role plays in a film the person directs; No: in none."""
+    """Yes: the actor of the role plays in a film the person (or a director of the siblings'
+    surname) directs; No: in none."""
     if answer not in ("Yes", "No"):
         return False
-    actor, director = actor_of(cat, movie(cat, q["movie"]), q["character"]), person(cat, q["person"])
-    shared = [m for m in _films_of(cat, actor) if director.id in _directors(m)]
+    actor = actor_of(cat, movie(cat, q["movie"]), q["character"])
+    ids = _named_directors(cat, q, add=answer == "Yes")
+    shared = [m for m in _films_of(cat, actor) if ids & set(_directors(m))]
     if bool(shared) == (answer == "Yes"):
         return True
     if answer == "Yes":
-        film = cat.add_movie(f"{cat.new_name(director.name).split()[-1]} Street")
+        film = cat.add_movie(f"{cat.new_name(q.get('person', q.get('surname', ''))).split()[-1]} Street")
         film.cast.append((actor.id, cat.new_name(f"{film.title}|role")))
-        return _set_director(cat, film, director)
+        if "surname" in q:  # siblings directing together: both credited (none fixed on a new film)
+            film.crew = [(pid, j) for pid, j in film.crew if j != "Director"] + [(pid, "Director") for pid in ids]
+            return True
+        return _set_director(cat, film, cat.people[next(iter(ids))])
     for m in shared:
         m.cast = [(pid, c) for pid, c in m.cast if pid != actor.id]
     return True
@@ -704,7 +832,12 @@ def _director_mean(cat: Catalogue, rule: Mapping[str, Any], q: Mapping[str, str]
 
 Rule = Callable[[Catalogue, Mapping[str, Any], Mapping[str, str], Any], bool]
 #: Rules that name who holds a credit run before the rest, which find or make that person.
-FIRST: dict[str, Rule] = {"actor_name": _actor_name, "lead_actor": _lead_actor}
+FIRST: dict[str, Rule] = {
+    "actor_name": _actor_name,
+    "lead_actor": _lead_actor,
+    "role_chain": _absent_chain,
+    "biography_film": _biography_film,
+}
 EXACT: dict[str, Rule] = {
     "movie_field": _movie_field,
     "person_field": _person_field,
@@ -717,6 +850,8 @@ EXACT: dict[str, Rule] = {
     "actor_field": _actor_field,
     "role_movie_field": _role_movie_field,
     "described": _described,
+    "biography_film_director": _biography_film_director,
+    "not_held": _not_held,
 }
 RELATIONAL: dict[str, Rule] = {
     "order": _order,

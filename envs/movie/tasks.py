@@ -4,8 +4,8 @@ expert with the tools), and AgentBoard's `movie.jsonl` loaded from a directory.
 AgentBoard's questions name TMDB's real films and people, which the generated database lacks
 (the original asks TMDB online). A question the loader recognises (data/templates.json
 "recognise") has its films and people added with attributes consistent with its recorded answer
-(envs/movie/rules.py) and gets a plan; any other is served without one (bench/movie.py lists
-those).
+(envs/movie/rules.py) and gets a plan; any other is served without one, its note saying why
+(envs/movie/exceptions.py; bench/movie.py lists those).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from coevo.envs.movie import expert
 from coevo.envs.movie.catalogue import DATA, Catalogue
+from coevo.envs.movie.exceptions import why
 from coevo.envs.movie.recognise import recognise
 from coevo.envs.movie.rules import EXACT, FIRST, RELATIONAL
 from coevo.envs.movie.toolkit import MovieToolkit
@@ -96,11 +97,12 @@ def load_file(specs: tuple[ToolSpec, ...], cat: Catalogue, data_dir: str) -> lis
     for rules in (FIRST, EXACT, RELATIONAL, RELATIONAL, RELATIONAL):  # later passes settle one moved by another
         for row, question in zip(rows, questions):
             if question is not None and question.rule["name"] in rules:
-                answer = row["additional_info"].get("answer")
-                rules[question.rule["name"]](cat, question.rule, question.params, answer)
+                rules[question.rule["name"]](cat, question.rule, question.params, row["additional_info"].get("answer"))
     tasks = []
     for index, (row, question) in enumerate(zip(rows, questions)):
         plan: list[str] = []
+        answer = None
+        recorded = row["additional_info"].get("answer")
         if question is not None:
             try:
                 answer, lines = expert.solve_rule(
@@ -108,7 +110,8 @@ def load_file(specs: tuple[ToolSpec, ...], cat: Catalogue, data_dir: str) -> lis
                 )
             except (StopIteration, IndexError, KeyError):  # the database cannot answer it
                 answer, lines = None, []
-            if answer == row["additional_info"].get("answer") and all(g == answer for g in row["subgoals"]):
+            if answer == recorded and all(g == answer for g in row["subgoals"]):
                 plan = lines
-        tasks.append(task_from_row(row, index, question.kind if question else None, plan))
+        note = None if plan else why(row["goal"], question, recorded, answer)
+        tasks.append(task_from_row(row, index, question.kind if question else None, plan, note))
     return tasks

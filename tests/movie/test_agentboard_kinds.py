@@ -7,11 +7,13 @@ The questions, films and people are made up here, in AgentBoard's format."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from coevo.envs.movie.catalogue import DATA
 from coevo.envs.movie.recognise import recognise
 from coevo.envs.registry import make
 from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
@@ -186,6 +188,63 @@ CASES: list[tuple[str, Any, str | None]] = [
         "Paper Moons",
         "higher_revenue",
     ),
+    # the film a biography names after "first gained attention" (one of the person's credits)
+    (
+        "May I ask, in which movie did Pia Holm first gain attention? Please answer me with the movie name as a "
+        "string.",
+        "Kite Season",
+        "attention_film",
+    ),
+    (
+        "Who is the director of the film that Pia Holm first gained attention? Please answer me with the director's "
+        "name as a string.",
+        "Ivo Lind",
+        "attention_director",
+    ),
+    (
+        "Who is the director of the film that Rae Tull first gained attention? Please answer me with the director's "
+        "name as a string.",
+        "Ivo Lind",
+        "attention_director",
+    ),
+    # a person with no role in the film: the file's sentence for it
+    (
+        'The actor who played Rook in "Kite Season", what role did he play in "Paper Moons"? Please answer me with '
+        "the character name as a string.",
+        "Tom Fenn did not have a role in 'Paper Moons'.",
+        "role_chain",
+    ),
+    (
+        "What role did Tom Fenn play in The Glass Lighthouse? Please answer me with the character's name as a string.",
+        "Tom Fenn did not have a role in 'The Glass Lighthouse'.",
+        "role",
+    ),
+    # directors named as siblings: any director of that surname
+    (
+        "Can you find out if the actress who portrayed Captain Mira in the Starfall Cinematic Universe appeared in "
+        "any movies directed by the Vance brothers? Please answer me with Yes or No.",
+        "Yes",
+        "actor_in_films_of",
+    ),
+    (
+        'Can you find out if the actor who played Rook in "Kite Season" appeared in any movies directed by the Orr '
+        "sisters? Please answer me with Yes or No.",
+        "No",
+        "actor_in_films_of",
+    ),
+    # what no tool returns, where the question offers "state if it is not ...": that statement
+    (
+        "What is the television debut directing of the director of 'Paper Moons'? Please answer me with the "
+        "specific work or state if it is not specified.",
+        "Not specified",
+        "tv_debut_not_held",
+    ),
+    (
+        "Which year did the director of the movie 'Paper Moons' win the Golden Reel Award for Directing? Please "
+        "answer me with a specific year or state if it's not available.",
+        "Not available",
+        "award_year_not_held",
+    ),
     ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons", None),
     # read but left exceptions: the tools hold no awards; a group named by a description
     ('Did the movie "Paper Moons" win any Oscars? Please answer me with Yes or No.', "No", None),
@@ -249,3 +308,74 @@ def test_a_title_answered_in_quotes_is_recognised_but_stays_an_exception(tmp_pat
     env.reset(task_id="file-0")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-0"][1].kind == "higher_revenue"
+
+
+def _reasons() -> dict[str, str]:
+    """The data file's reasons, by their first words."""
+    data = json.loads((DATA / "exceptions.json").read_text(encoding="utf-8"))
+    return {e["reason"].split(":")[0]: e["reason"] for e in data["unrecognised"] + data["unheld"]}
+
+
+def test_each_exception_carries_the_reason_its_shape_gives(tmp_path: Path) -> None:
+    reasons = _reasons()
+    rows = [
+        ('Did the movie "Paper Moons" win any Oscars? Please answer me with Yes or No.', "No"),
+        (
+            "In the movie for which Ada Quill won the Oscar for Best Actress, what role did Bo Reed play? Please "
+            "answer me with the character's name as a string.",
+            "Nora Vale",
+        ),
+        (
+            "Who directed the film that follows a lighthouse keeper lost at sea? Please answer me with the "
+            "director's name as a string.",
+            "Ada Quill",
+        ),
+        ("Which film by Ada Quill is the longest? Please answer me with the film name.", "Paper Moons"),
+        (
+            "In 'Paper Moons' and 'The Glass Lighthouse', which of the two movies had higher earnings? Please answer "
+            "me with the film name as a string.",
+            "'Paper Moons'",
+        ),
+        (
+            'Who composed the music for "Paper Moons"? Please answer me with the composer\'s name as a string.',
+            "The information is not available.",
+        ),
+        ('What is the budget of the movie "Paper Moons"? Please provide the budget as a number.', 12_000_000),
+        ('What is the budget of the movie "Paper Moons"? Please provide the budget as a number.', 13_000_000),
+    ]
+    write_agentboard(tmp_path / "movie.jsonl", (agentboard_row(goal, answer, "movie") for goal, answer in rows))
+    env = make("movie", data_dir=str(tmp_path), train_tasks=5)
+    notes = [env.taskset.by_id[f"file-{i}"][1].note for i in range(len(rows))]
+    assert notes[0] == reasons["asks whether a film won awards"]
+    assert notes[1] == next(r for key, r in reasons.items() if key.startswith("names a film only by an award"))
+    assert notes[2] == next(r for key, r in reasons.items() if key.startswith("names a film only by what it is about"))
+    assert notes[3] is not None and notes[3].startswith("the loader does not recognise the question")
+    assert notes[4] == next(r for key, r in reasons.items() if "single quotes" in r)
+    assert notes[5] == next(r for key, r in reasons.items() if "no composer" in r)
+    assert notes[6] is None  # won: no reason
+    assert notes[7] == "recognised (budget), but the tools answer 12000000 where the file records 13000000"
+
+
+def test_a_biography_another_task_fixed_names_no_film_for_first_attention(tmp_path: Path) -> None:
+    """The biography is one field: a task recording it and one asking for the film it names after
+    "first gained attention" cannot both hold unless the recorded biography names it."""
+    rows = [
+        ("What is the biography of Pia Holm?", "Pia Holm is a painter."),
+        ("In which movie did Pia Holm first gain attention? Please answer me with the movie name.", "Kite Season"),
+    ]
+    write_agentboard(tmp_path / "movie.jsonl", (agentboard_row(goal, answer, "movie") for goal, answer in rows))
+    env = make("movie", data_dir=str(tmp_path), train_tasks=5)
+    assert env.taskset.by_id["file-0"][1].plan  # the recorded biography stands
+    assert not env.taskset.by_id["file-1"][1].plan  # and names no film: an exception, not a fake win
+    named = (
+        "Pia Holm is a painter. Pia Holm first gained attention in Kite Season.",
+        "In which movie did Pia Holm first gain attention? Please answer me with the movie name.",
+    )
+    # a recorded biography that names the film holds beside the question
+    rows = [("What is the biography of Pia Holm?", named[0]), (named[1], "Kite Season")]
+    (tmp_path / "named").mkdir()  # another folder: the loaded data is shared per options
+    write_agentboard(
+        tmp_path / "named" / "movie.jsonl", (agentboard_row(goal, answer, "movie") for goal, answer in rows)
+    )
+    env = make("movie", data_dir=str(tmp_path / "named"), train_tasks=5)
+    assert all(env.taskset.by_id[f"file-{i}"][1].plan for i in range(len(rows)))
