@@ -97,6 +97,9 @@ _EXACT_RULES = {
     "extreme_amount_days": pins.extreme_amount_days,
     "totals": pins.totals,
     "daily_values": pins.daily_values,
+    "fahrenheit_day": pins.fahrenheit_day,
+    "past_years_max": pins.past_years_max,
+    "past_years_order": pins.past_years_order,
 }
 
 
@@ -132,6 +135,8 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
     elif rule == "mean_of_cities":
         cities = [_place(world, p[k]) for k in ("city", "other", "third")]
         pins.mean_of_cities(world, cities, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
+    elif rule == "same_air_level":
+        pins.same_air_level(world, [_place(world, p["city"]), home], now, item.answer)
     elif rule == "snow_difference":
         pins.snow_difference(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "difference":
@@ -152,8 +157,10 @@ def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     elif rule == "window_order":
         pins.window_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "compare":
+        default = pins.FIELDS[question.pin["var"]][0]
         sides = [
-            (_side(world, item, where), point_day(now, day, p)) for where, day in (question.pin["a"], question.pin["b"])
+            (_side(world, item, where), point_day(now, day, p), str(field[0]) if field else default)
+            for where, day, *field in (question.pin["a"], question.pin["b"])
         ]
         pins.compare(world, sides, question.pin, p, item.answer)
 

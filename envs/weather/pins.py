@@ -19,14 +19,17 @@ from coevo.envs.weather.recognise import (
     PER_INCH,
     QUANTITIES,
     RELATION_WORDS,
+    SIGNIFICANT,
     STATISTICS,
     Condition,
     day_of_last_month,
     day_of_month,
     named_day,
+    past_years_days,
     question_days,
     window,
 )
+from coevo.envs.weather.toolkit import air_quality_level as level_of
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
@@ -255,39 +258,71 @@ RELATIONS = {"Yes": ">", "No": "<="} | {
 }
 
 
+def _change_wanted(relation: str, direction: str, value: float) -> float:
+    """Where one side goes, the other at `value`, for a change of a given size: "Yes" a
+    significant one in the question's direction, "No" a rise of a degree (no drop, and short
+    of significant either way). `relation` is the first side's, written from the second."""
+    margin = SIGNIFICANT + 1.0
+    if relation == "No":
+        return value + 1.0
+    return value - margin if direction == "drop" else value + margin
+
+
 def compare(
     world: WeatherWorld,
-    sides: Sequence[tuple[City, date]],
+    sides: Sequence[tuple[City, date, str]],
     pin: Mapping[str, Any],
     params: Mapping[str, str],
     answer: Any,
 ) -> bool:
-    """Two (place, day) values relate as the answer says (a city's name: that side is higher).
-    The first side is moved to just above, below or onto the second, else the second side."""
-    if answer in (params.get("city"), params.get("other")):
+    """Two (place, day, field) values relate as the answer says (a city's name: that side is
+    higher; with a `change` named, Yes/No: a significant change, data/templates.json
+    "significant_change"). The first side is moved to just above, below or onto the second,
+    else the second side."""
+    change = "change" in params
+    if change and answer in ("Yes", "No"):
+        relation = str(answer)
+    elif answer in (params.get("city"), params.get("other")):
         relation = ">" if answer == params["city"] else "<"
     elif isinstance(answer, str) and answer in RELATIONS:
         relation = RELATIONS[answer]
     else:
         return False
-    field, _ = FIELDS[pin["var"]]
-    (a_place, a_day), (b_place, b_day) = sides
-    a, b = _value(world, a_place, a_day, field), _value(world, b_place, b_day, field)
-    holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}
-    if not holds[relation]:
-        low = field != "temperature_2m_mean"  # rain cannot go below 0
+    (a_place, a_day, a_field), (b_place, b_day, b_field) = sides
+    a, b = _value(world, a_place, a_day, a_field), _value(world, b_place, b_day, b_field)
+    if change:
+        direction = params.get("direction", "")
+        holds = significant(a, b, direction) == (relation == "Yes")
+        wanted_a = _change_wanted(relation, direction, b)
+        # the second side from the first: the same change, seen from the other end
+        wanted_b = a - (_change_wanted(relation, direction, 0.0))
+    else:
+        holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}[relation]
         wanted_a = {">": b + 1.0, "<": b - 1.0, "<=": b, "=": b}[relation]
         wanted_b = {">": a - 1.0, "<": a + 1.0, "<=": a, "=": a}[relation]
-        if not _pinned(world, a_place, a_day, field) and not (low and wanted_a < 0):
+    if not holds:
+        low = not a_field.startswith("temperature")  # rain cannot go below 0
+        if not _pinned(world, a_place, a_day, a_field) and not (low and wanted_a < 0):
             a = round(wanted_a, 1)
-        elif not _pinned(world, b_place, b_day, field) and not (low and wanted_b < 0):
+        elif not _pinned(world, b_place, b_day, b_field) and not (low and wanted_b < 0):
             b = round(wanted_b, 1)
         else:
             return False
-    for place, day, value in ((a_place, a_day, a), (b_place, b_day, b)):
+    for place, day, field, value in ((a_place, a_day, a_field, a), (b_place, b_day, b_field, b)):
         if not _pinned(world, place, day, field):
             world.pin(place.latitude, place.longitude, day, {field: value})
     return True
+
+
+def significant(a: float, b: float, direction: str) -> bool:
+    """Whether `a` differs from `b` by a significant change (at least SIGNIFICANT degrees, to
+    the tenth the data carries) in the direction named: a drop, an increase, else either way."""
+    change = round(a - b, 1)
+    if direction == "drop":
+        return -change >= SIGNIFICANT
+    if direction in ("increase", "rise"):
+        return change >= SIGNIFICANT
+    return abs(change) >= SIGNIFICANT
 
 
 def difference(world: WeatherWorld, sides: Sequence[tuple[City, date, str]], answer: Any) -> bool:
@@ -367,14 +402,24 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
 
 
 def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """The window's highest maximum is the answer (its first day's; the others' stay at or below)."""
+    """The window's highest daily value (maximum temperature, or the variable named) is the
+    answer: a day pinned to it, else the first free day set to it; free days above it come down
+    to it, the others stay free for later rules (a year's window shares its days with many)."""
+    field = FIELDS[params["var"]][0] if "var" in params else "temperature_2m_max"
     days = _days(*window(now, params["when"], params["span"]))
-    if not is_number(answer) or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+    if not is_number(answer):
         return False
-    for i, day in enumerate(days):
-        high = world.day(place.latitude, place.longitude, day).temperature_2m_max
-        world.pin(place.latitude, place.longitude, day, {"temperature_2m_max": answer if i == 0 else min(high, answer)})
-    return True
+    pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
+    if any(value > answer for value in pinned):
+        return False
+    reached = answer in pinned
+    for day in days:
+        if _pinned(world, place, day, field):
+            continue
+        if not reached or _value(world, place, day, field) > answer:
+            world.pin(place.latitude, place.longitude, day, {field: answer})
+            reached = True
+    return reached
 
 
 def extreme_days(now: date, params: Mapping[str, str]) -> list[date]:
@@ -486,6 +531,8 @@ def window_order(
     """Of two cities, the answer has the most (or, for "lowest"/"least", the least) rain or snow
     in the window."""
     names = (params["city"], params["other"])
+    if answer in ("Yes", "No"):  # is the first city's higher
+        answer = names[0] if answer == "Yes" else names[1]
     if answer not in names:
         return False
     other = names[1] if answer == names[0] else names[0]
@@ -687,4 +734,79 @@ def mean_of_cities(world: WeatherWorld, places: Sequence[City], day: date, field
         return False
     rest = sum(_value(world, place, day, field) for place in places if place is not free[0])
     world.pin(free[0].latitude, free[0].longitude, day, {field: round(answer * len(places) - rest, 2)})
+    return True
+
+
+def fahrenheit_day(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The day's value (the mean; at night the minimum) in whole degrees Fahrenheit is the
+    answer: the day holds the Celsius tenth that converts and rounds to it."""
+    if not is_number(answer):
+        return False
+    celsius = round((answer - 32) * 5 / 9, 1)
+    if round(celsius * 9 / 5 + 32) != answer:
+        return False
+    return _fill_to(world, place, named_day(now, params), fahrenheit_field(params), celsius)
+
+
+def fahrenheit_field(params: Mapping[str, str]) -> str:
+    """The daily field a temperature 'for' an occasion reads: the minimum at night, else the mean."""
+    return "temperature_2m_min" if "night" in params else "temperature_2m_mean"
+
+
+def same_air_level(world: WeatherWorld, places: Sequence[City], now: date, answer: Any) -> bool:
+    """Today's air-quality level at the two places is the same (Yes) or not (No): the first
+    free place takes the other's index, or a level's index away from it."""
+    if answer not in ("Yes", "No"):
+        return False
+    field = "european_aqi_pm2_5"
+    free = [p for p in places if not _pinned(world, p, now, field)]
+    if not free:
+        return (level_of(_value(world, places[0], now, field)) == level_of(_value(world, places[1], now, field))) == (
+            answer == "Yes"
+        )
+    moving = free[0]
+    other = places[1] if moving is places[0] else places[0]
+    level = level_of(_value(world, other, now, field))
+    wanted = level if answer == "Yes" else ("fair" if level == "good" else "good")
+    world.pin(moving.latitude, moving.longitude, now, {field: LEVEL_INDEX[wanted]})
+    if _pinned(world, other, now, field):
+        return True
+    world.pin(other.latitude, other.longitude, now, {field: LEVEL_INDEX[level]})
+    return True
+
+
+def past_years_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The highest of the same day over past years is the answer: the first free year holds it
+    (unless a pinned one does), free years above it come down to it."""
+    if not is_number(answer) or answer < 0:
+        return False
+    field = FIELDS[params["var"]][0]
+    days = past_years_days(now, params)
+    pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
+    if any(value > answer for value in pinned):
+        return False
+    reached = answer in pinned
+    for day in days:
+        if not _pinned(world, place, day, field) and (not reached or _value(world, place, day, field) > answer):
+            world.pin(place.latitude, place.longitude, day, {field: answer})
+            reached = True
+    return reached
+
+
+def past_years_order(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's year has the most on the day named ('Same': every year the same)."""
+    field = FIELDS[params["var"]][0]
+    days = past_years_days(now, params)
+    if any(_pinned(world, place, d, field) for d in days):
+        return False
+    values = [_value(world, place, d, field) for d in days]
+    if answer == "Same":
+        for day in days:
+            world.pin(place.latitude, place.longitude, day, {field: values[0]})
+        return True
+    chosen = next((d for d in days if str(d.year) == str(answer)), None)
+    if chosen is None:
+        return False
+    top = max(v for d, v in zip(days, values) if d != chosen)
+    world.pin(place.latitude, place.longitude, chosen, {field: round(top + 1.0, 1)})
     return True
