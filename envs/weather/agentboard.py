@@ -4,7 +4,8 @@ A question the loader recognises (data/templates.json "recognise", envs/weather/
 has the world built for its recorded answer by its pin rule (places set out and heights pinned
 by envs/weather/layout.py, days pinned by envs/weather/pins.py), and a plan where the expert,
 solving it with the tools, reaches that answer. Any other question, or one whose answer the
-world cannot also hold, has no plan (bench/weather.py lists those by reason).
+world cannot also hold, has no plan, and a note that says why (envs/weather/exceptions.py;
+bench/weather.py lists them by reason).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
-from coevo.envs.weather import expert, layout, pins
+from coevo.envs.weather import exceptions, expert, layout, pins
 from coevo.envs.weather.recognise import Question, point_day, recognise
 from coevo.envs.weather.tasks import toolkit_for
 from coevo.envs.weather.toolkit import today
@@ -184,6 +185,7 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
     for index, item in enumerate(loaded):
         plan: list[str] = []
         kind = item.question.kind if item.question else None
+        note = exceptions.unrecognised(item.row["goal"])
         if item.question is not None and kind is not None:
             config = item.row["additional_info"]["init_config"]
             toolkit = toolkit_for(specs, world, config["current_date"], config["current_location"])
@@ -191,7 +193,8 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
             answer, lines = expert.solve(kind, toolkit, question)
             if answer == item.answer and all(g == answer for g in item.row["subgoals"]):
                 plan = lines
-        tasks.append(task_from_row(item.row, index, kind, plan))
+            note = exceptions.unheld(kind, item.row["goal"], item.answer, item.row["subgoals"], answer)
+        tasks.append(task_from_row(item.row, index, kind, plan, None if plan else note))
     return tasks
 
 
