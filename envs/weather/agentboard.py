@@ -18,7 +18,7 @@ from typing import Any
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
 from coevo.envs.weather import exceptions, expert, layout, pins
-from coevo.envs.weather.recognise import Question, point_day, recognise
+from coevo.envs.weather.recognise import RULES, Question, point_day, recognise
 from coevo.envs.weather.tasks import toolkit_for
 from coevo.envs.weather.toolkit import today
 from coevo.envs.weather.world import City, WeatherWorld
@@ -101,12 +101,13 @@ _EXACT_RULES = {
     "fahrenheit_day": pins.fahrenheit_day,
     "past_years_max": pins.past_years_max,
     "past_years_order": pins.past_years_order,
+    "daily_tuples": pins.daily_tuples,
 }
 
 
 #: Exact rules over a whole window, run after the others; then totals of two quantities (the
 #: later of two rules that disagree is the one that fails).
-_LAST = {"window_total": 1, "window_mean": 1, "totals": 2}
+_LAST = {"window_total": 1, "window_mean": 1, "parts": 1, "totals": 2}
 
 
 def _side(world: WeatherWorld, item: _Loaded, where: str) -> City:
@@ -136,6 +137,8 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
     elif rule == "mean_of_cities":
         cities = [_place(world, p[k]) for k in ("city", "other", "third")]
         pins.mean_of_cities(world, cities, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
+    elif rule == "parts":
+        _pin_parts(world, _place(world, p["city"]) if "city" in p else home, now, question, item.answer)
     elif rule == "same_air_level":
         pins.same_air_level(world, [_place(world, p["city"]), home], now, item.answer)
     elif rule == "snow_difference":
@@ -148,6 +151,25 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
         pins.difference(world, ends, item.answer)
 
 
+def _pin_parts(world: WeatherWorld, place: City, now: date, question: Question, answer: Any) -> bool:
+    """Two questions in one, answered as a list: each part's value by that part's kind's rule.
+    finish sorts a list answer, so a value goes to the part in the question's order, else the
+    other order where the first does not fit (a count must be a whole number)."""
+    parts = question.pin["parts"]
+    if not isinstance(answer, list) or len(answer) != len(parts):
+        return False
+    rules = [RULES[kind]["pin"]["rule"] for kind, _ in parts]
+    for order in (answer, answer[::-1]):
+        if all(pins.fits(rule, value) for rule, value in zip(rules, order)):
+            return all(
+                [
+                    _EXACT_RULES[rule](world, place, now, {**question.params, **extra}, value)
+                    for rule, (_, extra), value in zip(rules, parts, order)
+                ]
+            )
+    return False
+
+
 def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     """The order rule of one question: which day or city has more, or how two values relate."""
     question, home, now = item.question, item.home, item.now
@@ -155,6 +177,10 @@ def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     rule, p = question.pin["rule"], question.params
     if rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif rule == "streak_order":
+        pins.streak_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
+    elif rule == "above_window_mean":
+        pins.above_window_mean(world, home, now, p, item.answer)
     elif rule == "window_order":
         pins.window_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "compare":

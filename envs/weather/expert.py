@@ -16,6 +16,7 @@ from coevo.envs.weather.pins import (
     air_days,
     extreme_days,
     fahrenheit_field,
+    longest_run,
     quantities,
     significant,
 )
@@ -574,6 +575,38 @@ def _past_years_order(s: Solver, p: Mapping[str, Any]) -> Any:
     return str(max(values, key=lambda day: values[day]).year)
 
 
+def _parts(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Two questions in one: each part solved as its own kind asks, the answers as a list."""
+    return [KINDS[kind](s, {**p, **extra}) for kind, extra in p["pin"]["parts"]]
+
+
+def _daily_tuples(s: Solver, p: Mapping[str, Any]) -> Any:
+    """[date, first, second] for each day of the window, the values as text, in the question's
+    order of the variables."""
+    coords, now = _where(s, p)
+    start, end = window(now, p["when"], p["span"])
+    first, second = (_series(s, coords, now, p[key], start, end) for key in ("first", "second"))
+    return [[(start + timedelta(days=i)).isoformat(), str(a), str(b)] for i, (a, b) in enumerate(zip(first, second))]
+
+
+def _longest_streak_of_two(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city with the longer run of wet days in the window ('Same' where they match)."""
+    now = today(s.call("get_user_current_date"))
+    runs = [
+        longest_run(_series(s, s.place(p[key]), now, p["var"], *window(now, p["when"], p["span"])))
+        for key in ("city", "other")
+    ]
+    return p["city"] if runs[0] > runs[1] else p["other"] if runs[1] > runs[0] else "Same"
+
+
+def _today_above_week_mean(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Whether today's value is above the window's daily mean (today among its days)."""
+    coords, now = s.home()
+    start, end = window(now, "this", p["span"])
+    values = _series(s, coords, now, p["var"], start, end)
+    return "Yes" if values[(now - start).days] > sum(values) / len(values) else "No"
+
+
 def _prescribed(s: Solver, p: Mapping[str, Any]) -> Any:
     """The one answer the question itself prescribes ("Please provide the answer as 'Unknown'")."""
     return p["word"]
@@ -628,6 +661,9 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "same_air_level_there_and_here": _same_air_level,
     "most_on_this_day_past_years": _past_years_max,
     "year_with_most_on_a_day": _past_years_order,
+    "daily_tuples": _daily_tuples,
+    "longest_wet_streak_of_two": _longest_streak_of_two,
+    "today_above_week_mean": _today_above_week_mean,
     "prescribed_answer": _prescribed,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
@@ -644,6 +680,8 @@ def solve(kind: str, toolkit: WeatherToolkit, params: Mapping[str, Any]) -> tupl
     solver = Solver(toolkit)
     if kind in BY_RULE:
         answer = BY_RULE[kind](solver, params)
+    elif RECOGNISED.get(kind, {}).get("pin", {}).get("rule") == "parts":
+        answer = _parts(solver, params)
     else:
         answer = KINDS[kind](solver, params)
     if isinstance(answer, list):

@@ -52,6 +52,14 @@ def is_number(answer: Any) -> bool:
     return isinstance(answer, (int, float)) and not isinstance(answer, bool)
 
 
+def fits(rule: str, value: Any) -> bool:
+    """Whether a value can be a part's answer under its rule: a count is a whole number, a
+    total or a day's value a number at or above 0."""
+    if rule == "wet_days":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return is_number(value) and value >= 0
+
+
 def _pinned(world: WeatherWorld, place: City, day: date, field: str) -> bool:
     return field in world.pins.get((grid(place.latitude), grid(place.longitude), day.isoformat()), {})
 
@@ -810,3 +818,70 @@ def past_years_order(world: WeatherWorld, place: City, now: date, params: Mappin
     top = max(v for d, v in zip(days, values) if d != chosen)
     world.pin(place.latitude, place.longitude, chosen, {field: round(top + 1.0, 1)})
     return True
+
+
+def daily_tuples(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Each day of the window has the answer's values for it: [date, first, second] with the
+    values written as text ('0.7'), the variables in the question's order."""
+    days = _days(*window(now, params["when"], params["span"]))
+    if not isinstance(answer, list) or len(answer) != len(days):
+        return False
+    fields = [FIELDS[params[key]][0] for key in ("first", "second")]
+    for day, row in zip(days, answer):
+        if not isinstance(row, list) or len(row) != 3 or row[0] != day.isoformat():
+            return False
+        try:
+            values = [float(text) for text in row[1:]]
+        except (TypeError, ValueError):
+            return False
+        if any(str(v) != text for v, text in zip(values, row[1:])):  # as the tools' floats print
+            return False
+        if not all([_fill_to(world, place, day, field, v) for field, v in zip(fields, values)]):
+            return False
+    return True
+
+
+def longest_run(values: Sequence[float]) -> int:
+    """The most days in a row with some (rain, snow) among `values`."""
+    best = run = 0
+    for value in values:
+        run = run + 1 if value > 0 else 0
+        best = max(best, run)
+    return best
+
+
+def streak_order(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Of two cities, the answer's has the longer run of wet days in the window: a run one day
+    longer than the other's, at the first place it fits among days no rule pinned dry."""
+    names = [params["city"], params["other"]]
+    if answer not in names:
+        return False
+    other = names[1] if answer == names[0] else names[0]
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    rival = longest_run([_value(world, places[other], d, field) for d in days])
+    chosen = places[answer]
+    if longest_run([_value(world, chosen, d, field) for d in days]) > rival:
+        return True
+    need = rival + 1
+    for start in range(len(days) - need + 1):
+        stretch = days[start : start + need]
+        if all(not _pinned(world, chosen, d, field) or _value(world, chosen, d, field) > 0 for d in stretch):
+            return all([_wet(world, chosen, d, field, True) for d in stretch])
+    return False
+
+
+def above_window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Today's value is above the window's mean (Yes: a unit above the other days' mean) or not
+    (No: none, or the other days' mean)."""
+    if answer not in ("Yes", "No"):
+        return False
+    field, _ = FIELDS[params["var"]]
+    others = [d for d in _days(*window(now, params["when"], params["span"])) if d != now]
+    mean = sum(_value(world, place, d, field) for d in others) / len(others)
+    value = _value(world, place, now, field)
+    if (value > mean) == (answer == "Yes"):
+        return _fill_to(world, place, now, field, value)
+    return _fill_to(world, place, now, field, round(mean + 1.0, 1) if answer == "Yes" else 0.0)

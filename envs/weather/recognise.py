@@ -172,9 +172,12 @@ def window(now: date, when: str, span: str) -> tuple[date, date]:
     """The days a question's window covers: the past (last) N days end yesterday, the next
     (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday, "this month
     so far" the 1st to yesterday, "the first week of this month" its 1st to 7th, those before
-    today where today is in it."""
+    today where today is in it, "this week" Monday to Sunday."""
     if span == "this month so far":
         return now.replace(day=1), now - timedelta(days=1)
+    if span == "this week":  # Monday to Sunday, today among them
+        monday = now - timedelta(days=now.weekday())
+        return monday, monday + timedelta(days=6)
     if span == "first week of this month":
         first = now.replace(day=1)
         return first, min(first + timedelta(days=6), max(first, now - timedelta(days=1)))

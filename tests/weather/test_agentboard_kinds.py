@@ -686,6 +686,49 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "temperature_range",
     ),
     (
+        "How many days in the upcoming week are expected to have snowfall and what is the total rainfall for the "
+        "same period? Please provide the two answers as an array.",
+        [2, 14.6],
+        "2024-12-20",
+        "Montreal",
+        "snow_days_and_rain_total",
+    ),
+    (
+        "What is the current snowfall data and how much rain is expected in the next 2 days? Please provide the "
+        "two answers as an array.",
+        [0.0, 3.4],
+        "2024-01-30",
+        "Quebec",
+        "snow_today_and_rain_ahead",
+    ),
+    (
+        "What is the forecasted snowfall and rainfall for the upcoming week? Please provide the answer in the "
+        "form of a list of tuples [('YYYY-MM-DD', 'Snowfall', 'Rainfall'), ...].",
+        [
+            [f"2024-12-{day}", snow, rain]
+            for day, snow, rain in zip(range(11, 18), ["0.0", "0.7", "2.15"] + ["0.0"] * 4, ["1.2"] + ["0.0"] * 6)
+        ],
+        "2024-12-10",
+        "Anchorage",
+        "daily_tuples",
+    ),
+    (
+        "Which city is likely to experience the most consecutive days of rain in the next month: Bergen or "
+        "Seville? Please tell me the city name.",
+        "Seville",
+        "2024-09-20",
+        "Bergen",
+        "longest_wet_streak_of_two",
+    ),
+    (
+        "Is the rainfall today higher than the average rainfall for this week in your current location? Answer "
+        "with 'Yes' or 'No'.",
+        "Yes",
+        "2024-03-27",
+        "Glasgow",
+        "today_above_week_mean",
+    ),
+    (
         "I'm visiting Aspen for skiing. What is the elevation difference between its two highest lifts? Please "
         "provide the answer as 'Unknown'.",
         "Unknown",
@@ -824,8 +867,9 @@ def test_a_significant_change_is_the_data_files_degrees_in_the_direction_named()
     assert not significant(12.4, 15.0, "difference")
 
 
-def test_the_first_week_of_this_month_ends_before_today() -> None:
+def test_the_first_week_of_this_month_ends_before_today_and_this_week_runs_monday_to_sunday() -> None:
     assert window(date(2023, 3, 5), "next", "first week of this month") == (date(2023, 3, 1), date(2023, 3, 4))
+    assert window(date(2024, 3, 27), "this", "this week") == (date(2024, 3, 25), date(2024, 3, 31))
     assert window(date(2023, 3, 20), "next", "first week of this month") == (date(2023, 3, 1), date(2023, 3, 7))
 
 
