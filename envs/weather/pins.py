@@ -87,7 +87,8 @@ def _decimals(value: float, least: int) -> int:
 
 def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float, decimals: int) -> bool:
     """Make the days' values sum to `target`: the days no earlier rule pinned keep their
-    generated shape, scaled (temperatures: shifted) to the rest of the total."""
+    generated shape, scaled (temperatures: shifted) to the rest of the total, and kept under the
+    caps an earlier rule set (the excess goes to days with room)."""
     free = [d for d in days if not _pinned(world, place, d, field)]
     rest = round(target - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
     shifted = field.startswith("temperature")
@@ -104,9 +105,28 @@ def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, ta
     if values:
         biggest = values.index(max(values))
         values[biggest] = round(values[biggest] + rest - sum(values), decimals)
+    caps = [world.cap_of(place.latitude, place.longitude, d, field) for d in free]
+    if any(cap is not None for cap in caps) and not _under_caps(values, caps, decimals):
+        return False
     for day, value in zip(free, values):
         world.pin(place.latitude, place.longitude, day, {field: value})
     return True
+
+
+def _under_caps(values: list[float], caps: Sequence[float | None], decimals: int) -> bool:
+    """Move what exceeds a day's cap to days with room, in order (in place); False where the
+    room is too small."""
+    excess = 0.0
+    for i, cap in enumerate(caps):
+        if cap is not None and values[i] > cap:
+            excess += values[i] - cap
+            values[i] = cap
+    for i, cap in enumerate(caps):
+        room = float("inf") if cap is None else max(0.0, cap - values[i])
+        moved = round(min(room, excess), decimals)
+        values[i] = round(values[i] + moved, decimals)
+        excess -= moved
+    return abs(excess) < 10 ** -(decimals + 1)
 
 
 def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
@@ -412,7 +432,8 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
 def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
     """The window's highest daily value (maximum temperature, or the variable named) is the
     answer: a day pinned to it, else the first free day set to it; free days above it come down
-    to it, the others stay free for later rules (a year's window shares its days with many)."""
+    to it, the others stay free for later rules under a cap (a year's window shares its days
+    with many)."""
     field = FIELDS[params["var"]][0] if "var" in params else "temperature_2m_max"
     days = _days(*window(now, params["when"], params["span"]))
     if not is_number(answer):
@@ -427,6 +448,8 @@ def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str,
         if not reached or _value(world, place, day, field) > answer:
             world.pin(place.latitude, place.longitude, day, {field: answer})
             reached = True
+        else:
+            world.cap(place.latitude, place.longitude, day, field, answer)
     return reached
 
 
@@ -795,9 +818,13 @@ def past_years_max(world: WeatherWorld, place: City, now: date, params: Mapping[
         return False
     reached = answer in pinned
     for day in days:
-        if not _pinned(world, place, day, field) and (not reached or _value(world, place, day, field) > answer):
+        if _pinned(world, place, day, field):
+            continue
+        if not reached or _value(world, place, day, field) > answer:
             world.pin(place.latitude, place.longitude, day, {field: answer})
             reached = True
+        else:
+            world.cap(place.latitude, place.longitude, day, field, answer)
     return reached
 
 

@@ -884,6 +884,32 @@ def test_a_year_of_archive_is_read_in_queries_of_at_most_31_days(tmp_path: Path)
     assert steps[-1][1].info.get("success") is True
 
 
+def test_a_windows_maximum_caps_the_days_a_later_total_fills(tmp_path: Path) -> None:
+    """A year's highest daily snowfall (12.5 cm) bounds the days it covers; a month's total
+    filled later (300 cm over 30 days, 25 of them under the bound) puts the rest on the days
+    outside it, so both answers hold (spread by the generated shape alone, some day would pass
+    12.5 cm)."""
+    year = (
+        "What is the highest amount of snowfall recorded in a single day in the past year? Please provide the "
+        "answer as a number.",
+        12.5,
+        "2024-12-20",
+        "Moscow",
+        "window_max",
+    )
+    month = (
+        "What is the total snowfall in inches over the past month in Moscow? Please provide the answer as a number.",
+        118.11,
+        "2024-01-15",
+        "Moscow",
+        "window_total",
+    )
+    _write(tmp_path / "weather.jsonl", [year, month])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    for task_id in ("file-0", "file-1"):
+        assert play_expert(env, task_id)[-1][1].info.get("success") is True, task_id
+
+
 def _note(env: Any, task_id: str) -> str:
     task = env.taskset.by_id[task_id][1]
     assert not task.plan
