@@ -10,7 +10,10 @@ it; `other_day`: a second day of that month), `weekday` (the next such day), `on
 tomorrow), `start` (tomorrow or the day after), `most` (higher, highest, lowest or least),
 `first` and `second` (days of last month as written, "3rd", "22th"), `year` (next: a
 holiday of next year), `stat` (a statistic of
-the days meeting a condition), `amount` and `also` (the quantities a totals question names).
+the days meeting a condition), `amount` and `also` (the quantities a totals question names),
+`change` and `direction` (a significant, sudden or noticeable change: drop, increase, else
+either way), `night` (a day's minimum), `years` (how many past years), `word` (an answer the
+question prescribes); in a per-day tuples question `first` and `second` are its variables.
 """
 
 from __future__ import annotations
