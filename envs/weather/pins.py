@@ -286,14 +286,14 @@ RELATIONS = {"Yes": ">", "No": "<="} | {
 }
 
 
-def _change_wanted(relation: str, direction: str, value: float) -> float:
-    """Where one side goes, the other at `value`, for a change of a given size: "Yes" a
-    significant one in the question's direction, "No" a rise of a degree (no drop, and short
-    of significant either way). `relation` is the first side's, written from the second."""
+def _change(answer: str, direction: str) -> float:
+    """How far the first side should lie from the second for a significant-change answer: "Yes"
+    a degree past the threshold in the question's direction (either way: up), "No" a degree up
+    (no drop, and short of significant either way)."""
+    if answer == "No":
+        return 1.0
     margin = SIGNIFICANT + 1.0
-    if relation == "No":
-        return value + 1.0
-    return value - margin if direction == "drop" else value + margin
+    return -margin if direction == "drop" else margin
 
 
 def compare(
@@ -304,9 +304,9 @@ def compare(
     answer: Any,
 ) -> bool:
     """Two (place, day, field) values relate as the answer says (a city's name: that side is
-    higher; with a `change` named, Yes/No: a significant change, data/templates.json
-    "significant_change"). The first side is moved to just above, below or onto the second,
-    else the second side."""
+    higher; where the question names a `change`, Yes/No: whether the first moved from the second
+    by a significant change, data/templates.json "significant_change"). The first side is moved
+    to just above, below or onto the second (or to the change wanted), else the second side."""
     change = "change" in params
     if change and answer in ("Yes", "No"):
         relation = str(answer)
@@ -321,9 +321,7 @@ def compare(
     if change:
         direction = params.get("direction", "")
         holds = significant(a, b, direction) == (relation == "Yes")
-        wanted_a = _change_wanted(relation, direction, b)
-        # the second side from the first: the same change, seen from the other end
-        wanted_b = a - (_change_wanted(relation, direction, 0.0))
+        wanted_a, wanted_b = b + _change(relation, direction), a - _change(relation, direction)
     else:
         holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}[relation]
         wanted_a = {">": b + 1.0, "<": b - 1.0, "<=": b, "=": b}[relation]
