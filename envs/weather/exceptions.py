@@ -8,9 +8,12 @@ Reasons are data keyed by the question's shape, never by a task's id."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
+
+from geopy.distance import ELLIPSOIDS
 
 from coevo.envs.weather.pins import is_number
 from coevo.envs.weather.recognise import CITY
@@ -36,6 +39,21 @@ def unrecognised(goal: str) -> str:
     return UNKNOWN
 
 
+def geodesic_can_return(km: float) -> bool:
+    """Whether some float times the WGS-84 minor axis is `km`: geopy's geodesic (geographiclib's
+    inverse problem) ends by multiplying the arc length by b = a(1 - f), so its kilometres lie on
+    that lattice, and a value off it (a hand-rounded 507.978) is never returned at any
+    coordinates."""
+    a, _, f = ELLIPSOIDS["WGS-84"]
+    b = a * (1 - f)
+    low = high = km / b
+    near = [low]
+    for _ in range(4):  # the product's rounding: a few floats either side of the quotient
+        low, high = math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+        near += [low, high]
+    return any(b * x == km for x in near)
+
+
 def _no_value(recorded: Any, goal: str) -> bool:
     """Text that is neither a word the question offers nor a date: "Error", "N/A", a sentence."""
     return isinstance(recorded, str) and f"'{recorded}'" not in goal and not _DATE.fullmatch(recorded)
@@ -44,14 +62,14 @@ def _no_value(recorded: Any, goal: str) -> bool:
 def unheld(kind: str, goal: str, recorded: Any, subgoals: Sequence[Any], reached: Any) -> str:
     """Why the tools' answer on the built sandbox (`reached`) is not the file's (`recorded`,
     for the question `goal` of `kind`): subgoals that
-    disagree with each other, a recorded answer that is no value, a distance geopy does not
+    disagree with each other, a recorded answer that is no value, a distance geopy can never
     return or a trip that closes a cycle, else another task's days."""
     if any(g != recorded for g in subgoals):
         name = "subgoals_differ"
     elif _no_value(recorded, goal):
         name = "not_a_value"
-    elif kind == "distance_to" and is_number(recorded) and round(float(recorded), 3) == recorded:
-        name = "hand_rounded_distance"
+    elif kind == "distance_to" and is_number(recorded) and not geodesic_can_return(float(recorded)):
+        name = "distance_geopy_never_returns"
     elif kind == "distance_to":
         name = "distance_cycle"
     else:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from geopy.distance import geodesic
 
 from coevo.envs.registry import make
 from coevo.envs.weather import exceptions
@@ -946,7 +947,17 @@ def test_every_exception_names_its_reason(tmp_path: Path) -> None:
     assert _note(env, "file-2") == f"recognised as stat_on_days_with, but {exceptions.UNHELD['not_a_value']}"
     reason = exceptions.unheld("two_cities_highs_tomorrow", "...", 6.4, [6.399999999999999, 6.4], 6.4)
     assert exceptions.UNHELD["subgoals_differ"] in reason
-    assert exceptions.UNHELD["hand_rounded_distance"] in exceptions.unheld(
-        "distance_to", "...", 507.978, [507.978], 1.5
-    )
-    assert exceptions.UNHELD["distance_cycle"] in exceptions.unheld("distance_to", "...", 1366.51253, [1366.51253], 1.5)
+    never = exceptions.UNHELD["distance_geopy_never_returns"]
+    assert never in exceptions.unheld("distance_to", "...", 507.978, [507.978], 1.5)
+    # a value geopy returned (Houston to Orlando) is on its lattice: a cycle, not a rounding
+    real = 1366.5125333931778
+    assert exceptions.UNHELD["distance_cycle"] in exceptions.unheld("distance_to", "...", real, [real], 1.5)
+
+
+def test_geopy_returns_only_products_of_the_minor_axis() -> None:
+    """geographiclib's last step multiplies by b: a distance it returned is on the lattice, a
+    hand-rounded one (the file's 507.978, 118.294, 504.318) is not, at any coordinates."""
+    assert exceptions.geodesic_can_return(float(geodesic((40.44062, -79.99589), (40.71427, -74.00597)).km))
+    assert exceptions.geodesic_can_return(float(geodesic((30.0, -95.0), (28.5, -81.4)).km))
+    for rounded in (507.978, 118.294, 504.318):
+        assert not exceptions.geodesic_can_return(rounded)
