@@ -961,3 +961,9 @@ def test_geopy_returns_only_products_of_the_minor_axis() -> None:
     assert exceptions.geodesic_can_return(float(geodesic((30.0, -95.0), (28.5, -81.4)).km))
     for rounded in (507.978, 118.294, 504.318):
         assert not exceptions.geodesic_can_return(rounded)
+
+
+def test_a_prescribed_answer_is_a_word_not_a_format() -> None:
+    found = recognise("What is the ski area's vertical drop? Please provide the answer as 'Unknown'.")
+    assert found is not None and found.kind == "prescribed_answer" and found.params["word"] == "Unknown"
+    assert recognise("Which day was the coldest? Please provide the answer as 'YYYY-MM-DD'.") is None
