@@ -177,6 +177,9 @@ def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     rule, p = question.pin["rule"], question.params
     if rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif rule == "top_rise":
+        places = {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}
+        pins.top_rise(world, places, now, p, str(question.pin["field"]), item.answer)
     elif rule == "streak_order":
         pins.streak_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "above_window_mean":

@@ -607,6 +607,18 @@ def _today_above_week_mean(s: Solver, p: Mapping[str, Any]) -> Any:
     return "Yes" if values[(now - start).days] > sum(values) / len(values) else "No"
 
 
+def _biggest_rise(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city (of three) whose value rises the most from the day before to the day named."""
+    now = today(s.call("get_user_current_date"))
+    day = named_day(now, p)
+    field = p["pin"]["field"]
+    rises = {}
+    for name in (p["city"], p["other"], p["third"]):
+        before, on = _span(s, s.place(name), now, "temperature", day - timedelta(days=1), day)[field]
+        rises[name] = on - before
+    return max(rises, key=lambda name: rises[name])
+
+
 def _prescribed(s: Solver, p: Mapping[str, Any]) -> Any:
     """The one answer the question itself prescribes ("Please provide the answer as 'Unknown'")."""
     return p["word"]
@@ -664,6 +676,7 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "daily_tuples": _daily_tuples,
     "longest_wet_streak_of_two": _longest_streak_of_two,
     "today_above_week_mean": _today_above_week_mean,
+    "biggest_rise_on_a_weekday": _biggest_rise,
     "prescribed_answer": _prescribed,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in

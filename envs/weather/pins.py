@@ -910,3 +910,28 @@ def above_window_mean(world: WeatherWorld, place: City, now: date, params: Mappi
     if (value > mean) == (answer == "Yes"):
         return _fill_to(world, place, now, field, value)
     return _fill_to(world, place, now, field, round(mean + 1.0, 1) if answer == "Yes" else 0.0)
+
+
+def top_rise(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], field: str, answer: Any
+) -> bool:
+    """The answer's city rises the most from the day before to the day named (a degree more
+    than the most of the others): its day is raised, unless a rule pinned it."""
+    if answer not in places:
+        return False
+    day = named_day(now, params)
+    before = day - timedelta(days=1)
+
+    def rise(place: City) -> float:
+        return _value(world, place, day, field) - _value(world, place, before, field)
+
+    most = max(rise(place) for name, place in places.items() if name != answer)
+    chosen = places[answer]
+    if rise(chosen) > most:
+        return _fill_to(world, chosen, day, field, _value(world, chosen, day, field))
+    if _pinned(world, chosen, day, field):
+        return False
+    value = round(_value(world, chosen, before, field) + most + 1.0, 1)
+    return _fill_to(world, chosen, day, field, value) and _fill_to(
+        world, chosen, before, field, _value(world, chosen, before, field)
+    )

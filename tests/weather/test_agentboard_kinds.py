@@ -730,6 +730,14 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "today_above_week_mean",
     ),
     (
+        "Which city is likely to experience a temperature rise on Saturday: Bern, Graz, or Linz? Please provide "
+        "the city name.",
+        "Graz",
+        "2024-05-20",
+        "Bern",
+        "biggest_rise_on_a_weekday",
+    ),
+    (
         "I'm visiting Aspen for skiing. What is the elevation difference between its two highest lifts? Please "
         "provide the answer as 'Unknown'.",
         "Unknown",
