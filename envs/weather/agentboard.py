@@ -4,7 +4,8 @@ A question the loader recognises (data/templates.json "recognise", envs/weather/
 has the world built for its recorded answer by its pin rule (places set out and heights pinned
 by envs/weather/layout.py, days pinned by envs/weather/pins.py), and a plan where the expert,
 solving it with the tools, reaches that answer. Any other question, or one whose answer the
-world cannot also hold, has no plan (bench/weather.py lists those by reason).
+world cannot also hold, has no plan, and a note that says why (envs/weather/exceptions.py;
+bench/weather.py lists them by reason).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 from coevo.envs.toolusage.spec import ToolSpec
 from coevo.envs.toolusage.tasks import ToolTask, read_agentboard, task_from_row
-from coevo.envs.weather import expert, layout, pins
-from coevo.envs.weather.recognise import Question, point_day, recognise
+from coevo.envs.weather import exceptions, expert, layout, pins
+from coevo.envs.weather.recognise import RULES, Question, point_day, recognise
 from coevo.envs.weather.tasks import toolkit_for
 from coevo.envs.weather.toolkit import today
 from coevo.envs.weather.world import City, WeatherWorld
@@ -97,12 +98,16 @@ _EXACT_RULES = {
     "extreme_amount_days": pins.extreme_amount_days,
     "totals": pins.totals,
     "daily_values": pins.daily_values,
+    "fahrenheit_day": pins.fahrenheit_day,
+    "past_years_max": pins.past_years_max,
+    "past_years_order": pins.past_years_order,
+    "daily_tuples": pins.daily_tuples,
 }
 
 
 #: Exact rules over a whole window, run after the others; then totals of two quantities (the
 #: later of two rules that disagree is the one that fails).
-_LAST = {"window_total": 1, "window_mean": 1, "totals": 2}
+_LAST = {"window_total": 1, "window_mean": 1, "parts": 1, "totals": 2}
 
 
 def _side(world: WeatherWorld, item: _Loaded, where: str) -> City:
@@ -132,6 +137,10 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
     elif rule == "mean_of_cities":
         cities = [_place(world, p[k]) for k in ("city", "other", "third")]
         pins.mean_of_cities(world, cities, point_day(now, question.pin["day"], p), question.pin["field"], item.answer)
+    elif rule == "parts":
+        _pin_parts(world, _place(world, p["city"]) if "city" in p else home, now, question, item.answer)
+    elif rule == "same_air_level":
+        pins.same_air_level(world, [_place(world, p["city"]), home], now, item.answer)
     elif rule == "snow_difference":
         pins.snow_difference(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "difference":
@@ -142,6 +151,25 @@ def _pin_exact(world: WeatherWorld, item: _Loaded) -> None:
         pins.difference(world, ends, item.answer)
 
 
+def _pin_parts(world: WeatherWorld, place: City, now: date, question: Question, answer: Any) -> bool:
+    """Two questions in one, answered as a list: each part's value by that part's kind's rule.
+    finish sorts a list answer, so a value goes to the part in the question's order, else the
+    other order where the first does not fit (a count must be a whole number)."""
+    parts = question.pin["parts"]
+    if not isinstance(answer, list) or len(answer) != len(parts):
+        return False
+    rules = [RULES[kind]["pin"]["rule"] for kind, _ in parts]
+    for order in (answer, answer[::-1]):
+        if all(pins.fits(rule, value) for rule, value in zip(rules, order)):
+            return all(
+                [
+                    _EXACT_RULES[rule](world, place, now, {**question.params, **extra}, value)
+                    for rule, (_, extra), value in zip(rules, parts, order)
+                ]
+            )
+    return False
+
+
 def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     """The order rule of one question: which day or city has more, or how two values relate."""
     question, home, now = item.question, item.home, item.now
@@ -149,11 +177,20 @@ def _pin_order(world: WeatherWorld, item: _Loaded) -> None:
     rule, p = question.pin["rule"], question.params
     if rule == "day_order":
         pins.day_order(world, home, now, p, question.pin["field"], item.answer)
+    elif rule == "top_rise":
+        places = {p[k]: _place(world, p[k]) for k in ("city", "other", "third")}
+        pins.top_rise(world, places, now, p, str(question.pin["field"]), item.answer)
+    elif rule == "streak_order":
+        pins.streak_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
+    elif rule == "above_window_mean":
+        pins.above_window_mean(world, home, now, p, item.answer)
     elif rule == "window_order":
         pins.window_order(world, {p[k]: _place(world, p[k]) for k in ("city", "other")}, now, p, item.answer)
     elif rule == "compare":
+        default = pins.FIELDS[question.pin["var"]][0]
         sides = [
-            (_side(world, item, where), point_day(now, day, p)) for where, day in (question.pin["a"], question.pin["b"])
+            (_side(world, item, where), point_day(now, day, p), str(field[0]) if field else default)
+            for where, day, *field in (question.pin["a"], question.pin["b"])
         ]
         pins.compare(world, sides, question.pin, p, item.answer)
 
@@ -177,6 +214,7 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
     for index, item in enumerate(loaded):
         plan: list[str] = []
         kind = item.question.kind if item.question else None
+        note = exceptions.unrecognised(item.row["goal"])
         if item.question is not None and kind is not None:
             config = item.row["additional_info"]["init_config"]
             toolkit = toolkit_for(specs, world, config["current_date"], config["current_location"])
@@ -184,7 +222,8 @@ def load_file(specs: tuple[ToolSpec, ...], world: WeatherWorld, path: Path) -> l
             answer, lines = expert.solve(kind, toolkit, question)
             if answer == item.answer and all(g == answer for g in item.row["subgoals"]):
                 plan = lines
-        tasks.append(task_from_row(item.row, index, kind, plan))
+            note = exceptions.unheld(kind, item.row["goal"], item.answer, item.row["subgoals"], answer)
+        tasks.append(task_from_row(item.row, index, kind, plan, None if plan else note))
     return tasks
 
 

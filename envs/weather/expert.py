@@ -10,7 +10,16 @@ from datetime import date, timedelta
 from typing import Any
 
 from coevo.envs.toolusage.env import tool_line
-from coevo.envs.weather.pins import STREAK_DAYS, air_days, extreme_days, quantities
+from coevo.envs.weather.pins import (
+    FIELDS,
+    STREAK_DAYS,
+    air_days,
+    extreme_days,
+    fahrenheit_field,
+    longest_run,
+    quantities,
+    significant,
+)
 from coevo.envs.weather.recognise import RULES as RECOGNISED
 from coevo.envs.weather.recognise import (
     CONDITIONS,
@@ -19,8 +28,9 @@ from coevo.envs.weather.recognise import (
     STATISTICS,
     day_of_last_month,
     named_day,
-    question_days,
+    past_years_days,
     point_day,
+    question_days,
     window,
 )
 from coevo.envs.weather.toolkit import WeatherToolkit, today
@@ -213,15 +223,21 @@ def _precipitation_on_days_with(s: Solver, p: Mapping[str, Any]) -> Any:
 
 def _compare(s: Solver, p: Mapping[str, Any]) -> Any:
     """Two (place, day) values compared, answered in the words the question offers: a city's
-    name, warmer/colder/same, higher/lower/same, or Yes (the first is higher) / No."""
+    name, warmer/colder/same, higher/lower/same, or Yes (the first is higher; where the
+    question asks for a significant change, the first moved from the second by one) / No."""
     pin, goal = p["pin"], p["goal"]
     now = today(s.call("get_user_current_date"))
     values = []
-    for where, day_key in (pin["a"], pin["b"]):
+    for where, day_key, *field in (pin["a"], pin["b"]):
         coords = s.place(s.call("get_user_current_location") if where == "home" else p[where])
         day = point_day(now, day_key, p)
-        values.append(_series(s, coords, now, pin["var"], day, day)[0])
+        if field:
+            values.append(_span(s, coords, now, pin["var"], day, day)[str(field[0])][0])
+        else:
+            values.append(_series(s, coords, now, pin["var"], day, day)[0])
     a, b = values
+    if "change" in p:
+        return "Yes" if significant(a, b, p.get("direction", "")) else "No"
     if goal.startswith("Which city"):
         return p["city"] if a > b else p["other"] if a < b else "Same"
     for more, less, same in RELATION_WORDS:
@@ -280,8 +296,11 @@ def _temperature_tool(day: date, now: date) -> str:
 
 
 def _window_max(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The window's highest daily value: the maximum temperature, or the variable named."""
     coords, now = _where(s, p)
     start, end = window(now, p["when"], p["span"])
+    if "var" in p:
+        return max(_series(s, coords, now, p["var"], start, end))
     return max(s.daily(_temperature_tool(start, now), coords, start, end)["temperature_2m_max"])
 
 
@@ -336,12 +355,17 @@ def _where(s: Solver, p: Mapping[str, Any]) -> tuple[tuple[float, float], date]:
 
 def _span(s: Solver, coords: tuple[float, float], now: date, var: str, start: date, end: date) -> dict[str, list[Any]]:
     """A variable's daily answer from start to end: the days before today from the archive,
-    today from the current tool, the days after from the forecast (one call each)."""
+    today from the current tool, the days after from the forecast (one call each, or one per
+    31 days where the tools' limit needs more)."""
     archive, forecast, _ = SERIES[var]
     day = timedelta(days=1)
     parts = []
     if start < now:
-        parts.append((archive, start, min(end, now - day)))
+        first, last = start, min(end, now - day)
+        while last - first > _MOST_DAYS:  # the archive's limit: 30 days between the ends
+            parts.append((archive, first, first + _MOST_DAYS))
+            first += _MOST_DAYS + day
+        parts.append((archive, first, last))
     if start <= now <= end:
         parts.append((CURRENT[var], now, now))
     if end > now:
@@ -351,6 +375,10 @@ def _span(s: Solver, coords: tuple[float, float], now: date, var: str, start: da
         for key, values in s.daily(tool, coords, first, last).items():
             merged.setdefault(key, []).extend(values)
     return merged
+
+
+#: The most days a query's end may lie after its start (the original's check).
+_MOST_DAYS = timedelta(days=30)
 
 
 def _series(s: Solver, coords: tuple[float, float], now: date, var: str, start: date, end: date) -> list[Any]:
@@ -409,6 +437,8 @@ def _window_compare(s: Solver, p: Mapping[str, Any]) -> Any:
     now = today(s.call("get_user_current_date"))
     one = _window_sum(s, s.place(p["city"]), now, p)
     two = _window_sum(s, s.place(p["other"]), now, p)
+    if "'Yes'" in p["goal"]:  # is the first city's higher
+        return "Yes" if one > two else "No"
     if one == two:
         return "Same"
     more = p["city"] if one > two else p["other"]
@@ -507,6 +537,93 @@ def _daily_values(s: Solver, p: Mapping[str, Any]) -> Any:
     return _series(s, coords, now, p["var"], *question_days(now, p))
 
 
+def _fahrenheit_day(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The day's mean (at night its minimum) in whole degrees Fahrenheit."""
+    coords, now = _where(s, p)
+    day = named_day(now, p)
+    celsius = s.daily(_temperature_tool(day, now), coords, day)[fahrenheit_field(p)][0]
+    return round(celsius * 9 / 5 + 32)
+
+
+def _same_air_level(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Whether the named city's air-quality level today is the user's (the tools have no
+    air-quality forecast, so both are today's)."""
+    now = today(s.call("get_user_current_date"))
+    levels = []
+    for name in (p["city"], s.call("get_user_current_location")):
+        index = s.daily("get_current_air_quality_index", s.place(name), now)["european_aqi_pm2_5"][0]
+        levels.append(s.call("get_air_quality_level", air_quality_index=index))
+    return "Yes" if levels[0] == levels[1] else "No"
+
+
+def _past_years(s: Solver, p: Mapping[str, Any]) -> dict[date, Any]:
+    """The variable on the same day in each of the past years asked about (one call each)."""
+    coords, now = s.home()
+    field = FIELDS[p["var"]][0]
+    return {day: s.daily(SERIES[p["var"]][0], coords, day)[field][0] for day in past_years_days(now, p)}
+
+
+def _past_years_max(s: Solver, p: Mapping[str, Any]) -> Any:
+    return max(_past_years(s, p).values())
+
+
+def _past_years_order(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The year with the most on the day ('Same' where every year has as much)."""
+    values = _past_years(s, p)
+    if len(set(values.values())) == 1:
+        return "Same"
+    return str(max(values, key=lambda day: values[day]).year)
+
+
+def _parts(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Two questions in one: each part solved as its own kind asks, the answers as a list."""
+    return [KINDS[kind](s, {**p, **extra}) for kind, extra in p["pin"]["parts"]]
+
+
+def _daily_tuples(s: Solver, p: Mapping[str, Any]) -> Any:
+    """[date, first, second] for each day of the window, the values as text, in the question's
+    order of the variables."""
+    coords, now = _where(s, p)
+    start, end = window(now, p["when"], p["span"])
+    first, second = (_series(s, coords, now, p[key], start, end) for key in ("first", "second"))
+    return [[(start + timedelta(days=i)).isoformat(), str(a), str(b)] for i, (a, b) in enumerate(zip(first, second))]
+
+
+def _longest_streak_of_two(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city with the longer run of wet days in the window ('Same' where they match)."""
+    now = today(s.call("get_user_current_date"))
+    runs = [
+        longest_run(_series(s, s.place(p[key]), now, p["var"], *window(now, p["when"], p["span"])))
+        for key in ("city", "other")
+    ]
+    return p["city"] if runs[0] > runs[1] else p["other"] if runs[1] > runs[0] else "Same"
+
+
+def _today_above_week_mean(s: Solver, p: Mapping[str, Any]) -> Any:
+    """Whether today's value is above the window's daily mean (today among its days)."""
+    coords, now = s.home()
+    start, end = window(now, "this", p["span"])
+    values = _series(s, coords, now, p["var"], start, end)
+    return "Yes" if values[(now - start).days] > sum(values) / len(values) else "No"
+
+
+def _biggest_rise(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The city (of three) whose value rises the most from the day before to the day named."""
+    now = today(s.call("get_user_current_date"))
+    day = named_day(now, p)
+    field = p["pin"]["field"]
+    rises = {}
+    for name in (p["city"], p["other"], p["third"]):
+        before, on = _span(s, s.place(name), now, "temperature", day - timedelta(days=1), day)[field]
+        rises[name] = on - before
+    return max(rises, key=lambda name: rises[name])
+
+
+def _prescribed(s: Solver, p: Mapping[str, Any]) -> Any:
+    """The one answer the question itself prescribes ("Please provide the answer as 'Unknown'")."""
+    return p["word"]
+
+
 KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "mean_yesterday": _mean_yesterday,
     "max_last_year": _max_last_year,
@@ -551,6 +668,16 @@ KINDS: dict[str, Callable[[Solver, Mapping[str, Any]], Any]] = {
     "warmest_city_on_a_day": _top_city,
     "two_cities_window_means": _city_window_means,
     "mean_of_cities": _mean_of_cities,
+    "warmer_city_over_window": _window_compare,
+    "fahrenheit_on_a_weekday": _fahrenheit_day,
+    "same_air_level_there_and_here": _same_air_level,
+    "most_on_this_day_past_years": _past_years_max,
+    "year_with_most_on_a_day": _past_years_order,
+    "daily_tuples": _daily_tuples,
+    "longest_wet_streak_of_two": _longest_streak_of_two,
+    "today_above_week_mean": _today_above_week_mean,
+    "biggest_rise_on_a_weekday": _biggest_rise,
+    "prescribed_answer": _prescribed,
 }
 #: Kinds the loader recognises that are one comparison or one difference (the sides are in
 #: their pin rule): solved by that rule.
@@ -566,6 +693,8 @@ def solve(kind: str, toolkit: WeatherToolkit, params: Mapping[str, Any]) -> tupl
     solver = Solver(toolkit)
     if kind in BY_RULE:
         answer = BY_RULE[kind](solver, params)
+    elif RECOGNISED.get(kind, {}).get("pin", {}).get("rule") == "parts":
+        answer = _parts(solver, params)
     else:
         answer = KINDS[kind](solver, params)
     if isinstance(answer, list):

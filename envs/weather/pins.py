@@ -19,14 +19,17 @@ from coevo.envs.weather.recognise import (
     PER_INCH,
     QUANTITIES,
     RELATION_WORDS,
+    SIGNIFICANT,
     STATISTICS,
     Condition,
     day_of_last_month,
     day_of_month,
     named_day,
+    past_years_days,
     question_days,
     window,
 )
+from coevo.envs.weather.toolkit import air_quality_level as level_of
 from coevo.envs.weather.world import City, WeatherWorld, grid
 
 #: The daily field a question's variable reads, and the decimals Open-Meteo gives it.
@@ -47,6 +50,14 @@ _DAYS: dict[str, Callable[[date], date]] = {
 
 def is_number(answer: Any) -> bool:
     return isinstance(answer, (int, float)) and not isinstance(answer, bool)
+
+
+def fits(rule: str, value: Any) -> bool:
+    """Whether a value can be a part's answer under its rule: a count is a whole number, a
+    total or a day's value a number at or above 0."""
+    if rule == "wet_days":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return is_number(value) and value >= 0
 
 
 def _pinned(world: WeatherWorld, place: City, day: date, field: str) -> bool:
@@ -76,7 +87,8 @@ def _decimals(value: float, least: int) -> int:
 
 def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, target: float, decimals: int) -> bool:
     """Make the days' values sum to `target`: the days no earlier rule pinned keep their
-    generated shape, scaled (temperatures: shifted) to the rest of the total."""
+    generated shape, scaled (temperatures: shifted) to the rest of the total, and kept under the
+    caps an earlier rule set (the excess goes to days with room)."""
     free = [d for d in days if not _pinned(world, place, d, field)]
     rest = round(target - sum(_value(world, place, d, field) for d in days if d not in free), decimals)
     shifted = field.startswith("temperature")
@@ -93,9 +105,28 @@ def _fill(world: WeatherWorld, place: City, days: Sequence[date], field: str, ta
     if values:
         biggest = values.index(max(values))
         values[biggest] = round(values[biggest] + rest - sum(values), decimals)
+    caps = [world.cap_of(place.latitude, place.longitude, d, field) for d in free]
+    if any(cap is not None for cap in caps) and not _under_caps(values, caps, decimals):
+        return False
     for day, value in zip(free, values):
         world.pin(place.latitude, place.longitude, day, {field: value})
     return True
+
+
+def _under_caps(values: list[float], caps: Sequence[float | None], decimals: int) -> bool:
+    """Move what exceeds a day's cap to days with room, in order (in place); False where the
+    room is too small."""
+    excess = 0.0
+    for i, cap in enumerate(caps):
+        if cap is not None and values[i] > cap:
+            excess += values[i] - cap
+            values[i] = cap
+    for i, cap in enumerate(caps):
+        room = float("inf") if cap is None else max(0.0, cap - values[i])
+        moved = round(min(room, excess), decimals)
+        values[i] = round(values[i] + moved, decimals)
+        excess -= moved
+    return abs(excess) < 10 ** -(decimals + 1)
 
 
 def window_total(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
@@ -255,39 +286,69 @@ RELATIONS = {"Yes": ">", "No": "<="} | {
 }
 
 
+def _change(answer: str, direction: str) -> float:
+    """How far the first side should lie from the second for a significant-change answer: "Yes"
+    a degree past the threshold in the question's direction (either way: up), "No" a degree up
+    (no drop, and short of significant either way)."""
+    if answer == "No":
+        return 1.0
+    margin = SIGNIFICANT + 1.0
+    return -margin if direction == "drop" else margin
+
+
 def compare(
     world: WeatherWorld,
-    sides: Sequence[tuple[City, date]],
+    sides: Sequence[tuple[City, date, str]],
     pin: Mapping[str, Any],
     params: Mapping[str, str],
     answer: Any,
 ) -> bool:
-    """Two (place, day) values relate as the answer says (a city's name: that side is higher).
-    The first side is moved to just above, below or onto the second, else the second side."""
-    if answer in (params.get("city"), params.get("other")):
+    """Two (place, day, field) values relate as the answer says (a city's name: that side is
+    higher; where the question names a `change`, Yes/No: whether the first moved from the second
+    by a significant change, data/templates.json "significant_change"). The first side is moved
+    to just above, below or onto the second (or to the change wanted), else the second side."""
+    change = "change" in params
+    if change and answer in ("Yes", "No"):
+        relation = str(answer)
+    elif answer in (params.get("city"), params.get("other")):
         relation = ">" if answer == params["city"] else "<"
     elif isinstance(answer, str) and answer in RELATIONS:
         relation = RELATIONS[answer]
     else:
         return False
-    field, _ = FIELDS[pin["var"]]
-    (a_place, a_day), (b_place, b_day) = sides
-    a, b = _value(world, a_place, a_day, field), _value(world, b_place, b_day, field)
-    holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}
-    if not holds[relation]:
-        low = field != "temperature_2m_mean"  # rain cannot go below 0
+    (a_place, a_day, a_field), (b_place, b_day, b_field) = sides
+    a, b = _value(world, a_place, a_day, a_field), _value(world, b_place, b_day, b_field)
+    if change:
+        direction = params.get("direction", "")
+        holds = significant(a, b, direction) == (relation == "Yes")
+        wanted_a, wanted_b = b + _change(relation, direction), a - _change(relation, direction)
+    else:
+        holds = {">": a > b, "<": a < b, "<=": a <= b, "=": a == b}[relation]
         wanted_a = {">": b + 1.0, "<": b - 1.0, "<=": b, "=": b}[relation]
         wanted_b = {">": a - 1.0, "<": a + 1.0, "<=": a, "=": a}[relation]
-        if not _pinned(world, a_place, a_day, field) and not (low and wanted_a < 0):
+    if not holds:
+        low = not a_field.startswith("temperature")  # rain cannot go below 0
+        if not _pinned(world, a_place, a_day, a_field) and not (low and wanted_a < 0):
             a = round(wanted_a, 1)
-        elif not _pinned(world, b_place, b_day, field) and not (low and wanted_b < 0):
+        elif not _pinned(world, b_place, b_day, b_field) and not (low and wanted_b < 0):
             b = round(wanted_b, 1)
         else:
             return False
-    for place, day, value in ((a_place, a_day, a), (b_place, b_day, b)):
+    for place, day, field, value in ((a_place, a_day, a_field, a), (b_place, b_day, b_field, b)):
         if not _pinned(world, place, day, field):
             world.pin(place.latitude, place.longitude, day, {field: value})
     return True
+
+
+def significant(a: float, b: float, direction: str) -> bool:
+    """Whether `a` differs from `b` by a significant change (at least SIGNIFICANT degrees, to
+    the tenth the data carries) in the direction named: a drop, an increase, else either way."""
+    change = round(a - b, 1)
+    if direction == "drop":
+        return -change >= SIGNIFICANT
+    if direction in ("increase", "rise"):
+        return change >= SIGNIFICANT
+    return abs(change) >= SIGNIFICANT
 
 
 def difference(world: WeatherWorld, sides: Sequence[tuple[City, date, str]], answer: Any) -> bool:
@@ -367,14 +428,27 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
 
 
 def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """The window's highest maximum is the answer (its first day's; the others' stay at or below)."""
+    """The window's highest daily value (maximum temperature, or the variable named) is the
+    answer: a day pinned to it, else the first free day set to it; free days above it come down
+    to it, the others stay free for later rules under a cap (a year's window shares its days
+    with many)."""
+    field = FIELDS[params["var"]][0] if "var" in params else "temperature_2m_max"
     days = _days(*window(now, params["when"], params["span"]))
-    if not is_number(answer) or any(_pinned(world, place, d, "temperature_2m_max") for d in days):
+    if not is_number(answer):
         return False
-    for i, day in enumerate(days):
-        high = world.day(place.latitude, place.longitude, day).temperature_2m_max
-        world.pin(place.latitude, place.longitude, day, {"temperature_2m_max": answer if i == 0 else min(high, answer)})
-    return True
+    pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
+    if any(value > answer for value in pinned):
+        return False
+    reached = answer in pinned
+    for day in days:
+        if _pinned(world, place, day, field):
+            continue
+        if not reached or _value(world, place, day, field) > answer:
+            world.pin(place.latitude, place.longitude, day, {field: answer})
+            reached = True
+        else:
+            world.cap(place.latitude, place.longitude, day, field, answer)
+    return reached
 
 
 def extreme_days(now: date, params: Mapping[str, str]) -> list[date]:
@@ -486,6 +560,8 @@ def window_order(
     """Of two cities, the answer has the most (or, for "lowest"/"least", the least) rain or snow
     in the window."""
     names = (params["city"], params["other"])
+    if answer in ("Yes", "No"):  # is the first city's higher
+        answer = names[0] if answer == "Yes" else names[1]
     if answer not in names:
         return False
     other = names[1] if answer == names[0] else names[0]
@@ -688,3 +764,174 @@ def mean_of_cities(world: WeatherWorld, places: Sequence[City], day: date, field
     rest = sum(_value(world, place, day, field) for place in places if place is not free[0])
     world.pin(free[0].latitude, free[0].longitude, day, {field: round(answer * len(places) - rest, 2)})
     return True
+
+
+def fahrenheit_day(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The day's value (the mean; at night the minimum) in whole degrees Fahrenheit is the
+    answer: the day holds the Celsius tenth that converts and rounds to it."""
+    if not is_number(answer):
+        return False
+    celsius = round((answer - 32) * 5 / 9, 1)
+    if round(celsius * 9 / 5 + 32) != answer:
+        return False
+    return _fill_to(world, place, named_day(now, params), fahrenheit_field(params), celsius)
+
+
+def fahrenheit_field(params: Mapping[str, str]) -> str:
+    """The daily field a temperature 'for' an occasion reads: the minimum at night, else the mean."""
+    return "temperature_2m_min" if "night" in params else "temperature_2m_mean"
+
+
+def same_air_level(world: WeatherWorld, places: Sequence[City], now: date, answer: Any) -> bool:
+    """Today's air-quality level at the two places is the same (Yes) or not (No): the first
+    free place takes the other's index, or a level's index away from it."""
+    if answer not in ("Yes", "No"):
+        return False
+    field = "european_aqi_pm2_5"
+    free = [p for p in places if not _pinned(world, p, now, field)]
+    if not free:
+        return (level_of(_value(world, places[0], now, field)) == level_of(_value(world, places[1], now, field))) == (
+            answer == "Yes"
+        )
+    moving = free[0]
+    other = places[1] if moving is places[0] else places[0]
+    level = level_of(_value(world, other, now, field))
+    wanted = level if answer == "Yes" else ("fair" if level == "good" else "good")
+    world.pin(moving.latitude, moving.longitude, now, {field: LEVEL_INDEX[wanted]})
+    if _pinned(world, other, now, field):
+        return True
+    world.pin(other.latitude, other.longitude, now, {field: LEVEL_INDEX[level]})
+    return True
+
+
+def past_years_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The highest of the same day over past years is the answer: the first free year holds it
+    (unless a pinned one does), free years above it come down to it."""
+    if not is_number(answer) or answer < 0:
+        return False
+    field = FIELDS[params["var"]][0]
+    days = past_years_days(now, params)
+    pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
+    if any(value > answer for value in pinned):
+        return False
+    reached = answer in pinned
+    for day in days:
+        if _pinned(world, place, day, field):
+            continue
+        if not reached or _value(world, place, day, field) > answer:
+            world.pin(place.latitude, place.longitude, day, {field: answer})
+            reached = True
+        else:
+            world.cap(place.latitude, place.longitude, day, field, answer)
+    return reached
+
+
+def past_years_order(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The answer's year has the most on the day named ('Same': every year the same)."""
+    field = FIELDS[params["var"]][0]
+    days = past_years_days(now, params)
+    if any(_pinned(world, place, d, field) for d in days):
+        return False
+    values = [_value(world, place, d, field) for d in days]
+    if answer == "Same":
+        for day in days:
+            world.pin(place.latitude, place.longitude, day, {field: values[0]})
+        return True
+    chosen = next((d for d in days if str(d.year) == str(answer)), None)
+    if chosen is None:
+        return False
+    top = max(v for d, v in zip(days, values) if d != chosen)
+    world.pin(place.latitude, place.longitude, chosen, {field: round(top + 1.0, 1)})
+    return True
+
+
+def daily_tuples(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Each day of the window has the answer's values for it: [date, first, second] with the
+    values written as text ('0.7'), the variables in the question's order."""
+    days = _days(*window(now, params["when"], params["span"]))
+    if not isinstance(answer, list) or len(answer) != len(days):
+        return False
+    fields = [FIELDS[params[key]][0] for key in ("first", "second")]
+    for day, row in zip(days, answer):
+        if not isinstance(row, list) or len(row) != 3 or row[0] != day.isoformat():
+            return False
+        try:
+            values = [float(text) for text in row[1:]]
+        except (TypeError, ValueError):
+            return False
+        if any(str(v) != text for v, text in zip(values, row[1:])):  # as the tools' floats print
+            return False
+        if not all([_fill_to(world, place, day, field, v) for field, v in zip(fields, values)]):
+            return False
+    return True
+
+
+def longest_run(values: Sequence[float]) -> int:
+    """The most days in a row with some (rain, snow) among `values`."""
+    best = run = 0
+    for value in values:
+        run = run + 1 if value > 0 else 0
+        best = max(best, run)
+    return best
+
+
+def streak_order(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], answer: Any
+) -> bool:
+    """Of two cities, the answer's has the longer run of wet days in the window: a run one day
+    longer than the other's, at the first place it fits among days no rule pinned dry."""
+    names = [params["city"], params["other"]]
+    if answer not in names:
+        return False
+    other = names[1] if answer == names[0] else names[0]
+    field, _ = FIELDS[params["var"]]
+    days = _days(*window(now, params["when"], params["span"]))
+    rival = longest_run([_value(world, places[other], d, field) for d in days])
+    chosen = places[answer]
+    if longest_run([_value(world, chosen, d, field) for d in days]) > rival:
+        return True
+    need = rival + 1
+    for start in range(len(days) - need + 1):
+        stretch = days[start : start + need]
+        if all(not _pinned(world, chosen, d, field) or _value(world, chosen, d, field) > 0 for d in stretch):
+            return all([_wet(world, chosen, d, field, True) for d in stretch])
+    return False
+
+
+def above_window_mean(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """Today's value is above the window's mean (Yes: a unit above the other days' mean) or not
+    (No: none, or the other days' mean)."""
+    if answer not in ("Yes", "No"):
+        return False
+    field, _ = FIELDS[params["var"]]
+    others = [d for d in _days(*window(now, params["when"], params["span"])) if d != now]
+    mean = sum(_value(world, place, d, field) for d in others) / len(others)
+    value = _value(world, place, now, field)
+    if (value > mean) == (answer == "Yes"):
+        return _fill_to(world, place, now, field, value)
+    return _fill_to(world, place, now, field, round(mean + 1.0, 1) if answer == "Yes" else 0.0)
+
+
+def top_rise(
+    world: WeatherWorld, places: Mapping[str, City], now: date, params: Mapping[str, str], field: str, answer: Any
+) -> bool:
+    """The answer's city rises the most from the day before to the day named (a degree more
+    than the most of the others): its day is raised, unless a rule pinned it."""
+    if answer not in places:
+        return False
+    day = named_day(now, params)
+    before = day - timedelta(days=1)
+
+    def rise(place: City) -> float:
+        return _value(world, place, day, field) - _value(world, place, before, field)
+
+    most = max(rise(place) for name, place in places.items() if name != answer)
+    chosen = places[answer]
+    if rise(chosen) > most:
+        return _fill_to(world, chosen, day, field, _value(world, chosen, day, field))
+    if _pinned(world, chosen, day, field):
+        return False
+    value = round(_value(world, chosen, before, field) + most + 1.0, 1)
+    return _fill_to(world, chosen, day, field, value) and _fill_to(
+        world, chosen, before, field, _value(world, chosen, before, field)
+    )

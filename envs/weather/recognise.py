@@ -10,7 +10,10 @@ it; `other_day`: a second day of that month), `weekday` (the next such day), `on
 tomorrow), `start` (tomorrow or the day after), `most` (higher, highest, lowest or least),
 `first` and `second` (days of last month as written, "3rd", "22th"), `year` (next: a
 holiday of next year), `stat` (a statistic of
-the days meeting a condition), `amount` and `also` (the quantities a totals question names).
+the days meeting a condition), `amount` and `also` (the quantities a totals question names),
+`change` and `direction` (a significant, sudden or noticeable change: drop, increase, else
+either way), `night` (a day's minimum), `years` (how many past years), `word` (an answer the
+question prescribes); in a per-day tuples question `first` and `second` are its variables.
 """
 
 from __future__ import annotations
@@ -103,6 +106,9 @@ STATISTICS: dict[str, tuple[str, str]] = {k: (v[0], v[1]) for k, v in _DATA["sta
 QUANTITIES: dict[str, str] = {k: v for k, v in _DATA["quantities"].items() if k != "about"}
 #: The words a comparison offers: (the first side higher, lower, the same).
 RELATION_WORDS: list[list[str]] = _DATA["relation_words"]["words"]
+#: Degrees a "significant" ("sudden", "noticeable") temperature change reaches: our reading,
+#: the file's questions set none (data/templates.json "significant_change").
+SIGNIFICANT: float = float(_DATA["significant_change"]["degrees"])
 #: A holiday's name -> [month, day], or [month, weekday, n] (the n-th such weekday), this year.
 HOLIDAYS: dict[str, list[Any]] = {k: v for k, v in _DATA["holidays"].items() if k != "about"}
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -156,6 +162,8 @@ def span_days(span: str) -> int:
     number = int(first) if first.isdigit() else _WORDS.get(first, 1)
     if "week" in span:
         return 7 * number
+    if "year" in span:
+        return 365 * number
     if "month" in span:
         return 30 * number
     if "hour" in span:
@@ -166,9 +174,16 @@ def span_days(span: str) -> int:
 def window(now: date, when: str, span: str) -> tuple[date, date]:
     """The days a question's window covers: the past (last) N days end yesterday, the next
     (upcoming) N days start tomorrow, the weekend is the next Saturday and Sunday, "this month
-    so far" the 1st to yesterday."""
+    so far" the 1st to yesterday, "the first week of this month" its 1st to 7th, those before
+    today where today is in it, "this week" Monday to Sunday."""
     if span == "this month so far":
         return now.replace(day=1), now - timedelta(days=1)
+    if span == "this week":  # Monday to Sunday, today among them
+        monday = now - timedelta(days=now.weekday())
+        return monday, monday + timedelta(days=6)
+    if span == "first week of this month":
+        first = now.replace(day=1)
+        return first, min(first + timedelta(days=6), max(first, now - timedelta(days=1)))
     if span == "weekend":  # the first Saturday after today, and its Sunday
         saturday = now + timedelta(days=(5 - now.weekday()) % 7 or 7)
         return saturday, saturday + timedelta(days=1)
@@ -232,7 +247,8 @@ def question_days(now: date, params: Mapping[str, Any]) -> tuple[date, date]:
 
 def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
     """The day a comparison's side names: today, yesterday, tomorrow, the day after tomorrow,
-    this day last year / five years ago / last month, this week's end (Sunday), the coming
+    this day last year / five years ago / last month, this week's end (Sunday), the last of the
+    next 7 days, the coming
     weekend's Saturday or Sunday, or the day the question names (named_day)."""
     shifts = {"today": 0, "yesterday": -1, "tomorrow": 1, "after_tomorrow": 2}
     if key in shifts:
@@ -245,6 +261,8 @@ def point_day(now: date, key: str, params: Mapping[str, Any]) -> date:
         return (now.replace(day=1) - timedelta(days=1)).replace(day=now.day)
     if key == "week_end":  # this week's Sunday
         return now + timedelta(days=6 - now.weekday())
+    if key == "week_ahead_end":  # the last day of the next 7
+        return now + timedelta(days=7)
     if key in ("weekend_saturday", "weekend_sunday"):  # the coming weekend's
         saturday, sunday = window(now, "next", "weekend")
         return saturday if key == "weekend_saturday" else sunday
@@ -258,3 +276,13 @@ def day_of_last_month(now: date, written: str) -> date:
     first_of_this = now.replace(day=1)
     last_month = first_of_this - timedelta(days=1)
     return last_month.replace(day=int(re.match(r"\d+", written).group()))  # type: ignore[union-attr]
+
+
+def past_years_days(now: date, params: Mapping[str, Any]) -> list[date]:
+    """The same day in each of the `years` years before this one (today's, or the month and
+    day the question names), the latest first."""
+    years = int(params["years"])
+    if "month" in params:
+        month, day = MONTHS.index(params["month"]) + 1, int(params["day"])
+        return [date(now.year - k, month, day) for k in range(1, years + 1)]
+    return [now.replace(year=now.year - k) for k in range(1, years + 1)]

@@ -63,6 +63,21 @@ def clean_subgoal(result: Any) -> Any:
     return cleaned
 
 
+def air_quality_level(index: Any) -> str:
+    """The original's bands, gaps included (20 < index <= 21 falls to the last band)."""
+    if index <= 20:
+        return "good"
+    if 21 < index <= 40:
+        return "fair"
+    if 41 < index <= 60:
+        return "moderate"
+    if 61 < index <= 80:
+        return "poor"
+    if 81 < index <= 100:
+        return "very poor"
+    return "extremely poor"
+
+
 class WeatherToolkit(Toolkit):
     def __init__(self, specs: Sequence[ToolSpec], world: WeatherWorld, current_date: str, current_location: str):
         super().__init__(specs)
@@ -191,18 +206,7 @@ class WeatherToolkit(Toolkit):
         return self._air(latitude, longitude, current_date, current_date, False)
 
     def get_air_quality_level(self, air_quality_index: Any) -> tuple[bool, Any]:
-        """The original's bands, gaps included (20 < index <= 21 falls to the last band)."""
-        if air_quality_index <= 20:
-            return True, "good"
-        if 21 < air_quality_index <= 40:
-            return True, "fair"
-        if 41 < air_quality_index <= 60:
-            return True, "moderate"
-        if 61 < air_quality_index <= 80:
-            return True, "poor"
-        if 81 < air_quality_index <= 100:
-            return True, "very poor"
-        return True, "extremely poor"
+        return True, air_quality_level(air_quality_index)
 
     # ------------------------------------------------------------ places
     def get_latitude_longitude(self, name: Any) -> tuple[bool, Any]:

@@ -82,6 +82,8 @@ class WeatherWorld:
         self.pins: dict[tuple[float, float, str], dict[str, float]] = {}
         #: Elevations pinned per grid cell (a loaded task's elevation difference).
         self.heights: dict[tuple[float, float], float] = {}
+        #: Upper bounds on days not pinned (a loaded task's maximum): later pins keep under them.
+        self.caps: dict[tuple[float, float, str], dict[str, float]] = {}
 
     # ------------------------------------------------------------ places
     def geocode(self, name: str) -> list[City]:
@@ -157,6 +159,14 @@ class WeatherWorld:
         result = Day(max(high, mean), min(low, mean), mean, rain, snow, aqi)
         pinned = self.pins.get((cell[0], cell[1], when.isoformat()))
         return _pinned(result, pinned) if pinned else result
+
+    def cap(self, lat: float, lon: float, when: date, field: str, most: float) -> None:
+        """Keep the day's `field` at or below `most` wherever a later rule fills it."""
+        bounds = self.caps.setdefault((grid(lat), grid(lon), when.isoformat()), {})
+        bounds[field] = min(most, bounds.get(field, most))
+
+    def cap_of(self, lat: float, lon: float, when: date, field: str) -> float | None:
+        return self.caps.get((grid(lat), grid(lon), when.isoformat()), {}).get(field)
 
     def pin(self, lat: float, lon: float, when: date, values: Mapping[str, float]) -> None:
         """Make the day at (lat, lon, when) carry `values` (a loaded task's answer)."""

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from geopy.distance import geodesic
 
 from coevo.envs.registry import make
-from coevo.envs.weather.pins import mean_values
-from coevo.envs.weather.recognise import named_day, point_day, question_days, recognise
+from coevo.envs.weather import exceptions
+from coevo.envs.weather.pins import mean_values, significant
+from coevo.envs.weather.recognise import SIGNIFICANT, named_day, point_day, question_days, recognise, window
 from tests.toolusage.agentboard_files import agentboard_row, play_expert, write_agentboard
 
 #: (question, answer, current date, current location, the kind the loader should see)
@@ -590,6 +592,159 @@ CASES: list[tuple[str, Any, str, str, str | None]] = [
         "New York",
         "mean_of_cities",
     ),
+    (
+        "Will there be a sudden temperature drop in Reykjavik tomorrow? Answer Yes or No.",
+        "Yes",
+        "2024-05-15",
+        "Reykjavik",
+        "significant_change",
+    ),
+    (
+        "Is the temperature difference between today and tomorrow significant in your current location? "
+        "Answer with 'Yes' or 'No'.",
+        "No",
+        "2024-03-25",
+        "Lima",
+        "significant_change_here",
+    ),
+    (
+        "Is there a noticeable difference in temperature between morning and evening today in your current "
+        "location? Answer with 'Yes' or 'No'.",
+        "Yes",
+        "2024-11-22",
+        "Nairobi",
+        "significant_day_range_here",
+    ),
+    (
+        "I'm planning a hiking trip next week. What is the temperature difference between the start and end of "
+        "the week? Please provide the answer as a number.",
+        -2.3,
+        "2024-06-01",
+        "Santiago",
+        "week_start_to_end",
+    ),
+    (
+        "Is it expected to be warmer in Lisbon than in Madrid next week? Please provide the answer with 'Yes' or 'No'.",
+        "No",
+        "2024-12-05",
+        "Lisbon",
+        "warmer_city_over_window",
+    ),
+    (
+        "What is the expected temperature for a rooftop dinner in Cairo next Saturday night? Please provide the "
+        "temperature in Fahrenheit as a number.",
+        50,
+        "2024-09-09",
+        "Cairo",
+        "fahrenheit_on_a_weekday",
+    ),
+    (
+        "I'm going to Athens on a business trip on the 11th. I'm not sure about the air there. Is the air quality "
+        "level there the same as here today? Please provide the answer in 'Yes' or 'No'.",
+        "Yes",
+        "2024-12-01",
+        "Sofia",
+        "same_air_level_there_and_here",
+    ),
+    (
+        "What is the highest recorded rainfall amount in the past 3 years on this day? Please provide the answer "
+        "as a number.",
+        4.2,
+        "2024-07-15",
+        "Manila",
+        "most_on_this_day_past_years",
+    ),
+    (
+        "Which year in the previous 3 years had the most snowfall on January 5th? Please provide the answer in "
+        "the YYYY format or 'Same'.",
+        "2022",
+        "2024-01-05",
+        "Helsinki",
+        "year_with_most_on_a_day",
+    ),
+    (
+        "What is the highest amount of snowfall recorded in a single day in the past year? Please provide the "
+        "answer as a number.",
+        12.5,
+        "2024-12-20",
+        "Oslo",
+        "window_max",
+    ),
+    (
+        "What is the average rainfall for the first week of this month? Please provide the answer in "
+        "millimeters as a number.",
+        2.25,
+        "2024-03-05",
+        "Dublin",
+        "window_mean",
+    ),
+    (
+        "What will be the temperature range for a camping trip in the mountains next week? Please provide the "
+        "range in Celsius as an array.",
+        [10.5, 25.0],
+        "2024-08-18",
+        "Calgary",
+        "temperature_range",
+    ),
+    (
+        "How many days in the upcoming week are expected to have snowfall and what is the total rainfall for the "
+        "same period? Please provide the two answers as an array.",
+        [2, 14.6],
+        "2024-12-20",
+        "Montreal",
+        "snow_days_and_rain_total",
+    ),
+    (
+        "What is the current snowfall data and how much rain is expected in the next 2 days? Please provide the "
+        "two answers as an array.",
+        [0.0, 3.4],
+        "2024-01-30",
+        "Quebec",
+        "snow_today_and_rain_ahead",
+    ),
+    (
+        "What is the forecasted snowfall and rainfall for the upcoming week? Please provide the answer in the "
+        "form of a list of tuples [('YYYY-MM-DD', 'Snowfall', 'Rainfall'), ...].",
+        [
+            [f"2024-12-{day}", snow, rain]
+            for day, snow, rain in zip(range(11, 18), ["0.0", "0.7", "2.15"] + ["0.0"] * 4, ["1.2"] + ["0.0"] * 6)
+        ],
+        "2024-12-10",
+        "Anchorage",
+        "daily_tuples",
+    ),
+    (
+        "Which city is likely to experience the most consecutive days of rain in the next month: Bergen or "
+        "Seville? Please tell me the city name.",
+        "Seville",
+        "2024-09-20",
+        "Bergen",
+        "longest_wet_streak_of_two",
+    ),
+    (
+        "Is the rainfall today higher than the average rainfall for this week in your current location? Answer "
+        "with 'Yes' or 'No'.",
+        "Yes",
+        "2024-03-27",
+        "Glasgow",
+        "today_above_week_mean",
+    ),
+    (
+        "Which city is likely to experience a temperature rise on Saturday: Bern, Graz, or Linz? Please provide "
+        "the city name.",
+        "Graz",
+        "2024-05-20",
+        "Bern",
+        "biggest_rise_on_a_weekday",
+    ),
+    (
+        "I'm visiting Aspen for skiing. What is the elevation difference between its two highest lifts? Please "
+        "provide the answer as 'Unknown'.",
+        "Unknown",
+        "2024-12-15",
+        "Aspen",
+        "prescribed_answer",
+    ),
     ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
 ]
 
@@ -710,3 +865,113 @@ def test_a_statistic_recorded_as_a_sentence_stays_an_exception(tmp_path: Path) -
     env.reset(task_id="file-0")
     assert env.expert_action() is None
     assert env.taskset.by_id["file-0"][1].kind == "stat_on_days_with"
+
+
+def test_a_significant_change_is_the_data_files_degrees_in_the_direction_named() -> None:
+    assert SIGNIFICANT == 5.0
+    assert significant(10.0, 15.0, "drop") and not significant(10.1, 15.0, "drop")
+    assert not significant(20.0, 15.0, "drop")  # a rise is no drop
+    assert significant(20.0, 15.0, "increase") and not significant(10.0, 15.0, "increase")
+    assert significant(10.0, 15.0, "difference") and significant(20.0, 15.0, "difference")
+    assert not significant(12.4, 15.0, "difference")
+
+
+def test_the_first_week_of_this_month_ends_before_today_and_this_week_runs_monday_to_sunday() -> None:
+    assert window(date(2023, 3, 5), "next", "first week of this month") == (date(2023, 3, 1), date(2023, 3, 4))
+    assert window(date(2024, 3, 27), "this", "this week") == (date(2024, 3, 25), date(2024, 3, 31))
+    assert window(date(2023, 3, 20), "next", "first week of this month") == (date(2023, 3, 1), date(2023, 3, 7))
+
+
+def test_a_year_of_archive_is_read_in_queries_of_at_most_31_days(tmp_path: Path) -> None:
+    year = next(case for case in CASES if "single day in the past year" in case[0])
+    _write(tmp_path / "weather.jsonl", [year])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    steps = play_expert(env, "file-0")
+    archive = [action for action, _ in steps if action.startswith("get_historical_snow")]
+    assert len(archive) == 12  # 365 days in queries of 31 (the tool: at most 30 between start and end)
+    assert all("Error" not in result.observation for _, result in steps)
+    assert steps[-1][1].info.get("success") is True
+
+
+def test_a_windows_maximum_caps_the_days_a_later_total_fills(tmp_path: Path) -> None:
+    """A year's highest daily snowfall (12.5 cm) bounds the days it covers; a month's total
+    filled later (300 cm over 30 days, 25 of them under the bound) puts the rest on the days
+    outside it, so both answers hold (spread by the generated shape alone, some day would pass
+    12.5 cm)."""
+    year = (
+        "What is the highest amount of snowfall recorded in a single day in the past year? Please provide the "
+        "answer as a number.",
+        12.5,
+        "2024-12-20",
+        "Moscow",
+        "window_max",
+    )
+    month = (
+        "What is the total snowfall in inches over the past month in Moscow? Please provide the answer as a number.",
+        118.11,
+        "2024-01-15",
+        "Moscow",
+        "window_total",
+    )
+    _write(tmp_path / "weather.jsonl", [year, month])
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    for task_id in ("file-0", "file-1"):
+        assert play_expert(env, task_id)[-1][1].info.get("success") is True, task_id
+
+
+def _note(env: Any, task_id: str) -> str:
+    task = env.taskset.by_id[task_id][1]
+    assert not task.plan
+    return str(task.note)
+
+
+def test_every_exception_names_its_reason(tmp_path: Path) -> None:
+    """A question of a listed shape gets that reason; a recognised one whose recorded answer is
+    no value, or whose subgoals disagree, gets its named reason; only a shape the data file does
+    not list is "not recognised" alone."""
+    rows = [
+        (
+            "What is the percentage chance of rainfall on the 5th of next month? Please provide the answer as a "
+            "percentage.",
+            "Not provided",
+            "2023-07-15",
+            "Atlanta",
+            None,
+        ),
+        ("Will it be windy tomorrow? Answer with 'Yes' or 'No'.", "No", "2023-07-10", "Miami", None),
+        (
+            "What is the average temperature during days with rainfall in the past 2 weeks? Please provide the "
+            "answer as a number.",
+            "Calculation done elsewhere",
+            "2023-08-15",
+            "Miami",
+            "stat_on_days_with",
+        ),
+    ]
+    _write(tmp_path / "weather.jsonl", rows)
+    env = make("weather", data_dir=str(tmp_path), train_tasks=5)
+    assert "no weather tool returns a probability" in _note(env, "file-0")
+    assert _note(env, "file-1") == exceptions.UNKNOWN
+    assert _note(env, "file-2") == f"recognised as stat_on_days_with, but {exceptions.UNHELD['not_a_value']}"
+    reason = exceptions.unheld("two_cities_highs_tomorrow", "...", 6.4, [6.399999999999999, 6.4], 6.4)
+    assert exceptions.UNHELD["subgoals_differ"] in reason
+    never = exceptions.UNHELD["distance_geopy_never_returns"]
+    assert never in exceptions.unheld("distance_to", "...", 507.978, [507.978], 1.5)
+    # a value geopy returned (Houston to Orlando) is on its lattice: a cycle, not a rounding
+    real = 1366.5125333931778
+    assert exceptions.UNHELD["distance_cycle"] in exceptions.unheld("distance_to", "...", real, [real], 1.5)
+
+
+def test_geopy_returns_only_products_of_the_minor_axis() -> None:
+    """geographiclib's last step multiplies by b: a distance it returned is on the lattice, a
+    hand-rounded one (the file's 507.978, 118.294, 504.318) is not, at any coordinates."""
+    assert exceptions.geodesic_can_return(float(geodesic((40.44062, -79.99589), (40.71427, -74.00597)).km))
+    assert exceptions.geodesic_can_return(float(geodesic((30.0, -95.0), (28.5, -81.4)).km))
+    for rounded in (507.978, 118.294, 504.318):
+        assert not exceptions.geodesic_can_return(rounded)
+
+
+def test_a_prescribed_answer_is_a_word_not_a_format() -> None:
+    found = recognise("What is the ski area's vertical drop? Please provide the answer as 'Unknown'.")
+    assert found is not None and found.kind == "prescribed_answer" and found.params["word"] == "Unknown"
+    assert recognise("Which day was the coldest? Please provide the answer as 'YYYY-MM-DD'.") is None
