@@ -427,15 +427,10 @@ def day_forecast(world: WeatherWorld, place: City, now: date, params: Mapping[st
     return True
 
 
-def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
-    """The window's highest daily value (maximum temperature, or the variable named) is the
-    answer: a day pinned to it, else the first free day set to it; free days above it come down
-    to it, the others stay free for later rules under a cap (a year's window shares its days
-    with many)."""
-    field = FIELDS[params["var"]][0] if "var" in params else "temperature_2m_max"
-    days = _days(*window(now, params["when"], params["span"]))
-    if not is_number(answer):
-        return False
+def _hold_max(world: WeatherWorld, place: City, days: list[date], field: str, answer: float) -> bool:
+    """`answer` is the highest of `field` over `days`: a day pinned to it, else the first free
+    day set to it; free days above it come down to it, the others stay free for later rules
+    under a cap (a window may share its days with many)."""
     pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
     if any(value > answer for value in pinned):
         return False
@@ -449,6 +444,18 @@ def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str,
         else:
             world.cap(place.latitude, place.longitude, day, field, answer)
     return reached
+
+
+def window_max(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
+    """The window's highest daily value (maximum temperature, or the variable named) is the
+    answer: a day pinned to it, else the first free day set to it; free days above it come down
+    to it, the others stay free for later rules under a cap (a year's window shares its days
+    with many)."""
+    field = FIELDS[params["var"]][0] if "var" in params else "temperature_2m_max"
+    days = _days(*window(now, params["when"], params["span"]))
+    if not is_number(answer):
+        return False
+    return _hold_max(world, place, days, field, answer)
 
 
 def extreme_days(now: date, params: Mapping[str, str]) -> list[date]:
@@ -811,19 +818,7 @@ def past_years_max(world: WeatherWorld, place: City, now: date, params: Mapping[
         return False
     field = FIELDS[params["var"]][0]
     days = past_years_days(now, params)
-    pinned = [_value(world, place, d, field) for d in days if _pinned(world, place, d, field)]
-    if any(value > answer for value in pinned):
-        return False
-    reached = answer in pinned
-    for day in days:
-        if _pinned(world, place, day, field):
-            continue
-        if not reached or _value(world, place, day, field) > answer:
-            world.pin(place.latitude, place.longitude, day, {field: answer})
-            reached = True
-        else:
-            world.cap(place.latitude, place.longitude, day, field, answer)
-    return reached
+    return _hold_max(world, place, days, field, answer)
 
 
 def past_years_order(world: WeatherWorld, place: City, now: date, params: Mapping[str, str], answer: Any) -> bool:
