@@ -85,19 +85,31 @@ class GuessV2(GuessEnv):
 
 class SlowCatalogGuessEnv(GuessEnv):
     """A cheap env (steps inline) whose task metadata costs CPU, as apibank's does: a spin of
-    `DESCRIBE_S` per task, holding the GIL. Counts its describe_task calls."""
+    `DESCRIBE_S` per task, holding the GIL. Counts its describe_task calls.
+
+    A test may close `gate` to hold a page's computation until it opens it again; `entered` is
+    set once a computation is under way. That shows where the page is computed without timing it.
+    """
 
     name = "slowcatalog"
     SPLITS = {"train": 5000, "test": 50}
     DESCRIBE_S = 0.001
     describe_calls = 0
+    gate = threading.Event()
+    entered = threading.Event()
 
     def describe_task(self, task_id: str) -> dict[str, Any]:
         type(self).describe_calls += 1
+        type(self).entered.set()
+        if not type(self).gate.wait(timeout=60):
+            raise TimeoutError("the test never opened SlowCatalogGuessEnv.gate")
         end = time.perf_counter() + self.DESCRIBE_S
         while time.perf_counter() < end:
             pass
         return super().describe_task(task_id)
+
+
+SlowCatalogGuessEnv.gate.set()  # open unless a test closes it
 
 
 class DescribedGuessEnv(GuessEnv):
