@@ -231,9 +231,11 @@ class TrajectoryWriter:
             outcomes: list[tuple[_Barrier, BaseException | None]] = []
             try:
                 written = self._write_all(ops, outcomes)
+                # Counted before the barriers settle: a request told "stored" already shows in
+                # the counter (/metrics read right after it missed a row now and then).
+                self.rows_written += written
             finally:
                 self._settle(outcomes)
-            self.rows_written += written
             return written
 
     def _write_all(self, ops: list[_Op], outcomes: list[tuple[_Barrier, BaseException | None]]) -> int:

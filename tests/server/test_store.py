@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from coevo.store.db import make_engine
 from coevo.store.tables import Episode, StepRecord
 from coevo.store.trajectories import open_episode
-from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter
+from coevo.store.writer import StepRow, StoreUnavailable, TrajectoryWriter, _Barrier
 from tests.server.conftest import serve
 
 
@@ -126,6 +126,34 @@ def test_stored_waits_for_the_commit_and_commits_waiters_together(tmp_path: Path
     with Session(engine) as db:
         assert db.scalars(select(StepRecord.index).order_by(StepRecord.index)).all() == list(range(1, 101))
     engine.dispose()
+
+
+def test_rows_are_counted_before_the_request_is_told_they_are_stored(tmp_path: Path) -> None:
+    """/metrics read right after a stored answer must count that answer's rows: the writer
+    counts them before it settles the waiting requests (a full test run once read 7 of 8)."""
+    counted_at_settle: list[int] = []
+
+    class Watched(TrajectoryWriter):
+        @staticmethod
+        def _settle(outcomes: list[tuple[_Barrier, BaseException | None]]) -> None:
+            counted_at_settle.append(writer.rows_written)
+            TrajectoryWriter._settle(outcomes)
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    writer = Watched(engine, interval_s=3600)
+    writer.start()
+
+    async def request() -> None:
+        _episode(writer, "e1")
+        writer.step(_row("e1", 1))
+        await asyncio.wait_for(writer.stored(), timeout=20)
+
+    try:
+        asyncio.run(request())
+    finally:
+        writer.stop()
+        engine.dispose()
+    assert counted_at_settle[0] == 2 and writer.rows_written == 2
 
 
 def test_stored_reports_an_unreachable_store_and_keeps_the_rows() -> None:
