@@ -11,10 +11,11 @@ shared JVM's live heap after a full GC with --sessions loaded sessions, per sess
 resident size; beside it the API's cost, one JVM per session (its resident size after a load).
 
     python bench/sciworld.py --json [--per-task 2] [--sessions 32] [--all] [--no-api]
-        [--progress games.jsonl]
+        [--progress games.jsonl] [--shard I/N]
 --all plays every game, round robin over the tasks (variation 0 of each task, then 1, ...), so
 a run cut short covers every task; with --progress each game's row is appended as it ends and
-a rerun with the same file resumes where it stopped.
+a rerun with the same file resumes where it stopped; N processes with --shard 0/N ... N-1/N share
+the file and the cores, and a last run without --shard reports every game in it.
 Targets: expert_rate == 1.0 on the sample; jvm_heap_mb_per_session well under the 4 GB heap / 320
 sessions the deployments allow (12.8 MB).
 """
@@ -40,7 +41,7 @@ def sample(per_task: int, everything: bool) -> list[tasks.Game]:
     catalogue = tasks.load()
     if everything:  # round robin over the tasks: a run cut short still covers every task
         rank: dict[str, int] = {}
-        order = []
+        order: list[tuple[int, int, tasks.Game]] = []
         for g in catalogue.games:
             rank[g.task] = rank.get(g.task, -1) + 1
             order.append((rank[g.task], len(order), g))
@@ -102,6 +103,14 @@ def baseline(game: tasks.Game, actions: list[str], api: ScienceWorldEnv) -> tupl
     return reset_ms, steps
 
 
+def shard_spec(text: str) -> tuple[int, int]:
+    """ "I/N" -> (I, N), with 0 <= I < N."""
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 0 <= int(index) < int(count)):
+        raise argparse.ArgumentTypeError(f"--shard takes I/N with 0 <= I < N, not {text!r}")
+    return int(index), int(count)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-task", type=int, default=2)
@@ -110,6 +119,13 @@ def main() -> None:
     parser.add_argument("--no-api", action="store_true", help="skip the API's timing (the expert's rate only)")
     parser.add_argument("--progress", type=Path, help="append one JSON row per game played; games in it are skipped")
     parser.add_argument("--budget-s", type=float, help="start no game after this many seconds (then report)")
+    parser.add_argument(
+        "--shard",
+        type=shard_spec,
+        default=(0, 1),
+        help="I/N: play only every N-th game from the I-th (0-based), so N processes sharing one --progress "
+        "file cover the games once; a last run without it reports them all",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     started = time.monotonic()
@@ -123,7 +139,7 @@ def main() -> None:
     api = None if args.no_api else ScienceWorldEnv()
     resets, steps, base_resets, base_steps = [], [], [], []
     for i, game in enumerate(games):
-        if game.task_id in done:
+        if game.task_id in done or i % args.shard[1] != args.shard[0]:
             continue
         if args.budget_s is not None and time.monotonic() - started > args.budget_s:
             break
