@@ -103,6 +103,38 @@ def baseline(game: tasks.Game, actions: list[str], api: ScienceWorldEnv) -> tupl
     return reset_ms, steps
 
 
+def recheck(failure: dict) -> dict:
+    """Where the expert lost a game (a negative score), two replays that say whose loss it is:
+    the gold path of the `scienceworld` API as AgentGym's server makes it (a fresh env, its JVM's
+    default hashing) played on that env, and coevo's expert once more in a fresh coevo env."""
+    game = tasks.load().by_id[failure["task_id"]]
+    api = ScienceWorldEnv()
+    try:
+        api.load(game.task, game.variation, "", generateGoldPath=True)
+        gold = [str(a) for a in api.get_gold_action_sequence()]
+        api.reset()
+        score, last = 0, ""
+        for action in gold:
+            last, _, done, info = api.step(action)
+            score = int(info["score"])
+            if done:
+                break
+    finally:
+        api.close()
+    env = registry.make("sciworld")
+    assert isinstance(env, SciWorldEnv)
+    try:
+        _, _, again, _ = play(env, game)
+    finally:
+        env.close()
+    return {
+        "api_gold_actions": len(gold),
+        "api_gold_score": score,
+        "api_last": last[:120],
+        "replay_score": 100 if again is None else again["score"],
+    }
+
+
 def shard_spec(text: str) -> tuple[int, int]:
     """ "I/N" -> (I, N), with 0 <= I < N."""
     index, _, count = text.partition("/")
@@ -125,6 +157,11 @@ def main() -> None:
         default=(0, 1),
         help="I/N: play only every N-th game from the I-th (0-based), so N processes sharing one --progress "
         "file cover the games once; a last run without it reports them all",
+    )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="replay the API's own gold path (a fresh JVM, default hashing) for each game the expert lost below 0",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -157,6 +194,13 @@ def main() -> None:
         log(f"[sciworld] {i + 1}/{len(games)} {game.task_id}: {len(actions)} steps, {'ok' if not failure else failure}")
     rows = [done[g.task_id] for g in games if g.task_id in done]
     failures = [row for row in rows if "reason" in row]
+    if args.recheck:
+        for row in failures:
+            if row["score"] < 0:
+                row.update(recheck(row))
+                log(
+                    f"[sciworld] recheck {row['task_id']}: API gold {row['api_gold_score']}, replay {row['replay_score']}"
+                )
     result: dict = {
         "games": len(rows),
         "of_games": len(games),
