@@ -11,7 +11,8 @@ identity hashes (`-XX:hashCode=2`, an experimental HotSpot option): hash-set ord
 insertion order, the same whatever ran before, and one warm JVM serves every path (a load, not
 a JVM start, per path). The sessions' own JVM keeps the default hashing: its observations are
 the ones AgentGym's server gives. The gold path is valid there too: the same world holds the
-same objects whatever the hashing.
+same objects whatever the hashing, except in the few games whose accepted box follows the JVM's
+state (3 use-thermometer games of 4,639, bench/results/sciworld.md).
 
 The path is followed while the agent's actions keep to it; actions the simulator rejected ("No
 known action matches that input.") changed nothing and are passed over. Off that path the
