@@ -135,6 +135,11 @@ def recheck(failure: dict) -> dict:
     }
 
 
+def in_shard(index: int, shard: tuple[int, int]) -> bool:
+    """Whether the game at `index` of the run's order is shard (I, N)'s: every N-th from the I-th."""
+    return index % shard[1] == shard[0]
+
+
 def shard_spec(text: str) -> tuple[int, int]:
     """ "I/N" -> (I, N), with 0 <= I < N."""
     index, _, count = text.partition("/")
@@ -176,7 +181,7 @@ def main() -> None:
     api = None if args.no_api else ScienceWorldEnv()
     resets, steps, base_resets, base_steps = [], [], [], []
     for i, game in enumerate(games):
-        if game.task_id in done or i % args.shard[1] != args.shard[0]:
+        if game.task_id in done or not in_shard(i, args.shard):
             continue
         if args.budget_s is not None and time.monotonic() - started > args.budget_s:
             break
