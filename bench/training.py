@@ -53,6 +53,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from measure import log  # noqa: E402
 
+from coevo.cli.signals import exit_cleanly_on_sigterm  # noqa: E402
 from coevo.client.heldout import HeldoutRow, pooled_outcomes  # noqa: E402
 from coevo.client.stats import paired_comparison, wilson_interval  # noqa: E402
 from comparisons import ARM_MODELS, ITERATION_VS_BC, KINDS, agentevol_pairs, genenv_pairs  # noqa: E402
@@ -188,11 +189,11 @@ def run_genenv(args: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- AgentEvol
 def _agentevol_run(args: argparse.Namespace, out: Path, explore_band: str | None) -> dict[str, Any]:
     """One AgentEvol run; {"config", "stages", "results", "outcomes", "rows"} of its held-out scores."""
-    from coevo.agentevol.config import from_preset
+    from coevo.agentevol.config import AgentEvolConfig, from_preset
     from coevo.agentevol.trainer import AgentEvolTrainer, stage_names
 
-    config = from_preset(
-        "cpu-demo", output_dir=str(out), envs=["bfcl"], bc_split=["live_simple"], explore_split=["live_simple"],
+    settings: dict[str, Any] = dict(
+        output_dir=str(out), envs=["bfcl"], bc_split=["live_simple"], explore_split=["live_simple"],
         heldout=[f"bfcl:{s}:{args.n}" for s in args.splits], iterations=args.iterations, seed=args.seed,
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
@@ -200,6 +201,8 @@ def _agentevol_run(args: argparse.Namespace, out: Path, explore_band: str | None
         # trajectory so far, for as many epochs as behavioural cloning.
         restart_from_base=True, accumulate_explored=True, epochs=3.0, explore_band=explore_band,
     )  # fmt: skip
+    settings.update(AgentEvolConfig.parse_args([f"--set={item}" for item in args.set]))
+    config = from_preset("cpu-demo", **settings)
     evol = AgentEvolTrainer(config, log=log)
     rows = evol.run()
     stages = stage_names(config.iterations)
@@ -220,7 +223,8 @@ def run_agentevol(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {
         "trainer": "agentevol", "env": "bfcl", "split": ",".join(args.splits), "n": len(outcomes["base"]),
         "bc_split": "live_simple", "iterations": config.iterations, "seed": config.seed, "first_split": split,
-        "base": rate(outcomes["base"]), "bc": rate(outcomes["bc"]), "trained": rate(outcomes[final]),
+        "bc_tasks": config.bc_tasks, "explore_tasks": config.explore_tasks, "objective": config.objective,
+        "overrides": args.set, "base": rate(outcomes["base"]), "bc": rate(outcomes["bc"]), "trained": rate(outcomes[final]),
         **{k: v for key in ("gain", "gain_vs_bc", "gain_bc") for k, v in gain(*pairs[key], key).items()},
         "splits": per_split(run["results"]),
         "curve": [{"stage": stage, **rate(outcomes[stage])} for stage in stages],
@@ -299,7 +303,8 @@ def main() -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="genenv: any GenEnvConfig field over the cpu-demo preset (repeatable), e.g. env_backend=llm",
+        help="any field of the trainer's config over the bench's settings (repeatable), e.g. env_backend=llm "
+        "(genenv) or objective=filter (agentevol)",
     )
     parser.add_argument(
         "--model", default="smollm2", help="agentevol: base model (smollm2, tiny for a smoke run, or a directory)"
@@ -307,6 +312,7 @@ def main() -> None:
     parser.add_argument("--output-dir", default=None, help="run directory (re-running resumes it)")
     args = parser.parse_args()
     args.splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    exit_cleanly_on_sigterm()  # a stopped run still stops the env servers it started
     # The trainers' progress (epochs, stages, held-out rows) on stderr; stdout stays the JSON.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)

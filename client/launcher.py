@@ -101,7 +101,8 @@ def launch_local(
             port = free_port(host)
             log = open(os.path.join(logs, f"{spec.env.replace(':', '_')}.log"), "wb")
             proc = subprocess.Popen(
-                [sys.executable, "-m", "coevo.cli", *_serve_args(spec, host, port, db_url)],
+                # --exit-with-parent: the server stops itself if we die without this clean-up (SIGKILL).
+                [sys.executable, "-m", "coevo.cli", *_serve_args(spec, host, port, db_url), "--exit-with-parent"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, **(env_vars or {})},

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 
 import typer
 
@@ -18,6 +21,22 @@ def parse_options(pairs: list[str]) -> dict[str, object]:
         return parse_key_values(pairs)
     except ValueError as exc:
         raise typer.BadParameter(f"--option: {exc}") from None
+
+
+def stop_when_orphaned(poll_s: float = 0.5) -> threading.Thread:
+    """SIGTERM this process (uvicorn's graceful shutdown, which flushes the store) once its parent
+    is gone: a launcher killed without running its clean-up (SIGKILL, the OOM killer) must not
+    leave its env servers running. The kernel re-parents an orphan, so the parent id changes."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="coevo-parent-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 @app.command("serve")
@@ -43,6 +62,9 @@ def serve(
         "before writing (buffered) [default: $COEVO_DURABILITY or process]",
     ),
     log_level: str = typer.Option("info", help="uvicorn log level (access log stays off)"),
+    exit_with_parent: bool = typer.Option(
+        False, "--exit-with-parent", help="Shut down when the process that started this one exits (launchers)"
+    ),
 ) -> None:
     """Serve ENV over HTTP."""
     import uvicorn
@@ -67,6 +89,8 @@ def serve(
         durability=durability,
     )
     application = create_app(env, env_options=parse_options(option), config=config)
+    if exit_with_parent:
+        stop_when_orphaned()
     uvicorn.run(
         application,
         host=config.host,
