@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from coevo.agentevol.config import AgentEvolConfig
 from coevo import end_status
 from coevo.agentevol.data import BC_OBJECTIVE, instruction_of
+from coevo.agentevol.explore_picks import iteration_picks
 from coevo.client import AsyncEnvClient
 from coevo.client.agenttraj import read_records, write_jsonl
 from coevo.client.evaluation import TaskRef, pick_tasks, results_document, rollout_tasks, spread_indices
@@ -338,7 +339,8 @@ class AgentEvolTrainer:
     async def explore_tasks(self, iteration: int, demonstrations: Sequence[Mapping[str, Any]]) -> list[TaskRef]:
         """explore_tasks instructions per env from its exploration split, spread evenly over the
         instructions BC did not use (the split's BC picks when BC rolled the expert out on the same
-        split, and any instruction of D_s), shifted by the iteration so iterations differ. With
+        split, and any instruction of D_s), none an earlier iteration explored while the pool
+        still holds enough (iteration_picks). With
         explore_band: the pool's in-band instructions first, the uniform picks filling the rest
         (explore_band.py); `self.selection` then counts both."""
         c = self.config
@@ -351,8 +353,7 @@ class AgentEvolTrainer:
             used: set[int] = set()
             if not c.bc_data and (await self.train_split(env, c.bc_split_of(env)))[0] == split:
                 used = set(spread_indices(total, c.bc_tasks))  # the indices bc_tasks() picked
-            pool = [i for i in range(total) if i not in used]
-            picked = [pool[j] for j in spread_indices(len(pool), c.explore_tasks, iteration - 1)]
+            picked = iteration_picks([i for i in range(total) if i not in used], c.explore_tasks, iteration)
             refs = [t for t in await tasks_at(group[0], env, split, picked) if f"{env}_{t.task_id}" not in demonstrated]
             if band is not None:
                 in_band, tag = await self.in_band_tasks(env, split, iteration, excluded=demonstrated | {
