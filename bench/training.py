@@ -17,9 +17,11 @@ fixed task lists, with 95% intervals and a paired interval on the gain.
   env's split alone (`*_apibank`), and "real_selection" (per epoch: tasks taken in band, filled
   uniformly, end statuses).
 - agentevol: behavioral cloning on expert trajectories of BFCL's live_simple split, then
-  explore -> learn iterations on live_simple instructions BC did not use, scored on BFCL
-  simple_python in the ReAct prompt every stage uses. `base` is the model before BC, `bc` the
-  BC stage and `trained` the last iteration.
+  explore -> learn iterations on live_simple instructions BC did not use, each from the base
+  model on the demonstrations plus every explored success so far (each instruction's best),
+  scored on BFCL simple_python in the ReAct prompt every stage uses. `base` is the model before
+  BC, `bc` the BC stage and `trained` the last iteration. AgentEvol run 6 (training.md):
+  `--splits simple_python --n 300 --seed 2`.
 
     python bench/training.py --json --trainer genenv [--epochs 3] [--n 100] [--generated-n 200] [--output-dir DIR]
     python bench/training.py --json --trainer genenv --arms real,real-uniform [--real-n 100] [--splits ""] [--generated-n 0]
@@ -198,8 +200,8 @@ def _agentevol_run(args: argparse.Namespace, out: Path, explore_band: str | None
         bc_tasks=args.bc_tasks, explore_tasks=args.explore_tasks, samples_per_task=2, max_rounds=2,
         max_length=1536, max_prompt_tokens=1536, max_new_tokens=96, show_available_actions=False, model=args.model,
         # The paper's setting: every iteration learns from the base model, on D_s and every explored
-        # trajectory so far, for as many epochs as behavioural cloning.
-        restart_from_base=True, accumulate_explored=True, epochs=3.0, explore_band=explore_band,
+        # success so far (filtered: each instruction's best; de-duplicated), as many epochs as BC.
+        restart_from_base=True, accumulate_explored=True, epochs=3.0, explore_band=explore_band, objective="filter",
     )  # fmt: skip
     settings.update(AgentEvolConfig.parse_args([f"--set={item}" for item in args.set]))
     config = from_preset("cpu-demo", **settings)
@@ -290,8 +292,9 @@ def main() -> None:
         "--families", default="function_calling", help="genenv: simulator task families, comma-separated"
     )
     parser.add_argument("--iterations", type=int, default=2, help="agentevol: explore -> learn iterations")
-    parser.add_argument("--bc-tasks", type=int, default=64, help="agentevol: expert trajectories for BC")
-    parser.add_argument("--explore-tasks", type=int, default=64, help="agentevol: instructions explored per iteration")
+    # AgentEvol run 6's sizes (bench/results/training.md): few demonstrations, a broad exploration set.
+    parser.add_argument("--bc-tasks", type=int, default=32, help="agentevol: expert trajectories for BC")
+    parser.add_argument("--explore-tasks", type=int, default=112, help="agentevol: instructions explored per iteration")
     parser.add_argument(
         "--explore-band",
         default=None,
