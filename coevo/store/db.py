@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sqlalchemy import Engine, Table, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event, inspect, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -36,9 +36,9 @@ def _sqlite_pragmas(synchronous: str) -> Callable[[Any, Any], None]:
         # written its pages to the WAL file: NORMAL survives a crash of the process (the OS
         # has the pages) but may lose the last commits to an OS crash or power loss; FULL
         # fsyncs the WAL at every commit, which survives those too.
+        cursor.execute("PRAGMA busy_timeout=10000")  # first: switching to WAL can wait on a lock
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA synchronous={synchronous}")
-        cursor.execute("PRAGMA busy_timeout=10000")
         cursor.close()
 
     return on_connect
@@ -77,21 +77,40 @@ def make_engine(url: str | None = None, *, create: bool = True, fsync: bool = Fa
 
 def create_tables(engine: Engine, attempts: int = 5) -> None:
     """`create_all`, safe when several processes open the same new database at once (`coevo
-    demo` starts a server per env on one SQLite file): each checks, then creates, and one can
-    lose to another's CREATE ("table ... already exists"; a duplicate pg_type on PostgreSQL).
-    The next pass sees the table and skips it. A store written by an older release is then
-    brought up to date (`coevo.store.migrate`)."""
+    demo` starts a server per env on one SQLite file). `create_all` checks, then creates, so
+    unserialized racers lose to each other's CREATE ("table ... already exists"); here the
+    check and the creates run under one database-wide lock (`_creation_lock`), and the loser
+    of a race finds every table made. Retries remain for databases without such a lock. A
+    store written by an older release is then brought up to date (`coevo.store.migrate`)."""
     from coevo.store.migrate import upgrade
 
     for attempt in range(attempts):
         try:
-            Base.metadata.create_all(engine)
+            with engine.connect() as conn:
+                if not set(Base.metadata.tables) <= set(inspect(conn).get_table_names()):
+                    _creation_lock(conn)  # only when something is missing: a read-only store opens
+                    Base.metadata.create_all(conn)
+                    conn.commit()
             upgrade(engine)
             return
         except DBAPIError as exc:
-            text = str(exc.orig).lower()
-            if attempt == attempts - 1 or ("already exists" not in text and "duplicate" not in text):
+            message = str(exc.orig).lower()
+            if attempt == attempts - 1 or ("already exists" not in message and "duplicate" not in message):
                 raise
+
+
+#: pg_advisory_xact_lock's key for table creation (any fixed 64-bit number; "coevo" in ASCII).
+_POSTGRES_CREATE_LOCK = 0x636F65766F
+
+
+def _creation_lock(conn: Connection) -> None:
+    """Hold the database's write lock until `conn` commits: SQLite's BEGIN IMMEDIATE (others
+    wait up to busy_timeout), a transaction-scoped advisory lock on PostgreSQL, whose DDL is
+    transactional. Other dialects go unlocked and rely on `create_tables`' retries."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _POSTGRES_CREATE_LOCK})
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker:
