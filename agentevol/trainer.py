@@ -340,9 +340,9 @@ class AgentEvolTrainer:
         """explore_tasks instructions per env from its exploration split, spread evenly over the
         instructions BC did not use (the split's BC picks when BC rolled the expert out on the same
         split, and any instruction of D_s), none an earlier iteration explored while the pool
-        still holds enough (iteration_picks). With
-        explore_band: the pool's in-band instructions first, the uniform picks filling the rest
-        (explore_band.py); `self.selection` then counts both."""
+        still holds enough (iteration_picks). With explore_band: the pool's in-band instructions
+        first, the uniform picks filling the rest (explore_band.py); `self.selection` then counts
+        both."""
         c = self.config
         band = c.band()
         demonstrated = {instruction_of(str(r.get("item_id", "")))[0] for r in demonstrations}
